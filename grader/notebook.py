@@ -1,0 +1,80 @@
+"""``check()`` for notebooks: grade the workspace on disk in a fresh process, show a scorecard.
+
+The grading runs in a new ``python -m grader`` process, so it always sees the
+files as saved (no stale imports in the kernel) and the learner's code never
+runs inside the notebook's kernel.
+"""
+
+import html
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from grader.tasks import LABS, TASKS
+
+__all__ = ["check", "workspace"]
+
+_STATUS_MARK = {"passed": "✅", "failed": "❌", "not_implemented": "⬜", "error": "💥", "timeout": "⏱", "crashed": "💀"}
+
+
+def workspace() -> Path:
+    """The directory holding the ``agstate`` package the kernel imports ($AGSTATE_WORKSPACE wins)."""
+    if os.environ.get("AGSTATE_WORKSPACE"):
+        return Path(os.environ["AGSTATE_WORKSPACE"]).resolve()
+    spec = importlib.util.find_spec("agstate")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("no agstate package found: run the notebook from the lab (make lab)")
+    return Path(list(spec.submodule_search_locations)[0]).resolve().parent
+
+
+def check(target: str | None = None, *, seed: int | None = None) -> float:
+    """Grade ``target`` (a task id like "state.dedupe", a lab like "state", or everything)."""
+    args = [sys.executable, "-m", "grader", str(workspace()), "--json"]
+    if target in TASKS:
+        args += ["--task", target]
+    elif target in LABS:
+        args += ["--lab", target]
+    elif target is not None:
+        raise ValueError(f"unknown task or lab {target!r}; tasks: {', '.join(TASKS)}")
+    if seed is not None:
+        args += ["--seed", str(seed)]
+    done = subprocess.run(args, capture_output=True, text=True)
+    if done.returncode == 2 or not done.stdout.strip():
+        raise RuntimeError(f"the grader could not run: {done.stderr.strip()}")
+    report = json.loads(done.stdout)
+    _show(report)
+    return report["score"]
+
+
+def _show(report: dict) -> None:
+    try:
+        from IPython.display import HTML, display
+        from IPython import get_ipython
+    except ImportError:
+        get_ipython = None
+    if get_ipython is not None and get_ipython() is not None:
+        display(HTML(_html(report)))
+    else:
+        from grader.cli import render_text
+
+        print(render_text(report))
+
+
+def _html(report: dict) -> str:
+    rows = []
+    for task in report["tasks"]:
+        feedback = "" if task["status"] == "passed" else html.escape(task["feedback"])
+        rows.append(
+            f"<tr><td>{_STATUS_MARK.get(task['status'], '')}</td><td><code>{task['id']}</code></td>"
+            f"<td>{task['score']:g} / {task['max_score']:g}</td><td>{task['status'].replace('_', ' ')}</td>"
+            f"<td style='text-align:left'>{feedback}</td></tr>"
+        )
+    return (
+        "<table><thead><tr><th></th><th>task</th><th>points</th><th>status</th><th style='text-align:left'>feedback</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+        f"<p><b>{report['score']:g} / {report['max_score']:g}</b> — seed {report['seed']} "
+        f"(repeat with <code>check(..., seed={report['seed']})</code>)</p>"
+    )

@@ -1,0 +1,157 @@
+"""Trusted scenarios run inside the learner's child process.
+
+A probe calls the learner's code (a function, a schema, a graph builder) and
+returns plain data about what happened: results, arguments after the call,
+final graph states, channel kinds. Probes never judge; the grading process
+compares their data with the rules.
+"""
+
+import copy
+import random
+import time
+
+from langgraph.graph import END, START, StateGraph
+from typing import Annotated
+
+from typing_extensions import TypedDict, get_type_hints
+
+__all__ = ["Context", "Missing", "PROBES"]
+
+PROBES = {}
+
+
+class Missing(Exception):
+    """The learner's module lacks a name the task needs."""
+
+
+class Context:
+    """What a probe may use: the learner's module and the submission path."""
+
+    def __init__(self, module, submission):
+        self.module = module
+        self.submission = submission
+
+    def get(self, name: str):
+        try:
+            return getattr(self.module, name)
+        except AttributeError:
+            raise Missing(f"agstate/{self.module.__name__.rsplit('.', 1)[-1]}.py has no '{name}'") from None
+
+
+def probe(fn):
+    PROBES[fn.__name__] = fn
+    return fn
+
+
+@probe
+def call(ctx, name, args):
+    """Call ``name(*args)``; report the result, the arguments afterwards and identities."""
+    return call_reducer(ctx.get(name), args)
+
+
+def call_reducer(function, args):
+    result = function(*args)
+    return {"result": result, "args_after": list(args), "returned_an_argument": [result is arg for arg in args]}
+
+
+@probe
+def attr(ctx, name):
+    return ctx.get(name)
+
+
+@probe
+def channels(ctx, schema_name):
+    """The keys of a TypedDict schema and the channel LangGraph builds for each."""
+    schema = ctx.get(schema_name)
+    keys = list(get_type_hints(schema, include_extras=True))
+    builder = StateGraph(schema)
+    found = {}
+    for key in keys:
+        channel = builder.channels.get(key)
+        operator = getattr(channel, "operator", None)
+        found[key] = {
+            "channel": type(channel).__name__,
+            "reducer": getattr(operator, "__name__", None) if operator is not None else None,
+        }
+    return {"keys": keys, "channels": found}
+
+
+def _sub_schema(ctx, schema_name, keys):
+    """A TypedDict with only ``keys`` of the learner's schema, annotations (reducers) kept.
+
+    Testing one key alone means a broken rule on another key cannot fail this one.
+    """
+    hints = get_type_hints(ctx.get(schema_name), include_extras=True)
+    for key in keys:
+        if key not in hints:
+            raise Missing(f"{schema_name} has no key '{key}'")
+    return TypedDict(f"{schema_name}Probe", {key: hints[key] for key in keys}, total=False)
+
+
+@probe
+def run_graph(ctx, schema_name, keys, steps, writes, graph_input):
+    """Run a graph over ``keys`` of ``schema_name``: ``steps`` are supersteps of node names.
+
+    Every node of step i has an edge to every node of step i+1, so the nodes
+    of one step run in parallel; each node returns its entry of ``writes``.
+    """
+    builder = StateGraph(_sub_schema(ctx, schema_name, keys))
+    for step in steps:
+        for name in step:
+            update = writes[name]
+            builder.add_node(name, lambda state, update=update: copy.deepcopy(update))
+    for name in steps[0]:
+        builder.add_edge(START, name)
+    for before, after in zip(steps, steps[1:]):
+        for source in before:
+            for target in after:
+                builder.add_edge(source, target)
+    for name in steps[-1]:
+        builder.add_edge(name, END)
+    return builder.compile().invoke(graph_input)
+
+
+@probe
+def call_made(ctx, factory, factory_args, args):
+    """Call the reducer ``factory(*factory_args)`` returns, like ``call`` does."""
+    return call_reducer(ctx.get(factory)(*factory_args), args)
+
+
+@probe
+def graph_accepts(ctx, factory, factory_args, writes):
+    """Put ``factory(*factory_args)`` in ``Annotated[list[str], ...]`` and fold ``writes`` through a graph."""
+    schema = TypedDict("WindowProbe", {"items": Annotated[list[str], ctx.get(factory)(*factory_args)]}, total=False)
+    builder = StateGraph(schema)
+    names = [f"write_{i}" for i in range(len(writes))]
+    for name, update in zip(names, writes):
+        builder.add_node(name, lambda state, update=update: {"items": copy.deepcopy(update)})
+    for before, after in zip([START, *names], [*names, END]):
+        builder.add_edge(before, after)
+    return builder.compile().invoke({})
+
+
+@probe
+def research_run(ctx, question, thread_id, extra_input):
+    """Run the learner's ``build_graph`` with a checkpointer, once; report what leaves it."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    graph = ctx.get("build_graph")(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": thread_id}}
+    output = graph.invoke({"question": question, **extra_input}, config)
+    return {
+        "output": output,
+        "state": dict(graph.get_state(config).values),
+        "input_schema": sorted(graph.get_input_jsonschema().get("properties", {})),
+        "output_schema": sorted(graph.get_output_jsonschema().get("properties", {})),
+    }
+
+
+@probe
+def time_merge(ctx, size, seed):
+    """CPU seconds ``merge_sources`` takes on ``size`` items with repeats (made here, not sent)."""
+    rng = random.Random(seed)
+    items = [f"doc-{rng.randrange(size)}" for _ in range(size)]
+    merge = ctx.get("merge_sources")
+    started = time.process_time()
+    merge(items[: size // 2], items[size // 2 :])
+    return time.process_time() - started

@@ -1,0 +1,171 @@
+"""The grading side of the boundary: start a learner child, send probes, survive anything.
+
+Each child is forked from a warm forkserver that has already imported
+LangGraph and pydantic, runs in its own process group, and is killed with
+that whole group when the session ends or a call runs out of time.
+"""
+
+import multiprocessing
+import os
+import signal
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import child, wire
+
+__all__ = ["Session", "Raised", "ChildFailed", "LoadFailed", "MissingName"]
+
+_OUTPUT_TAIL_BYTES = 2000
+_context = None
+
+
+def _mp_context():
+    global _context
+    if _context is None:
+        _context = multiprocessing.get_context("forkserver")
+        _context.set_forkserver_preload(child.PRELOAD)
+    return _context
+
+
+@dataclass
+class Raised:
+    """The learner's code raised: facts from ``child.describe_exception``."""
+
+    info: dict
+
+    @property
+    def type(self) -> str:
+        return self.info["type"]
+
+    def is_a(self, name: str) -> bool:
+        return name in self.info.get("mro", [])
+
+    def sentence(self) -> str:
+        text = f"{self.info['type']}: {self.info['message']}" if self.info["message"] else self.info["type"]
+        where = self.info.get("where")
+        if where:
+            text += f" (at {where['file']}, line {where['line']}"
+            text += f": {where['code']})" if where.get("code") else ")"
+        return text
+
+
+class ChildFailed(Exception):
+    """The child died or ran out of time; ``status`` is ``crashed`` or ``timeout``."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class LoadFailed(Exception):
+    """The learner's module could not be imported."""
+
+    def __init__(self, raised: Raised):
+        super().__init__(raised.sentence())
+        self.raised = raised
+
+
+class MissingName(Exception):
+    """The learner's module lacks a name a task needs."""
+
+
+class Session:
+    """One live child with the learner's module loaded; restarted after a crash."""
+
+    def __init__(self, submission: Path, module: str, load_timeout: float = 10.0):
+        self.submission = Path(submission).resolve()
+        self.module = module
+        self.load_timeout = load_timeout
+        self._process = None
+        self._conn = None
+        self._capture = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _start(self) -> None:
+        ctx = _mp_context()
+        parent_end, child_end = ctx.Pipe()
+        fd, self._capture = tempfile.mkstemp(prefix="agstate-output-")
+        os.close(fd)
+        self._process = ctx.Process(
+            target=child.serve, args=(child_end, str(self.submission), self.module, self._capture), daemon=True
+        )
+        self._process.start()
+        child_end.close()
+        self._conn = parent_end
+        reply = self._receive(self.load_timeout, "importing your module")
+        if "load_error" in reply:
+            error = reply["load_error"]
+            self.close()
+            raise LoadFailed(Raised(error))
+
+    def probe(self, name: str, *args, timeout: float):
+        """Run probe ``name`` in the child; return its value, or a ``Raised``."""
+        deadline = time.monotonic() + timeout
+        if self._process is None:
+            self._start()
+        self._conn.send_bytes(wire.dumps({"probe": name, "args": wire.encode(list(args))}))
+        reply = self._receive(max(0.0, deadline - time.monotonic()), f"running {name}")
+        if "raised" in reply:
+            return Raised(reply["raised"])
+        if "missing" in reply:
+            raise MissingName(reply["missing"])
+        if "grader_error" in reply:
+            raise RuntimeError(reply["grader_error"])
+        return wire.decode(reply["value"])
+
+    def _receive(self, timeout: float, doing: str) -> dict:
+        if not self._conn.poll(timeout):
+            self.close()
+            raise ChildFailed("timeout", f"your code took longer than {timeout:.1f} s while {doing}")
+        try:
+            return wire.loads(self._conn.recv_bytes(wire.MAX_MESSAGE_BYTES))
+        except (EOFError, OSError):
+            code = self._wait_exit()
+            tail = self.output_tail()
+            self.close()
+            raise ChildFailed("crashed", f"your code ended the process while {doing} ({code})" + (f"; its last output: {tail}" if tail else "")) from None
+        except ValueError as exc:
+            self.close()
+            raise ChildFailed("crashed", f"the process sent an unreadable answer while {doing} ({exc})") from None
+
+    def _wait_exit(self) -> str:
+        self._process.join(1.0)
+        code = self._process.exitcode
+        if code is None:
+            return "it stopped answering"
+        if code < 0:
+            return f"killed by signal {signal.Signals(-code).name}"
+        return f"exit status {code}"
+
+    def output_tail(self) -> str:
+        """The last lines the learner's code printed, for feedback."""
+        if not self._capture or not os.path.exists(self._capture):
+            return ""
+        with open(self._capture, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - _OUTPUT_TAIL_BYTES))
+            return handle.read().decode(errors="replace").strip()
+
+    def close(self) -> None:
+        if self._process is not None:
+            try:
+                os.killpg(self._process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass  # no group yet: the child died before its setsid()
+            self._process.kill()
+            self._process.join(5)
+            self._process = None
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if self._capture and os.path.exists(self._capture):
+            os.unlink(self._capture)
+        self._capture = None
