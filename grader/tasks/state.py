@@ -114,7 +114,7 @@ def require_keys(check: Checker, schema: str) -> dict:
     if hasattr(info, "sentence"):
         raise Failure(f"StateGraph({schema}) raised {info.sentence()}", status="error")
     if not info["keys"]:
-        raise Abort("not_implemented", f"{schema} has no keys yet: declare them as the spec says")
+        raise Abort("not_implemented", f"{schema} has no keys yet: declare them as its docstring in agstate/state.py says")
     return info
 
 

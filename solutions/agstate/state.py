@@ -61,9 +61,11 @@ class NaiveState(TypedDict):
 
 def _items(new) -> list:
     """The items a write carries: a list/tuple holds items, anything else is one."""
+    ### BEGIN SOLUTION state.append
     if isinstance(new, (list, tuple)):
         return list(new)
     return [new]
+    ### END SOLUTION
 
 
 def append(old, new) -> list:
@@ -136,7 +138,6 @@ def windowed(n: int) -> Callable:
     ### BEGIN SOLUTION state.window
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"windowed(n) needs an int n >= 1 (got {n!r})")
-
     # A closure, not a third parameter with a default: LangGraph rejects a
     # reducer whose signature is not exactly (old, new).
     def keep_last(old, new) -> list:

@@ -1,0 +1,120 @@
+"""Learner copies from the solution master: stubs of the exercise modules, notebooks without answers.
+
+The master is ``solutions/``. In an exercise module, each region between
+``### BEGIN SOLUTION <task-id>`` and ``### END SOLUTION`` becomes either the
+region's ``### STUB`` lines (written as comments in the master, uncommented
+here) or a ``raise NotImplementedError`` naming the task and its notebook.
+Other files of ``solutions/agstate`` (provided helpers) are copied as they
+are. Master notebooks are jupytext percent files; nbgrader's own
+``ClearSolutions`` replaces their answers with "YOUR ANSWER HERE".
+
+    python -m grader.release          # write agstate/ and notebooks/
+    python -m grader.release --check  # exit 1 if the committed copies drifted
+"""
+
+import argparse
+import difflib
+import re
+import sys
+from pathlib import Path
+
+from grader.tasks import LABS, TASKS
+
+__all__ = ["stub_module", "learner_notebook", "learner_files", "main"]
+
+ROOT = Path(__file__).resolve().parent.parent
+_BEGIN = re.compile(r"^(?P<indent>\s*)### BEGIN SOLUTION(?:\s+(?P<task>\S+))?\s*$")
+_STUB = re.compile(r"^\s*### STUB\s*$")
+_END = re.compile(r"^\s*### END SOLUTION\s*$")
+_DEF = re.compile(r"^\s*(?:def|class)\s+(\w+)")
+EXERCISE_MODULES = {f"{module}.py" for module in LABS.values()}
+
+
+def stub_module(master: str, filename: str) -> str:
+    """The learner's stub of one exercise module's master source."""
+    out, stub, mode, owner, begin = [], [], None, None, None
+    for number, line in enumerate(master.splitlines(keepends=True), 1):
+        if mode is None:
+            if (found := _DEF.match(line)) is not None:
+                owner = found.group(1)
+            if (begin := _BEGIN.match(line)) is not None:
+                mode, stub, start = "solution", [], number
+                continue
+            out.append(line)
+        elif _STUB.match(line):
+            mode = "stub"
+        elif _END.match(line):
+            out.extend(stub if mode == "stub" else [_not_implemented(begin, owner, filename, start)])
+            mode = None
+        elif mode == "stub":
+            stub.append(re.sub(r"^(\s*)# ?", r"\1", line, count=1))
+    if mode is not None:
+        raise ValueError(f"{filename}: ### BEGIN SOLUTION at line {start} has no ### END SOLUTION")
+    return "".join(out)
+
+
+def _not_implemented(begin, owner, filename, line) -> str:
+    task = begin.group("task")
+    if task not in TASKS:
+        raise ValueError(f"{filename}:{line}: BEGIN SOLUTION needs a known task id, got {task!r}")
+    message = (f"{task}: {owner}() is not written yet; complete it in agstate/{filename} "
+               f"(notebook {TASKS[task].notebook})")
+    return f"{begin.group('indent')}raise NotImplementedError({message!r})\n"
+
+
+def learner_notebook(master: Path) -> str:
+    """The learner's .ipynb text for one percent-format master notebook: answers cleared, no outputs."""
+    import jupytext
+    import nbformat
+    from nbgrader.preprocessors import ClearSolutions
+
+    notebook = jupytext.read(master)
+    notebook.metadata.pop("jupytext", None)
+    notebook.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+    notebook.metadata["language_info"] = {"name": "python"}
+    ClearSolutions(enforce_metadata=False).preprocess(notebook, {"language": "python"})
+    for cell in notebook.cells:
+        cell.pop("id", None)
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    notebook.nbformat, notebook.nbformat_minor = 4, 4
+    return nbformat.writes(notebook) + "\n"
+
+
+def learner_files(root: Path = ROOT) -> dict[str, str]:
+    """Every learner copy, relative path -> text, generated from ``root/solutions``."""
+    files = {}
+    for source in sorted((root / "solutions" / "agstate").glob("*.py")):
+        text = source.read_text()
+        files[f"agstate/{source.name}"] = stub_module(text, source.name) if source.name in EXERCISE_MODULES else text
+    for master in sorted((root / "solutions" / "notebooks").glob("[0-9][0-9]_*.py")):
+        files[f"notebooks/{master.stem}.ipynb"] = learner_notebook(master)
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader.release", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="only compare; exit 1 when a learner copy drifted")
+    args = parser.parse_args(argv)
+    drifted = []
+    for relative, text in learner_files().items():
+        target = ROOT / relative
+        current = target.read_text() if target.exists() else ""
+        if current == text:
+            continue
+        if args.check:
+            drifted.append(relative)
+            diff = difflib.unified_diff(current.splitlines(), text.splitlines(), f"committed/{relative}", f"generated/{relative}", lineterm="", n=1)
+            print("\n".join(list(diff)[:40]), file=sys.stderr)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+            print(f"wrote {relative}")
+    if drifted:
+        print(f"learner copies drifted from solutions/: {', '.join(drifted)}; run `make learner`", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Mutation-testing corpora: buggy variants of the reference solutions, one realistic mistake each."""

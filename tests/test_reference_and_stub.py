@@ -1,0 +1,62 @@
+"""The two fixed points of the grader: the reference gets full marks, the untouched stub gets nothing."""
+
+import json
+
+import pytest
+
+from conftest import ROOT, SOLUTIONS, run_cli
+from grader.runner import grade_submission
+from grader.tasks import TASKS
+
+PART_A = [task_id for task_id in TASKS if task_id.startswith("state.")]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 1234567])
+def test_reference_gets_full_marks(seed):
+    report = grade_submission(str(SOLUTIONS), PART_A, seed)
+    failing = {t["id"]: t["feedback"] for t in report["tasks"] if t["status"] != "passed"}
+    assert failing == {}
+    assert report["score"] == report["max_score"] == 100.0
+
+
+def test_same_seed_gives_the_same_report():
+    first = grade_submission(str(SOLUTIONS), ["state.dedupe", "state.window"], 99, examples=20)
+    second = grade_submission(str(SOLUTIONS), ["state.dedupe", "state.window"], 99, examples=20)
+    assert first == second
+
+
+def test_untouched_stub_is_not_implemented_everywhere():
+    done = run_cli(str(ROOT), "--json", "--seed", "7")
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    assert report["score"] == 0.0
+    assert [t["id"] for t in report["tasks"]] == PART_A
+    for task in report["tasks"]:
+        assert task["status"] == "not_implemented", task
+        assert task["score"] == 0.0
+        assert "notebook" in task["feedback"]
+
+
+def test_json_report_has_the_documented_shape():
+    done = run_cli(str(SOLUTIONS), "--json", "--seed", "11", "--task", "state.dedupe", "--examples", "10")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert set(report) == {"submission", "seed", "score", "max_score", "tasks"}
+    assert report["seed"] == 11 and report["submission"] == str(SOLUTIONS)
+    (task,) = report["tasks"]
+    assert {"id", "lab", "score", "max_score", "status", "feedback", "counterexample"} <= set(task)
+    assert (task["id"], task["lab"], task["status"], task["counterexample"]) == ("state.dedupe", "state", "passed", None)
+
+
+def test_several_paths_give_a_json_array_in_argument_order():
+    done = run_cli(str(SOLUTIONS), str(ROOT), "--json", "--seed", "5", "--task", "state.decisions")
+    reports = json.loads(done.stdout)
+    assert [r["submission"] for r in reports] == [str(SOLUTIONS), str(ROOT)]
+    assert [r["tasks"][0]["status"] for r in reports] == ["passed", "not_implemented"]
+    assert done.returncode == 1
+
+
+def test_text_report_prints_the_seed_to_repeat_the_run():
+    done = run_cli(str(SOLUTIONS), "--task", "state.decisions")
+    assert done.returncode == 0
+    assert "--seed" in done.stdout and "state.decisions" in done.stdout
