@@ -17,7 +17,7 @@ from grader import wire
 
 __all__ = ["serve", "load_learner_module", "describe_exception"]
 
-# Preloaded by the warm parent so a fresh child pays nothing for them.
+# Imported once by the grading process before it forks children, so a child pays nothing for them.
 PRELOAD = ["langgraph.graph", "langgraph.checkpoint.memory", "pydantic", "typing_extensions", "grader.probes"]
 
 
@@ -85,7 +85,7 @@ def _redirect_output(capture_path: str) -> None:
 
 def serve(conn, submission: str, module: str, capture_path: str) -> None:
     """Child entry point: load the learner's module, then answer probe requests until EOF."""
-    from grader import probes  # already imported by the warm forkserver (PRELOAD)
+    from grader import probes  # already imported by the grading process (PRELOAD)
 
     os.setsid()  # own process group: the grader can kill everything the learner starts
     _redirect_output(capture_path)

@@ -1,10 +1,13 @@
 """The grading side of the boundary: start a learner child, send probes, survive anything.
 
-Each child is forked from a warm forkserver that has already imported
-LangGraph and pydantic, runs in its own process group, and is killed with
-that whole group when the session ends or a call runs out of time.
+Each child is forked from the grading process after it has imported
+LangGraph and pydantic once (``child.PRELOAD``), so a child costs a fork, not
+an interpreter start. It runs in its own process group and is killed with
+that whole group when the session ends or a call runs out of time. (Not
+forkserver/spawn: those re-run the caller's ``__main__`` in every child.)
 """
 
+import importlib
 import multiprocessing
 import os
 import signal
@@ -24,8 +27,9 @@ _context = None
 def _mp_context():
     global _context
     if _context is None:
-        _context = multiprocessing.get_context("forkserver")
-        _context.set_forkserver_preload(child.PRELOAD)
+        for module in child.PRELOAD:
+            importlib.import_module(module)
+        _context = multiprocessing.get_context("fork")
     return _context
 
 
@@ -155,14 +159,14 @@ class Session:
             return handle.read().decode(errors="replace").strip()
 
     def close(self) -> None:
-        if self._process is not None:
+        if self._process is not None and self._process.pid is not None:
             try:
                 os.killpg(self._process.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass  # no group yet: the child died before its setsid()
             self._process.kill()
             self._process.join(5)
-            self._process = None
+        self._process = None
         if self._conn is not None:
             self._conn.close()
             self._conn = None
