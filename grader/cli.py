@@ -49,15 +49,18 @@ def select_tasks(submission: Path, lab: str | None, task_ids: list[str] | None) 
 
 
 def render_text(report: dict) -> str:
-    """A scorecard for a terminal."""
+    """A scorecard for a terminal, ending with the command that repeats the run."""
     lines = [f"agstate-grade {report['submission']} (seed {report['seed']})"]
     width = max((len(t["id"]) for t in report["tasks"]), default=10)
     for task in report["tasks"]:
         lines.append(f"  {task['id']:<{width}}  {task['score']:5.1f}/{task['max_score']:<5.1f} {task['status']}")
         if task["status"] != "passed":
             lines.append(f"  {'':<{width}}  {task['feedback']}")
+    ids = [task["id"] for task in report["tasks"]]
+    labs = {task["lab"] for task in report["tasks"]}
+    only = "" if ids == [t for t in TASKS if TASKS[t].lab in labs] else f" --task {' '.join(ids)}"
     lines.append(f"score {report['score']:.1f}/{report['max_score']:.1f}  "
-                 f"(repeat: agstate-grade {report['submission']} --seed {report['seed']})")
+                 f"(repeat: agstate-grade {report['submission']}{only} --seed {report['seed']})")
     return "\n".join(lines)
 
 

@@ -1,0 +1,202 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 00 — Welcome to agstate lab
+#
+# **agstate lab** teaches how to design the *state* of LLM agents in
+# LangGraph: which keys an agent keeps, how each key merges the writes of
+# many nodes, what callers may see, and what it all costs at every
+# checkpoint. Many agent bugs that only show up in production — lost steps,
+# duplicated sources, double-counted budgets, leaked scratch notes, slow and
+# huge checkpoints — are state-design bugs.
+#
+# Everything runs offline and deterministically: no API keys, no network.
+# The "agents" are graphs whose nodes call fake tools
+# (`agstate/tools.py`) that give the same answer every time.
+
+# %% [markdown]
+# ## How the lab works
+#
+# Part A — *reducers and schemas* — is six notebooks. Each one:
+#
+# 1. asks you to **predict** what a piece of code does;
+# 2. reproduces a **pitfall** for real: the code runs, and you see the real
+#    error or the wrong output;
+# 3. shows **the fix**, using your own module;
+# 4. gives **your exercise**: complete a function or class in
+#    `agstate/state.py`, following the rules the notebook lists;
+# 5. ends with a **check cell** that grades your work, and what to remember.
+#
+# The cells that use your module say so ("this cell needs your `append` from
+# `agstate/state.py`"); they fail until you have written that part. After
+# editing `agstate/state.py`, restart the kernel before re-running such
+# cells — Python does not re-import a module it has already loaded. The
+# check cells always read the file as saved.
+
+# %% [markdown]
+# The notebooks and the tasks they grade, straight from the grader's
+# registry:
+
+# %%
+from grader.tasks import tasks_of
+
+print(f"{'notebook':<28} {'task':<17} {'points':>6}  what it checks")
+for task in tasks_of("state"):
+    print(f"{task.notebook:<28} {task.id:<17} {task.max_score:>6g}  {task.summary}")
+print(f"{'':<28} {'total':<17} {sum(t.max_score for t in tasks_of('state')):>6g}")
+
+# %% [markdown]
+# Your workspace — the folder whose `agstate/` package the notebooks import
+# and the grader grades:
+
+# %%
+from grader.notebook import workspace
+
+print(workspace())
+assert (workspace() / "agstate" / "state.py").is_file()
+
+# %% [markdown]
+# ## Checking your work
+#
+# In a notebook:
+#
+# ```python
+# from grader import check
+# check("state.dedupe")   # one task
+# check("state")          # all of part A
+# check()                 # every part
+# ```
+#
+# In a terminal, from the lab's folder:
+#
+# ```
+# make grade                                    # grade your workspace
+# agstate-grade . --task state.dedupe --seed N  # repeat one run exactly
+# ```
+#
+# `python -m grader` is the same command as `agstate-grade`. Every report
+# prints its seed; pass it back with `--seed` (or `check(..., seed=N)`) to get
+# the same report again.
+
+# %% [markdown]
+# ## How the grader decides
+#
+# - **Rules, on random inputs.** Each task is a list of rules — the ones the
+#   notebook states. The grader checks each rule on many random examples:
+#   random node names, strings (unicode, empty, repeated), numbers (negative,
+#   zero, large), list lengths and window sizes. A seed fixes them all.
+# - **Your code runs in a separate process**, under time and memory limits.
+#   It only computes; the grading process compares its answers with the
+#   rules. An infinite loop or a crash costs you that task, nothing else.
+# - **Feedback is a counterexample.** When a rule breaks, the grader shrinks
+#   the failing input to the smallest one it can find, and tells you the call,
+#   what it expected, what it got, and the rule.
+# - **Partial credit per rule.** A task's points are shared among its rules;
+#   the task *passes* only with full marks.
+# - **Statuses:** `passed`; `failed` (a rule broke); `not_implemented` (the
+#   stub still raises `NotImplementedError`); `error` (your code raised, or
+#   did not import — the feedback names the exception and your line);
+#   `timeout`; `crashed` (your process died: exit, signal, memory).
+
+# %% [markdown]
+# ### See it on a buggy submission
+#
+# A submission is any folder holding an `agstate/` package. This one, in a
+# temporary folder, has a `merge_sources` that forgets duplicates already
+# stored in `old`, and a `keep_max` still at its stub.
+
+# %%
+import tempfile
+from pathlib import Path
+
+demo = Path(tempfile.mkdtemp()) / "buggy"
+(demo / "agstate").mkdir(parents=True)
+(demo / "agstate" / "__init__.py").write_text("")
+(demo / "agstate" / "state.py").write_text('''
+def merge_sources(old, new):
+    seen = set(old or [])
+    return [*(old or []), *(item for item in dict.fromkeys(new) if item not in seen)]
+
+
+def keep_max(old, new):
+    raise NotImplementedError("state.keep_max: keep_max() is not written yet")
+''')
+print(f"a buggy submission in {demo}")
+
+# %% [markdown]
+# Grade it from the command line, with a fixed seed, asking for the JSON
+# report (the format instructors' scripts read).
+
+# %%
+import json
+import subprocess
+import sys
+
+
+def grade(submission, *tasks, seed):
+    """Run the grader's command line; its JSON report."""
+    command = [sys.executable, "-m", "grader", str(submission),
+               "--task", *tasks, "--seed", str(seed), "--json"]
+    return json.loads(subprocess.run(command, capture_output=True, text=True).stdout)
+
+
+report = grade(demo, "state.dedupe", "state.keep_max", seed=7)
+dedupe, stub = report["tasks"]
+print(f"score {report['score']:g} / {report['max_score']:g}")
+for task in report["tasks"]:
+    print(f"\n{task['id']}: {task['score']:g} / {task['max_score']:g}, {task['status']}")
+    print(f"  {task['feedback']}")
+
+# %% [markdown]
+# `state.dedupe` failed, but not every rule did: it earns part of its
+# points. (Its last rule is an `error`: this submission has no `State` at
+# all.) The counterexample is the smallest input the grader found — two
+# copies of one item already stored, nothing new — as plain data:
+
+# %%
+print(json.dumps(dedupe["counterexample"]))
+for rule in dedupe["rules"]:
+    print(f"{rule['status']:>8}  {rule['rule']}")
+assert dedupe["status"] == "failed" and 0 < dedupe["score"] < dedupe["max_score"]
+old, new = dedupe["counterexample"]["args"]
+assert len(old) == 2 and old[0] == old[1] and new == []
+assert stub["status"] == "not_implemented" and stub["score"] == 0
+
+# %% [markdown]
+# The same seed and the same submission give the same report: that is what
+# makes a run repeatable, for you and for your instructor.
+
+# %%
+again = grade(demo, "state.dedupe", "state.keep_max", seed=7)
+assert again == report
+print("same seed, same report")
+
+# %% [markdown]
+# Remove the demo submission.
+
+# %%
+import shutil
+
+shutil.rmtree(demo.parent)
+
+# %% [markdown]
+# ## Your scorecard
+#
+# Here is part A graded on your workspace. Tasks you have not started show
+# `not implemented`; by the end of notebook 06 every task should pass.
+# Next: open **01 — the overwrite bug**.
+
+# %%
+from grader import check
+
+check("state")
