@@ -52,7 +52,8 @@ def describe_exception(exc: BaseException, submission: Path) -> dict:
     info = {
         "type": type(exc).__name__,
         "mro": [cls.__name__ for cls in type(exc).__mro__],
-        "message": message[:500],
+        # LangGraph appends "For troubleshooting, visit: <url>": the first line is the message.
+        "message": message.strip().split("\n")[0][:500],
         "where": None,
     }
     if isinstance(exc, SyntaxError) and exc.filename:

@@ -136,7 +136,11 @@ def research_run(ctx, question, thread_id, extra_input):
     from langgraph.checkpoint.memory import InMemorySaver
 
     graph = ctx.get("build_graph")(checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": thread_id}}
+    rounds = getattr(ctx.module, "LOOKUP_ROUNDS", 0)
+    # A loop that never stops should say GraphRecursionError at once, not burn
+    # the task's time limit on LangGraph's default of 10,007 steps.
+    limit = 4 * (rounds + 2) if type(rounds) is int and 2 <= rounds <= 1000 else 100
+    config = {"configurable": {"thread_id": thread_id}, "recursion_limit": limit}
     output = graph.invoke({"question": question, **extra_input}, config)
     return {
         "output": output,

@@ -4,6 +4,7 @@ from hypothesis import strategies as st
 
 from grader import strategies as gen
 from grader.checking import Abort, Checker, Failure, show
+from grader.wire import Opaque
 from grader.tasks import register
 
 SPEC_STATE_KEYS = ["question", "trace", "sources", "used_calls", "best_score", "recent", "notes", "answer"]
@@ -57,7 +58,9 @@ def expect_list_result(check: Checker, name: str, old, new, expected, factory_ar
         call = check.value_made(name, factory_args, old, new)
     got = call.result
     if type(got) is not list or got != expected:
-        kind = "" if type(got) is list else f" (a {type(got).__name__ if not hasattr(got, 'type_name') else got.type_name}, not a list)"
+        # An Opaque value's text already names its type.
+        kind = "" if type(got) is list or isinstance(got, Opaque) else f" (a {type(got).__name__})"
+        kind += "" if type(got) is list else ", not a list"
         raise Failure(f"{call.text()} returned {show(got)}{kind}; expected {show(expected)}", call.counterexample(expected))
     return call
 

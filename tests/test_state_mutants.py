@@ -1,0 +1,98 @@
+"""Mutation tests of the part A grader: each realistic bug fails exactly the tasks it breaks.
+
+Every mutant of ``tests/mutants/state_mutants.py`` is built as a submission (a
+copy of ``solutions/agstate`` with the mutant's ``state.py``) and graded on
+two seeds. The grader must fail exactly the mutant's ``breaks``, with learner
+feedback (no grader internals), and give every other task full marks.
+
+A mutant the grader misses is a grader bug: fix the grader, never the mutant.
+"""
+
+import zlib
+
+import pytest
+
+from grader.runner import grade_submission
+from grader.tasks import TASKS
+from mutants.state_mutants import (MUTANTS, PART_A, REFERENCE_PACKAGE, Mutant, StaleMutant, apply_edits,
+                                   build_submission, mutant_source)
+
+EXAMPLES = 30
+TIMEOUT = 10.0  # seconds per task; the reference needs about 1 s per task
+MIN_MUTANTS = 25
+
+
+def seeds_of(mutant: Mutant) -> tuple[int, int]:
+    """Two seeds per mutant, different across mutants and the same on every run."""
+    base = zlib.crc32(mutant.name.encode()) % 1_000_000
+    return base, base + 1_000_003
+
+
+CASES = [pytest.param(mutant, seed, id=f"{mutant.name}-seed{seed}") for mutant in MUTANTS for seed in seeds_of(mutant)]
+
+
+# -- the corpus itself ------------------------------------------------------------------------
+def test_corpus_is_large_and_covers_every_part_a_task():
+    assert len(MUTANTS) >= MIN_MUTANTS, f"only {len(MUTANTS)} mutants; the corpus needs at least {MIN_MUTANTS}"
+    names = [mutant.name for mutant in MUTANTS]
+    assert len(names) == len(set(names)), "mutant names must be unique"
+    assert set(PART_A) == {task_id for task_id, task in TASKS.items() if task.lab == "state"}, \
+        "the corpus's PART_A no longer matches the grader's part A tasks"
+    for mutant in MUTANTS:
+        assert isinstance(mutant.breaks, frozenset) and mutant.breaks, f"{mutant.name}: breaks must be a non-empty frozenset"
+        assert mutant.breaks <= set(PART_A), f"{mutant.name}: unknown task ids {sorted(mutant.breaks - set(PART_A))}"
+        assert mutant.why.strip() and "\n" not in mutant.why, f"{mutant.name}: why must be one line"
+    never_broken = set(PART_A) - set().union(*(mutant.breaks for mutant in MUTANTS))
+    assert not never_broken, f"no mutant breaks {sorted(never_broken)}"
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[mutant.name for mutant in MUTANTS])
+def test_edits_apply_exactly_once(mutant):
+    """A change to the reference that makes a mutant stale fails here, naming the mutant and the edit."""
+    reference = (REFERENCE_PACKAGE / "state.py").read_text(encoding="utf-8")
+    source = mutant_source(mutant)  # raises StaleMutant unless every old text occurs exactly once
+    assert source != reference
+    compile(source, f"{mutant.name}/agstate/state.py", "exec")  # a mutant is a bug, not a syntax error
+
+
+def test_a_stale_edit_fails_loudly():
+    reference = (REFERENCE_PACKAGE / "state.py").read_text(encoding="utf-8")
+    missing = Mutant("missing", frozenset({"state.append"}), [("no such text in the reference", "x")], "stale")
+    twice = Mutant("twice", frozenset({"state.append"}), [("### END SOLUTION", "")], "ambiguous")
+    empty = Mutant("empty", frozenset({"state.append"}), [], "no edit")
+    for stale, count in ((missing, "0 times"), (twice, "times"), (empty, "no edits")):
+        with pytest.raises(StaleMutant, match=count):
+            apply_edits(reference, stale)
+
+
+# -- the grader against each mutant -------------------------------------------------------------
+def _excerpt(report: dict) -> str:
+    return "\n".join(f"  {t['id']}: {t['status']} {t['score']}/{t['max_score']} {t.get('feedback', '')!r}"
+                     for t in report["tasks"])
+
+
+@pytest.mark.parametrize(("mutant", "seed"), CASES)
+def test_grader_fails_exactly_the_broken_tasks(mutant, seed, tmp_path):
+    submission = build_submission(mutant, tmp_path / "submission")
+    report = grade_submission(str(submission), list(PART_A), seed, examples=EXAMPLES, timeout=TIMEOUT)
+    tasks = {task["id"]: task for task in report["tasks"]}
+    context = f"mutant {mutant.name} ({mutant.why}), seed {seed}:\n{_excerpt(report)}"
+
+    assert list(tasks) == list(PART_A), context
+    failed = {task_id for task_id, task in tasks.items() if task["status"] != "passed"}
+    missed = mutant.breaks - failed
+    assert not missed, f"the grader did not catch {sorted(missed)}; " + context
+    extra = failed - mutant.breaks
+    assert not extra, f"the grader also failed {sorted(extra)}, which this mutant does not break; " + context
+
+    for task_id, task in tasks.items():
+        for verdict in task.get("rules", []):
+            assert "could not check" not in verdict.get("feedback", ""), f"grader error in {task_id}; " + context
+        if task_id in mutant.breaks:
+            assert task["score"] < task["max_score"], f"{task_id} is broken but scored full marks; " + context
+            feedback = task["feedback"]
+            assert isinstance(feedback, str) and len(feedback.split()) >= 3, f"{task_id} feedback is no sentence; " + context
+            for internal in ("Traceback", "grader/"):
+                assert internal not in feedback, f"{task_id} feedback shows grader internals ({internal}); " + context
+        else:
+            assert task["score"] == task["max_score"], f"{task_id} passed without full marks; " + context
