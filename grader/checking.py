@@ -92,6 +92,7 @@ class Checker:
         self.seed = seed_value
         self.examples = examples
         self.deadline = deadline
+        self._answers = {}
 
     # -- talking to the child -------------------------------------------------
     def probe(self, name: str, *args, limit: float | None = None):
@@ -110,6 +111,13 @@ class Checker:
         if isinstance(value, Raised) and value.is_a("NotImplementedError"):
             raise Abort("not_implemented", f"{value.info['message'] or 'not implemented yet'}")
         return value
+
+    def once(self, name: str, *args):
+        """``probe`` for questions whose answer cannot change within a task (a schema's channels)."""
+        key = (name, repr(args))
+        if key not in self._answers:
+            self._answers[key] = self.probe(name, *args)
+        return self._answers[key]
 
     def call(self, name: str, *args) -> Call:
         """Call the learner's ``name(*args)``; exceptions come back in ``Call.raised``."""
