@@ -76,20 +76,16 @@ def _relative(filename: str, submission: Path) -> str:
         return filename
 
 
-def _redirect_output(capture_path: str) -> None:
-    # The learner's prints go to a file, never to the grader's stdout (--json stays clean).
-    fd = os.open(capture_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
-
-
-def serve(conn, submission: str, module: str, capture_path: str) -> None:
+def serve(conn, submission: str, module: str, output_fd: int, limits) -> None:
     """Child entry point: load the learner's module, then answer probe requests until EOF."""
-    from grader import probes  # already imported by the grading process (PRELOAD)
+    from grader import containment, probes  # already imported by the grading process (PRELOAD)
 
     os.setsid()  # own process group: the grader can kill everything the learner starts
-    _redirect_output(capture_path)
+    # The learner's prints go to a pipe the grader drains and caps, never to
+    # the grader's stdout (--json stays one clean document).
+    os.dup2(output_fd, 1)
+    os.dup2(output_fd, 2)
+    containment.apply_in_child(limits, keep_fds=(conn.fileno(),))
     submission_path = Path(submission)
     try:
         learner = load_learner_module(submission_path, module)
@@ -110,6 +106,8 @@ def serve(conn, submission: str, module: str, capture_path: str) -> None:
 
 
 def _answer(probes, context, request: dict) -> dict:
+    if "batch" in request:
+        return {"replies": [_answer(probes, context, {"probe": name, "args": args}) for name, args in request["batch"]]}
     probe = probes.PROBES.get(request["probe"])
     if probe is None:
         return {"grader_error": f"unknown probe {request['probe']!r}"}

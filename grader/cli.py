@@ -1,18 +1,22 @@
-"""``agstate-grade``: grade submissions from a terminal (LAB-SPEC §7).
+"""``agstate-grade``: grade one submission or a whole class from a terminal (LAB-SPEC §7).
 
 Exit status: 0 every graded task passed, 1 some did not, 2 usage error.
 """
 
 import argparse
+import glob
 import json
+import os
 import random
 import sys
 from pathlib import Path
 
-from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, grade_submission, labs_present
+from grader import gradebook
+from grader.containment import DEFAULT_MEMORY_MB
+from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, labs_present
 from grader.tasks import LABS, TASKS
 
-__all__ = ["main", "select_tasks", "render_text"]
+__all__ = ["main", "select_tasks", "render_text", "expand_paths"]
 
 
 class UsageError(Exception):
@@ -22,17 +26,40 @@ class UsageError(Exception):
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agstate-grade",
-        description="Grade agstate lab submissions: each PATH is a directory holding an agstate/ package.",
+        description="Grade agstate lab submissions: each PATH is a directory holding an agstate/ package, "
+                    "or a glob such as 'submitted/*/agstate-lab'.",
         epilog="Repeat any run exactly with the --seed it prints.",
     )
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="submission directories (default: .)")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="submission directories or globs (default: .)")
     parser.add_argument("--lab", help=f"grade one part: {', '.join(LABS)} (default: every part present)")
     parser.add_argument("--task", nargs="+", metavar="ID", help="grade only these task ids, e.g. state.dedupe")
     parser.add_argument("--seed", type=int, help="randomization seed (default: fresh, printed)")
-    parser.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES, help=f"random examples per rule (default {DEFAULT_EXAMPLES})")
+    parser.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES,
+                        help=f"random examples per rule (default {DEFAULT_EXAMPLES}; graph rules use a tenth)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help=f"seconds per task (default {DEFAULT_TIMEOUT:g})")
-    parser.add_argument("--json", action="store_true", help="print the JSON report on stdout and nothing else")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: cores)")
+    parser.add_argument("--memory", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
+                        help=f"address space of the learner's process (default {DEFAULT_MEMORY_MB})")
+    parser.add_argument("--out", metavar="FILE", help="write a gradebook CSV to FILE and a log of reports to FILE's .jsonl")
+    parser.add_argument("--resume", action="store_true", help="with --out: skip submissions already in the log")
+    parser.add_argument("--json", action="store_true", help="print the JSON report(s) on stdout and nothing else")
     return parser
+
+
+def expand_paths(arguments: list[str]) -> list[str]:
+    """Submission directories, in argument order; a glob expands to its sorted matches."""
+    paths = []
+    for argument in arguments:
+        if glob.has_magic(argument):
+            matches = sorted(p for p in glob.glob(argument) if Path(p).is_dir())
+            if not matches:
+                raise UsageError(f"no submission directory matches {argument}")
+            paths.extend(matches)
+        elif Path(argument).is_dir():
+            paths.append(argument)
+        else:
+            raise UsageError(f"no such submission directory: {argument}")
+    return paths
 
 
 def select_tasks(submission: Path, lab: str | None, task_ids: list[str] | None) -> list[str]:
@@ -64,31 +91,77 @@ def render_text(report: dict) -> str:
     return "\n".join(lines)
 
 
+def _summary_line(report: dict) -> str:
+    """One line per submission in a batch: score, path, and what did not pass."""
+    broken = ", ".join(f"{t['id']} {t['status']}" for t in report["tasks"] if t["status"] != "passed")
+    line = f"{report['score']:6.1f}/{report['max_score']:<6.1f} {report['submission']}"
+    return line + (f"  ({broken})" if broken else "")
+
+
+def _plan(args) -> tuple[list[tuple[str, list[str]]], int, dict]:
+    paths = expand_paths(args.paths or ["."])
+    if args.examples < 1 or args.timeout <= 0 or args.jobs < 1 or args.memory < 64:
+        raise UsageError("--examples and --jobs must be >= 1, --timeout > 0 and --memory >= 64")
+    if args.resume and not args.out:
+        raise UsageError("--resume needs --out FILE (the log it resumes from)")
+    done = gradebook.read_log(args.out) if args.resume else {}
+    logged_seeds = {report["seed"] for report in done.values()}
+    if len(logged_seeds) > 1:
+        raise UsageError(f"{gradebook.log_path(args.out)} mixes seeds {sorted(logged_seeds)}; start a new --out file")
+    seed = args.seed if args.seed is not None else (logged_seeds.pop() if logged_seeds else random.SystemRandom().randrange(2**31))
+    if done and next(iter(done.values()))["seed"] != seed:
+        raise UsageError(f"{gradebook.log_path(args.out)} was graded with seed {next(iter(done.values()))['seed']}, not {seed}")
+    plans = [(path, select_tasks(Path(path), args.lab, args.task)) for path in paths]
+    return plans, seed, done
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    paths = args.paths or ["."]
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     try:
-        for path in paths:
-            if not Path(path).is_dir():
-                raise UsageError(f"no such submission directory: {path}")
-        if args.examples < 1 or args.timeout <= 0:
-            raise UsageError("--examples must be >= 1 and --timeout > 0")
-        plans = [(path, select_tasks(Path(path), args.lab, args.task)) for path in paths]
+        plans, seed, done = _plan(args)
     except UsageError as exc:
         print(f"agstate-grade: {exc}", file=sys.stderr)
         return 2
-    reports = []
-    for path, task_ids in plans:
-        report = grade_submission(path, task_ids, seed, args.examples, args.timeout)
-        reports.append(report)
+    from grader.batch import grade_many  # the heavy imports, only once the arguments are known
+
+    reports: list[dict | None] = [done.get(path) for path, _ in plans]
+    todo = [i for i, report in enumerate(reports) if report is None]
+    book = gradebook.Gradebook(args.out, done) if args.out else None
+    progress = _progress(len(plans), initial=len(plans) - len(todo))
+    single = len(plans) == 1
+
+    def finished(position: int, report: dict) -> None:
+        index = todo[position]
+        reports[index] = report
+        if book:
+            book.add(report)
         if not args.json:
-            print(render_text(report), flush=True)
+            progress.write(render_text(report) if single else _summary_line(report), file=sys.stdout)
+        progress.update(1)
+
+    try:
+        grade_many([plans[i] for i in todo], seed, args.examples, args.timeout, args.memory, args.jobs, finished)
+    except KeyboardInterrupt:
+        progress.close()
+        print(f"agstate-grade: interrupted; {sum(r is not None for r in reports)} of {len(plans)} graded"
+              + (f", kept in {gradebook.log_path(args.out)} (use --resume)" if args.out else ""), file=sys.stderr)
+        return 130
+    progress.close()
     if args.json:
-        document = reports[0] if len(reports) == 1 else reports
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        print(json.dumps(reports[0] if single else reports, indent=2, ensure_ascii=False))
+    elif not single:
+        total = sum(r["score"] for r in reports)
+        print(f"{len(reports)} submissions graded with seed {seed}; mean score {total / len(reports):.1f}"
+              + (f"; gradebook {args.out}" if args.out else ""))
     passed = all(task["status"] == "passed" for report in reports for task in report["tasks"])
     return 0 if passed else 1
+
+
+def _progress(total: int, initial: int):
+    from tqdm import tqdm
+
+    # A bar only for a person at a terminal: never in logs, pipes or --json runs' stderr files.
+    return tqdm(total=total, initial=initial, unit="submission", file=sys.stderr, disable=not sys.stderr.isatty() or total < 2)
 
 
 if __name__ == "__main__":

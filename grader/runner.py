@@ -1,18 +1,22 @@
 """Grade one submission: run every selected task's rules, build the report (LAB-SPEC §7)."""
 
 import os
+import shutil
 import sys
+import tempfile
 import time
 import traceback
+from contextlib import contextmanager
 from pathlib import Path
 
 from grader.checking import Abort, Checker, Failure
+from grader.containment import DEFAULT_MEMORY_MB, Limits
 from grader.sandbox import ChildFailed, LoadFailed, Session
 from grader.tasks import LABS, TASKS, Task
 
 __all__ = ["grade_submission", "labs_present", "DEFAULT_EXAMPLES", "DEFAULT_TIMEOUT"]
 
-DEFAULT_EXAMPLES = 50
+DEFAULT_EXAMPLES = 80
 DEFAULT_TIMEOUT = 20.0
 
 
@@ -23,20 +27,31 @@ def labs_present(submission: Path) -> list[str]:
 
 
 def grade_submission(submission: str, task_ids: list[str], seed: int, examples: int = DEFAULT_EXAMPLES,
-                     timeout: float = DEFAULT_TIMEOUT) -> dict:
-    """The JSON report for one submission directory."""
+                     timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB, slot: int = 0,
+                     sweep: bool = False) -> dict:
+    """The JSON report for one submission directory.
+
+    ``slot`` picks the learner's uid (one per parallel job); ``sweep`` kills
+    whatever the learner detached after each task (this process must be a
+    subreaper, as batch workers are).
+    """
     path = Path(submission)
     results = []
-    load_problems: dict[str, dict] = {}
-    for task_id in task_ids:
-        task = TASKS[task_id]
-        if task.lab in load_problems:  # one failed import answers for the whole lab
-            results.append({**load_problems[task.lab], "id": task.id, "lab": task.lab, "max_score": float(task.max_score)})
-            continue
-        result = run_task(task, path, seed, examples, timeout)
-        if result.pop("load_problem", False):
-            load_problems[task.lab] = result
-        results.append(result)
+    lab_problems: dict[str, dict] = {}
+    with staged(path) as copy:
+        for task_id in task_ids:
+            task = TASKS[task_id]
+            base = {"id": task.id, "lab": task.lab, "score": 0.0, "max_score": float(task.max_score),
+                    "counterexample": None}
+            problem = lab_problems.get(task.lab) or _missing_module(path, task.lab)
+            if problem:  # one failed import answers for the whole lab
+                results.append({**base, **problem})
+                continue
+            limits = Limits(cpu_seconds=timeout, memory_bytes=memory_mb * 2**20, slot=slot)
+            result = run_task(task, copy, seed, examples, timeout, limits, sweep)
+            if result.pop("load_problem", False):
+                lab_problems[task.lab] = {"status": result["status"], "feedback": result["feedback"]}
+            results.append(result)
     return {
         "submission": submission,
         "seed": seed,
@@ -46,14 +61,48 @@ def grade_submission(submission: str, task_ids: list[str], seed: int, examples: 
     }
 
 
-def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: float) -> dict:
+def _missing_module(path: Path, lab: str) -> dict | None:
+    if not (path / "agstate" / "__init__.py").is_file():
+        return {"status": "error", "feedback": f"no agstate package in {path} (expected {path / 'agstate' / '__init__.py'})"}
+    if not (path / "agstate" / f"{LABS[lab]}.py").is_file():
+        return {"status": "error", "feedback": f"no agstate/{LABS[lab]}.py in {path}"}
+    return None
+
+
+@contextmanager
+def staged(path: Path):
+    """A private, world-readable copy of the submission's package for the learner's child.
+
+    The child may run as an unprivileged uid that cannot read the original (a
+    0700 folder), and must not be able to rewrite the instructor's copy.
+    Symlinks stay links, so they never expose files the grader could read.
+    """
+    if not (path / "agstate").is_dir():
+        yield path
+        return
+    root = Path(tempfile.mkdtemp(prefix="agstate-submission-"))
+    try:
+        shutil.copytree(path / "agstate", root / "agstate", symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints"))
+        for folder, dirs, files in os.walk(root):
+            os.chmod(folder, 0o755)
+            for name in files:
+                if not os.path.islink(os.path.join(folder, name)):
+                    os.chmod(os.path.join(folder, name), 0o644)
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: float, limits: Limits,
+             sweep: bool = False) -> dict:
     base = {"id": task.id, "lab": task.lab, "score": 0.0, "max_score": float(task.max_score), "counterexample": None}
     deadline = time.monotonic() + timeout
-    with Session(submission, LABS[task.lab], load_timeout=timeout) as session:
+    with Session(submission, LABS[task.lab], limits, load_timeout=timeout, sweep=sweep) as session:
         try:
             session.probe("attr", "__name__", timeout=timeout)
         except LoadFailed as exc:
-            return {**base, "status": "error", "feedback": _load_feedback(exc, submission, task), "load_problem": True}
+            return {**base, "status": "error", "feedback": _load_feedback(exc, task), "load_problem": True}
         except ChildFailed as exc:
             return {**base, "status": exc.status, "feedback": exc.message, "load_problem": True}
         checker = Checker(session, task.id, seed, examples, deadline)
@@ -93,7 +142,7 @@ def _run_rule(rule, checker: Checker) -> dict:
     return verdict
 
 
-def _load_feedback(exc: LoadFailed, submission: Path, task: Task) -> str:
+def _load_feedback(exc: LoadFailed, task: Task) -> str:
     info = exc.raised.info
     if info["type"] == "SubmissionProblem":
         return info["message"]

@@ -11,12 +11,13 @@ import importlib
 import multiprocessing
 import os
 import signal
-import tempfile
+import select
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import child, wire
+from grader import child, containment, wire
 
 __all__ = ["Session", "Raised", "ChildFailed", "LoadFailed", "MissingName"]
 
@@ -24,7 +25,7 @@ _OUTPUT_TAIL_BYTES = 2000
 _context = None
 
 
-def _mp_context():
+def mp_context():
     global _context
     if _context is None:
         for module in child.PRELOAD:
@@ -76,16 +77,58 @@ class MissingName(Exception):
     """The learner's module lacks a name a task needs."""
 
 
-class Session:
-    """One live child with the learner's module loaded; restarted after a crash."""
+def _outcome(reply: dict):
+    if "raised" in reply:
+        return Raised(reply["raised"])
+    if "missing" in reply:
+        return MissingName(reply["missing"])
+    if "grader_error" in reply:
+        raise RuntimeError(reply["grader_error"])
+    return wire.decode(reply["value"])
 
-    def __init__(self, submission: Path, module: str, load_timeout: float = 10.0):
+
+class _OutputDrain(threading.Thread):
+    """Reads the child's stdout/stderr as fast as it writes, keeping only the tail and a count."""
+
+    def __init__(self, fd: int):
+        super().__init__(daemon=True)
+        self.fd, self.total, self.tail, self._stopping = fd, 0, bytearray(), threading.Event()
+
+    def run(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                if not select.select([self.fd], [], [], 0.1)[0]:
+                    continue
+                chunk = os.read(self.fd, 1 << 16)
+                if not chunk:
+                    return
+                self.total += len(chunk)
+                self.tail += chunk
+                del self.tail[:-_OUTPUT_TAIL_BYTES]
+        finally:
+            os.close(self.fd)  # closed here, by the reader, so the fd number is never reused under it
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+
+class Session:
+    """One live child with the learner's module loaded; restarted after a crash.
+
+    ``sweep``: this process is a subreaper, so after the child is killed every
+    process the learner detached is found and killed too.
+    """
+
+    def __init__(self, submission: Path, module: str, limits: containment.Limits, load_timeout: float = 10.0,
+                 sweep: bool = False):
         self.submission = Path(submission).resolve()
         self.module = module
+        self.limits = limits
         self.load_timeout = load_timeout
+        self.sweep = sweep
         self._process = None
         self._conn = None
-        self._capture = None
+        self._drain = None
 
     def __enter__(self):
         return self
@@ -94,15 +137,17 @@ class Session:
         self.close()
 
     def _start(self) -> None:
-        ctx = _mp_context()
+        ctx = mp_context()
         parent_end, child_end = ctx.Pipe()
-        fd, self._capture = tempfile.mkstemp(prefix="agstate-output-")
-        os.close(fd)
+        output_r, output_w = os.pipe()
         self._process = ctx.Process(
-            target=child.serve, args=(child_end, str(self.submission), self.module, self._capture), daemon=True
+            target=child.serve, args=(child_end, str(self.submission), self.module, output_w, self.limits), daemon=True
         )
         self._process.start()
         child_end.close()
+        os.close(output_w)
+        self._drain = _OutputDrain(output_r)
+        self._drain.start()
         self._conn = parent_end
         reply = self._receive(self.load_timeout, "importing your module")
         if "load_error" in reply:
@@ -112,18 +157,27 @@ class Session:
 
     def probe(self, name: str, *args, timeout: float):
         """Run probe ``name`` in the child; return its value, or a ``Raised``."""
+        reply = self._ask({"probe": name, "args": wire.encode(list(args))}, timeout, f"running {name}")
+        outcome = _outcome(reply)
+        if isinstance(outcome, MissingName):
+            raise outcome
+        return outcome
+
+    def batch(self, requests: list[tuple[str, list]], timeout: float) -> list:
+        """Run many probes in one round trip; each outcome is a value, a ``Raised`` or a ``MissingName``."""
+        message = {"batch": [[name, wire.encode(args)] for name, args in requests]}
+        reply = self._ask(message, timeout, f"running {len(requests)} checks")
+        return [_outcome(item) for item in reply["replies"]]
+
+    def _ask(self, message: dict, timeout: float, doing: str) -> dict:
         deadline = time.monotonic() + timeout
         if self._process is None:
             self._start()
-        self._conn.send_bytes(wire.dumps({"probe": name, "args": wire.encode(list(args))}))
-        reply = self._receive(max(0.0, deadline - time.monotonic()), f"running {name}")
-        if "raised" in reply:
-            return Raised(reply["raised"])
-        if "missing" in reply:
-            raise MissingName(reply["missing"])
-        if "grader_error" in reply:
-            raise RuntimeError(reply["grader_error"])
-        return wire.decode(reply["value"])
+        try:
+            self._conn.send_bytes(wire.dumps(message))
+        except OSError:  # the child is gone already: say how it ended
+            return self._receive(0, doing)
+        return self._receive(max(0.0, deadline - time.monotonic()), doing)
 
     def _receive(self, timeout: float, doing: str) -> dict:
         if not self._conn.poll(timeout):
@@ -133,6 +187,8 @@ class Session:
             return wire.loads(self._conn.recv_bytes(wire.MAX_MESSAGE_BYTES))
         except (EOFError, OSError):
             code = self._wait_exit()
+            if self._drain is not None:
+                self._drain.join(0.2)  # let the reader catch the last words before the crash
             tail = self.output_tail()
             self.close()
             raise ChildFailed("crashed", f"your code ended the process while {doing} ({code})" + (f"; its last output: {tail}" if tail else "")) from None
@@ -151,12 +207,9 @@ class Session:
 
     def output_tail(self) -> str:
         """The last lines the learner's code printed, for feedback."""
-        if not self._capture or not os.path.exists(self._capture):
+        if self._drain is None:
             return ""
-        with open(self._capture, "rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, handle.tell() - _OUTPUT_TAIL_BYTES))
-            return handle.read().decode(errors="replace").strip()
+        return bytes(self._drain.tail).decode(errors="replace").strip()
 
     def close(self) -> None:
         if self._process is not None and self._process.pid is not None:
@@ -170,6 +223,8 @@ class Session:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
-        if self._capture and os.path.exists(self._capture):
-            os.unlink(self._capture)
-        self._capture = None
+        if self._drain is not None:
+            self._drain.stop()
+            self._drain = None
+        if self.sweep:
+            containment.kill_descendants()

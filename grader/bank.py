@@ -1,0 +1,62 @@
+"""The example bank: each rule's random examples, drawn once per seed and reused for every submission.
+
+Hypothesis draws a rule's examples from the seed; every submission in a batch
+is checked on the same examples, so the drawing is paid once per batch, not
+once per submission. Worker processes send the banks they drew back to the
+batch's main process (``export``/``merge``), and later workers inherit them.
+"""
+
+import hashlib
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+from hypothesis import strategies as st
+
+from grader import wire
+
+__all__ = ["rule_seed", "rule_settings", "cases", "examples", "export", "merge"]
+
+_BANK: dict[str, list] = {}
+_NEW: set[str] = set()
+
+
+def rule_seed(run_seed: int, task_id: str, rule: str) -> int:
+    """A rule's own seed, so rules draw independent examples from one run seed."""
+    return int.from_bytes(hashlib.sha256(f"{run_seed}/{task_id}/{rule}".encode()).digest()[:8], "big")
+
+
+def rule_settings(max_examples: int, shrink: bool) -> settings:
+    """The same settings for drawing and for shrinking: same seed, same examples, in the same order."""
+    phases = [Phase.explicit, Phase.generate] + ([Phase.shrink] if shrink else [])
+    return settings(max_examples=max_examples, database=None, deadline=None, derandomize=False,
+                    report_multiple_bugs=False, print_blob=False, verbosity=Verbosity.quiet,
+                    phases=phases, suppress_health_check=list(HealthCheck))
+
+
+def examples(key: str, strategies: tuple, seed_value: int, max_examples: int) -> list[tuple]:
+    """The examples Hypothesis draws for ``strategies`` with this seed (drawn once, then reused)."""
+    if key not in _BANK:
+        drawn = []
+
+        def collect(case):
+            drawn.append(case)
+
+        seed(seed_value)(rule_settings(max_examples, shrink=False)(given(cases(strategies))(collect)))()
+        _BANK[key] = drawn
+        _NEW.add(key)
+    return _BANK[key]
+
+
+def cases(strategies: tuple):
+    """One strategy for a rule's arguments: drawing and shrinking both use it, so their draws match."""
+    return st.tuples(*strategies)
+
+
+def export() -> dict:
+    """Banks drawn in this process since it started (as plain data for the main process)."""
+    return {key: wire.encode(_BANK[key]) for key in _NEW}
+
+
+def merge(banks: dict) -> None:
+    """Adopt banks another grading process drew."""
+    for key, data in banks.items():
+        _BANK.setdefault(key, [tuple(case) for case in wire.decode(data)])
