@@ -37,6 +37,9 @@ def failed_report(submission: str, task_ids: list[str], seed: int, status: str, 
 
 def _worker(conn, submission: str, task_ids: list[str], seed: int, examples: int, timeout: float,
             memory_mb: int, slot: int) -> None:
+    # Ctrl-C at a terminal reaches the whole process group: the main process
+    # answers it (stopping workers, keeping the log); a worker just goes on.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sweep = containment.become_subreaper()
     try:
         report = grade_submission(submission, task_ids, seed, examples, timeout, memory_mb, slot, sweep=sweep)

@@ -1,0 +1,99 @@
+"""Batch grading as an instructor runs it: globs, parallel jobs, a gradebook that survives interruption."""
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import LEARNER, ROOT, SOLUTIONS, run_cli
+from grader.tasks import TASKS
+
+PART_A = [task_id for task_id in TASKS if task_id.startswith("state.")]
+
+
+@pytest.fixture
+def classroom(tmp_path):
+    """An nbgrader-like tree: submitted/<student>/agstate-lab/agstate, three correct and one stub."""
+    students = {"ada": SOLUTIONS, "bob": SOLUTIONS, "cy": LEARNER, "dee": SOLUTIONS}
+    for student, source in students.items():
+        target = tmp_path / "submitted" / student / "agstate-lab" / "agstate"
+        shutil.copytree(source / "agstate", target, ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def test_a_glob_grades_every_student_in_argument_order(classroom):
+    done = run_cli(str(classroom / "submitted" / "*" / "agstate-lab"), "--json", "--seed", "8", "--jobs", "2")
+    assert done.returncode == 1, done.stderr
+    reports = json.loads(done.stdout)
+    students = [r["submission"].split(os.sep)[-2] for r in reports]
+    assert students == ["ada", "bob", "cy", "dee"]
+    assert [r["score"] for r in reports] == [100.0, 100.0, 0.0, 100.0]
+    assert done.stderr == ""  # no progress bar when stderr is not a terminal
+
+
+def test_a_glob_that_matches_nothing_is_a_usage_error(tmp_path):
+    done = run_cli(str(tmp_path / "submitted" / "*" / "agstate-lab"))
+    assert done.returncode == 2 and "no submission directory matches" in done.stderr
+
+
+def test_out_writes_a_gradebook_and_a_log(classroom):
+    out = classroom / "grades.csv"
+    done = run_cli(str(classroom / "submitted" / "*" / "agstate-lab"), "--seed", "9", "--out", str(out))
+    assert done.returncode == 1
+    rows = list(csv.DictReader(out.open()))
+    assert [row["submission"].split(os.sep)[-2] for row in rows] == ["ada", "bob", "cy", "dee"]
+    assert list(rows[0]) == ["submission", *PART_A, "total", "max_score"]
+    assert [float(row["total"]) for row in rows] == [100.0, 100.0, 0.0, 100.0]
+    assert float(rows[2]["state.dedupe"]) == 0.0 and float(rows[0]["state.dedupe"]) == 15.0
+    log = [json.loads(line) for line in out.with_suffix(".jsonl").read_text().splitlines()]
+    assert sorted(r["submission"] for r in log) == sorted(row["submission"] for row in rows)
+    assert "mean score 75.0" in done.stdout
+
+
+def test_resume_skips_what_the_log_holds_and_keeps_its_seed(classroom):
+    out = classroom / "grades.csv"
+    pattern = str(classroom / "submitted" / "*" / "agstate-lab")
+    first = run_cli(pattern, "--seed", "10", "--out", str(out), "--json")
+    logged = out.with_suffix(".jsonl").read_text().splitlines()
+    # An interrupted batch: two reports made it to the log, the third was torn mid-line.
+    out.with_suffix(".jsonl").write_text("\n".join(logged[:2]) + "\n" + logged[2][:40])
+    second = run_cli(pattern, "--out", str(out), "--resume", "--json")
+    assert json.loads(second.stdout) == json.loads(first.stdout)
+    assert len(out.with_suffix(".jsonl").read_text().splitlines()) == 4
+    wrong_seed = run_cli(pattern, "--out", str(out), "--resume", "--seed", "11")
+    assert wrong_seed.returncode == 2 and "graded with seed 10" in wrong_seed.stderr
+
+
+def test_resume_needs_out():
+    done = run_cli(str(SOLUTIONS), "--resume")
+    assert done.returncode == 2 and "--resume needs --out" in done.stderr
+
+
+def test_an_interrupted_batch_keeps_every_finished_result(classroom):
+    slow = classroom / "submitted" / "zed" / "agstate-lab"
+    shutil.copytree(SOLUTIONS / "agstate", slow / "agstate")
+    state = slow / "agstate" / "state.py"
+    state.write_text(state.read_text().replace("WINDOW = 3\n", "WINDOW = 3\nimport time\ntime.sleep(600)\n"))
+    out = classroom / "grades.csv"
+    batch = subprocess.Popen([sys.executable, "-m", "grader", str(classroom / "submitted" / "*" / "agstate-lab"),
+                              "--seed", "12", "--out", str(out), "--jobs", "2", "--timeout", "60"],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    log = out.with_suffix(".jsonl")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not log.exists() or len(log.read_text().splitlines()) < 4):
+        time.sleep(0.2)
+    os.killpg(batch.pid, signal.SIGINT)  # Ctrl-C at a terminal: the whole foreground group
+    _, stderr = batch.communicate(timeout=60)
+    assert batch.returncode == 130, stderr
+    assert "interrupted; 4 of 5 graded" in stderr and "--resume" in stderr
+    assert len(log.read_text().splitlines()) == 4
+    assert len(list(csv.DictReader(out.open()))) == 4
+    # Workers and learner processes are forks of the batch: their command line names the classroom.
+    leftovers = subprocess.run(["pgrep", "-f", str(classroom)], capture_output=True, text=True).stdout
+    assert leftovers == ""
