@@ -87,8 +87,9 @@ class Call:
 class Checker:
     """A task's access to the learner's child, its seed, its example count and its time budget."""
 
-    def __init__(self, session, task_id: str, seed_value: int, examples: int, deadline: float):
+    def __init__(self, session, task_id: str, seed_value: int, examples: int, deadline: float, call_limit: float = 5.0):
         self.session = session
+        self.call_limit = call_limit  # one call or graph run: milliseconds when correct
         self.task_id = task_id
         self.seed = seed_value
         self.examples = examples
@@ -116,9 +117,13 @@ class Checker:
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise Abort("timeout", "this task ran out of time before all its rules were checked")
+        allowed = min(remaining, limit or self.call_limit)
         try:
-            value = self.session.probe(name, *args, timeout=min(remaining, limit or remaining))
+            value = self.session.probe(name, *args, timeout=allowed)
         except ChildFailed as exc:
+            if exc.status == "timeout":
+                raise Abort("timeout", f"{_describe(name, args)} did not finish within {allowed:.1f} s "
+                                       "(an endless loop, or far too slow)") from None
             raise Abort(exc.status, exc.message) from None
         except LoadFailed as exc:
             raise Abort("error", f"your module failed to import again: {exc}") from None
@@ -183,7 +188,9 @@ class Checker:
         def run(test):
             count = examples or self.examples
             own_seed = bank.rule_seed(self.seed, self.task_id, test.__name__)
+            drawing = time.monotonic()
             cases = bank.examples(f"{self.task_id}/{test.__name__}/{self.seed}/{count}", strategies, own_seed, count)
+            self.deadline += time.monotonic() - drawing  # the grader's own work is not the learner's time
             if self._replay(test, cases):
                 return test
             def example(case):
@@ -237,13 +244,23 @@ class Checker:
         """Send the recorded requests in one batch; False when the child could not answer them all."""
         remaining = self.deadline - time.monotonic()
         keys = list(self._requests)
+        # About one call's limit: a loop in one example must leave time to find it on its own.
+        allowed = max(0.0, min(remaining / 2, self.call_limit + 0.01 * len(keys)))
         try:
-            # Half the time left at most: a loop in one example must leave time to find it alone.
-            replies = self.session.batch([self._requests[k] for k in keys], timeout=max(0.0, remaining / 2))
+            replies = self.session.batch([self._requests[k] for k in keys], timeout=allowed)
         except (ChildFailed, LoadFailed):
             return False
         self._replaying.update(zip(keys, replies))
         return True
+
+
+def _describe(name: str, args: tuple) -> str:
+    if name == "call":
+        return f"{args[0]}({', '.join(show(a) for a in args[1])})"
+    if name == "call_made":
+        return f"{args[0]}({', '.join(show(a) for a in args[1])})({', '.join(show(a) for a in args[2])})"
+    return {"run_graph": "a graph run", "research_run": "build_graph(...).invoke(...)",
+            "graph_accepts": "a graph with your reducer", "channels": f"StateGraph({args[0] if args else ''})"}.get(name, name)
 
 
 class _Pending(BaseException):

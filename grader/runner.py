@@ -98,14 +98,16 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
              sweep: bool = False) -> dict:
     base = {"id": task.id, "lab": task.lab, "score": 0.0, "max_score": float(task.max_score), "counterexample": None}
     deadline = time.monotonic() + timeout
-    with Session(submission, LABS[task.lab], limits, load_timeout=timeout, sweep=sweep) as session:
+    # A correct call takes milliseconds: an endless loop should cost seconds, not the whole task's limit.
+    call_limit = min(5.0, max(1.0, timeout / 20))
+    with Session(submission, LABS[task.lab], limits, load_timeout=min(timeout, 10.0), sweep=sweep) as session:
         try:
-            session.probe("attr", "__name__", timeout=timeout)
+            session.probe("attr", "__name__", timeout=min(timeout, 10.0))
         except LoadFailed as exc:
             return {**base, "status": "error", "feedback": _load_feedback(exc, task), "load_problem": True}
         except ChildFailed as exc:
             return {**base, "status": exc.status, "feedback": exc.message, "load_problem": True}
-        checker = Checker(session, task.id, seed, examples, deadline)
+        checker = Checker(session, task.id, seed, examples, deadline, call_limit)
         verdicts = [_run_rule(rule, checker) for rule in task.rules]
     total = sum(rule.weight for rule in task.rules)
     earned = sum(rule.weight for rule, v in zip(task.rules, verdicts) if v["status"] == "passed")

@@ -22,6 +22,7 @@ from grader import child, containment, wire
 __all__ = ["Session", "Raised", "ChildFailed", "LoadFailed", "MissingName"]
 
 _OUTPUT_TAIL_BYTES = 2000
+_OUTPUT_TAIL_CHARS = 300
 _context = None
 
 
@@ -209,7 +210,10 @@ class Session:
         """The last lines the learner's code printed, for feedback."""
         if self._drain is None:
             return ""
-        return bytes(self._drain.tail).decode(errors="replace").strip()
+        text = bytes(self._drain.tail).decode(errors="replace")
+        # Printable text only: the report is read by people and parsed as JSON.
+        text = "".join(c if c.isprintable() or c in "\n\t" else "?" for c in text)
+        return text.strip()[-_OUTPUT_TAIL_CHARS:]
 
     def close(self) -> None:
         if self._process is not None and self._process.pid is not None:

@@ -1,0 +1,575 @@
+"""Hostile submissions of part A: state.py variants that attack the grader (LAB-SPEC §7, isolation).
+
+Each ``Hostile`` case is the reference ``solutions/agstate/state.py`` plus one
+attack. ``where`` says where the attack goes:
+
+- ``"import"``: the attack code is appended to the module, so it runs when the
+  grader's child imports the submission (once per task: every task gets a
+  fresh child);
+- the name of one module-level function of the reference: the attack is
+  inserted as the first statement of that function's body (right after its
+  docstring), so it runs whenever the grader calls the function, directly or
+  through a graph whose State uses it as a reducer.
+
+``loses`` is the exact set of part-A task ids that must NOT get full marks;
+every other task must get full marks. Which tasks call which function (from
+``grader/tasks/state.py`` and the reference):
+
+- ``append``: state.append; state.window (``keep_recent`` and ``windowed``'s
+  closure call ``append``); state.schemas (``build_graph``'s State uses
+  ``append`` for ``trace`` and ``notes``);
+- ``_items``: ``append`` and ``merge_sources`` call it: state.append,
+  state.dedupe, state.window, state.schemas;
+- ``merge_sources``: state.dedupe, state.schemas (``sources``);
+- ``keep_max``: state.keep_max, state.schemas (``best_score``: the research
+  graph writes it once per lookup round, so the reducer runs);
+- ``keep_recent``: state.window, state.schemas (``recent``);
+- ``windowed``: state.window only;
+- ``build_graph``: state.schemas only;
+- state.overwrite, state.budget and state.decisions call no learner function.
+
+``statuses`` pins the status of a lost task where it is obvious (a loop is a
+timeout, a segfault a crash); ``says`` a text its feedback must contain. A
+lost task not in ``statuses`` may have any non-passing status.
+
+Attack code may use placeholders, replaced by ``repr`` of per-run values:
+``@HOSTILE_TOKEN@`` (a token unique to the test run: every process an attack
+starts carries it in its command name, command line or environment, so the
+test finds leftovers in /proc), ``@HOSTILE_DIR@`` (a world-writable folder for
+the attacks' own reports: pid files, fork counts, memory held),
+``@VICTIM_FILE@``, ``@VICTIM_DIR@`` and ``@NEIGHBOUR_STATE@`` (files outside
+the submission that a write must never reach).
+
+Every attack is bounded so that a grader without limits cannot take the
+machine down: the memory bomb stops at 4 GiB, the fork bomb at 10,000 forks of
+a tiny ``sleep``, detached processes end by themselves after 15 minutes, and
+nothing ever signals process 1 or a process group it did not derive from its
+own parent.
+"""
+
+import ast
+import re
+import shutil
+import textwrap
+from pathlib import Path
+from typing import NamedTuple
+
+__all__ = ["Hostile", "CASES", "PART_A", "REFERENCE_PACKAGE", "StaleCase", "case_source", "build_submission",
+           "PLACEHOLDERS", "FLOOD_MARK", "GARBAGE_MARK"]
+
+REFERENCE_PACKAGE = Path(__file__).resolve().parents[2] / "solutions" / "agstate"
+MODULE = "state.py"
+
+OVERWRITE = "state.overwrite"
+APPEND = "state.append"
+BUDGET = "state.budget"
+DEDUPE = "state.dedupe"
+KEEP_MAX = "state.keep_max"
+WINDOW = "state.window"
+SCHEMAS = "state.schemas"
+DECISIONS = "state.decisions"
+PART_A = (OVERWRITE, APPEND, BUDGET, DEDUPE, KEEP_MAX, WINDOW, SCHEMAS, DECISIONS)
+ALL = frozenset(PART_A)
+NONE = frozenset()
+
+PLACEHOLDERS = ("HOSTILE_TOKEN", "HOSTILE_DIR", "VICTIM_FILE", "VICTIM_DIR", "NEIGHBOUR_STATE")
+FLOOD_MARK = "AGSTATE-HOSTILE-FLOOD"
+GARBAGE_MARK = "AGSTATE-HOSTILE-GARBAGE"
+
+
+class Hostile(NamedTuple):
+    name: str
+    where: str  # "import", or the name of a module-level function of the reference
+    attack_code: str  # unindented Python; placeholders @NAME@ allowed
+    loses: frozenset  # part-A task ids that must not get full marks; all others must
+    why: str  # one line: the attack, and why it loses exactly these tasks
+    statuses: dict = {}  # task id -> the status it must have (obvious cases only)
+    says: dict = {}  # task id -> a text its feedback must contain
+
+
+class StaleCase(Exception):
+    """A case no longer fits the reference (its function is gone, or its edit is ambiguous)."""
+
+
+# -- building a submission from a case -------------------------------------------------------
+def _insert_first_statement(source: str, function: str, code: str) -> tuple[str, str]:
+    """(old, new): the function's header and docstring, and the same with ``code`` after them."""
+    tree = ast.parse(source)
+    found = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == function]
+    if len(found) != 1:
+        raise StaleCase(f"the reference defines {function!r} {len(found)} times at module level (expected once)")
+    node = found[0]
+    first = node.body[0]
+    has_docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    last_line = first.end_lineno if has_docstring else node.body[0].lineno - 1
+    lines = source.splitlines(keepends=True)
+    old = "".join(lines[node.lineno - 1:last_line])
+    new = old + textwrap.indent(code.strip("\n") + "\n", "    ")
+    return old, new
+
+
+def _substitute(code: str, values: dict[str, str]) -> str:
+    for name in PLACEHOLDERS:
+        code = code.replace(f"@{name}@", repr(str(values.get(name, f"/nonexistent/agstate-hostile-{name.lower()}"))))
+    leftover = re.findall(r"@[A-Z_]+@", code)
+    if leftover:
+        raise StaleCase(f"unknown placeholders {sorted(set(leftover))}")
+    return code
+
+
+def case_source(case: Hostile, values: dict[str, str] | None = None) -> str:
+    """The complete state.py of ``case``: the reference with the attack applied exactly once."""
+    reference = (REFERENCE_PACKAGE / MODULE).read_text(encoding="utf-8")
+    code = _substitute(case.attack_code, values or {})
+    if case.where == "import":
+        old = reference
+        new = reference.rstrip("\n") + f"\n\n\n# -- hostile case {case.name}: runs at import --\n" + code.strip("\n") + "\n"
+    else:
+        old, new = _insert_first_statement(reference, case.where, code)
+    count = reference.count(old)
+    if count != 1:
+        raise StaleCase(f"case {case.name!r}: the edit target occurs {count} times in solutions/agstate/{MODULE} (expected once)")
+    source = reference.replace(old, new, 1)
+    if source == reference:
+        raise StaleCase(f"case {case.name!r}: the edit changed nothing")
+    return source
+
+
+def build_submission(case: Hostile, directory: Path, values: dict[str, str] | None = None) -> Path:
+    """A submission directory: a full copy of the reference package with the case's state.py."""
+    source = case_source(case, values)  # before copying: a stale case fails before anything is written
+    package = Path(directory) / "agstate"
+    shutil.copytree(REFERENCE_PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (package / MODULE).write_text(source, encoding="utf-8")
+    return Path(directory)
+
+
+# -- shared attack snippets -----------------------------------------------------------------
+# Marks the calling process (command name) and leaves its pid in HOSTILE_DIR.
+_MARK = '''
+import os as _os
+import time as _time
+
+
+def _hostile_mark(role):
+    try:
+        with open("/proc/self/comm", "w") as _comm:
+            _comm.write("agh" + @HOSTILE_TOKEN@[:12])
+    except OSError:
+        pass
+    try:
+        with open(_os.path.join(@HOSTILE_DIR@, "%s-%d.pid" % (role, _os.getpid())), "w") as _out:
+            _out.write(str(_os.getpid()))
+    except OSError:
+        pass
+
+
+def _hostile_detach(job, role):
+    """Double fork and setsid: the grandchild leaves the child's process group and session.
+
+    It keeps every inherited file descriptor (the grader's pipe, stdout, stderr) open.
+    """
+    first = _os.fork()
+    if first == 0:
+        try:
+            _os.setsid()
+            if _os.fork() == 0:
+                _hostile_mark(role)
+                job()
+        finally:
+            _os._exit(0)
+    _os.waitpid(first, 0)
+
+
+def _hostile_lifetime():
+    return _time.monotonic() + 900  # bounded: gone after 15 minutes even if nobody kills it
+'''
+
+_SLEEPERS = _MARK + '''
+
+def _hostile_sleep():
+    end = _hostile_lifetime()
+    while _time.monotonic() < end:
+        _time.sleep(1)
+
+
+_hostile_detach(_hostile_sleep, "sleeper")
+_hostile_detach(_hostile_sleep, "sleeper")
+'''
+
+_WRITER = _MARK + '''
+
+def _hostile_write():
+    path = _os.path.join(@HOSTILE_DIR@, "writer-%d.log" % _os.getpid())
+    end = _hostile_lifetime()
+    while _time.monotonic() < end:
+        try:
+            with open(path, "a") as out:
+                out.write("still running at %f\\n" % _time.time())
+        except OSError:
+            pass
+        try:
+            _os.write(1, b"a detached writer still prints\\n")  # the inherited stdout of the grader's child
+        except OSError:
+            pass
+        _time.sleep(0.2)
+
+
+_hostile_detach(_hostile_write, "writer")
+'''
+
+_FLOOD = f'''
+import sys as _sys
+
+_line = "{FLOOD_MARK} " + "x" * {1024 - len(FLOOD_MARK) - 2} + "\\n"  # 1 KiB
+_chunk = _line * 1024  # 1 MiB
+for _ in range(64):
+    _sys.stdout.write(_chunk)
+_sys.stdout.flush()
+for _ in range(64):
+    _sys.stderr.write(_chunk)
+_sys.stderr.flush()
+'''
+
+_THREAD = '''
+import threading as _threading
+import time as _time
+
+
+def _hostile_forever():
+    end = _time.monotonic() + 900
+    while _time.monotonic() < end:
+        _time.sleep(0.5)
+
+
+_threading.Thread(target=_hostile_forever, name="never-ends", daemon=False).start()
+'''
+
+# A wrong keep_max (the smaller value wins), then tampering meant to make the judges agree with it.
+# Only modules the judging side uses are touched: breaking the child's own reply code (wire, child,
+# probes) is another attack (tamper_reply_channel).
+_TAMPER_JUDGES = '''
+def keep_max(old, new):  # redefined after State was built: State.best_score keeps the reference
+    if old is None:
+        return new
+    if new is None:
+        return old
+    return new if new < old else old
+
+
+import sys as _sys
+
+
+def _hostile_anything(*args, **kwargs):
+    return None
+
+
+def _hostile_tamper():
+    try:
+        import hypothesis
+        import hypothesis.strategies as st
+
+        hypothesis.given = lambda *a, **k: (lambda test: (lambda *aa, **kk: None))
+        hypothesis.settings = lambda *a, **k: (lambda test: test)
+        hypothesis.seed = lambda *a, **k: (lambda test: test)
+        for name in ("integers", "floats", "text", "lists", "tuples", "one_of", "sampled_from", "booleans", "none"):
+            setattr(st, name, lambda *a, **k: st.just(None))
+    except Exception:
+        pass
+    for name in ("grader.runner", "grader.checking", "grader.tasks", "grader.tasks.state", "grader.cli",
+                 "grader.batch", "grader.sandbox", "grader.bank"):
+        try:
+            __import__(name)
+        except Exception:
+            continue
+        module = _sys.modules.get(name)
+        if module is None:
+            continue
+        for attr in ("grade_submission", "run_task", "_run_rule", "expect_value", "expect_list_result",
+                     "expect_pure", "state_key_graph", "require_keys", "show"):
+            if hasattr(module, attr):
+                setattr(module, attr, _hostile_anything)
+        if hasattr(module, "model_keep_max"):
+            module.model_keep_max = keep_max
+        for cls_name in ("Checker", "Failure", "Abort", "Session"):
+            cls = getattr(module, cls_name, None)
+            if isinstance(cls, type):
+                for method in ("forall", "value", "call", "probe", "__init__"):
+                    try:
+                        setattr(cls, method, _hostile_anything)
+                    except Exception:
+                        pass
+
+
+_hostile_tamper()
+'''
+
+CASES: list[Hostile] = [
+    # -- loops and waits ------------------------------------------------------------------
+    Hostile(
+        "infinite_loop", "merge_sources",
+        "while True:\n    pass\n",
+        frozenset({DEDUPE, SCHEMAS}),
+        "merge_sources never returns; the research graph's sources reducer is merge_sources",
+        statuses={DEDUPE: "timeout", SCHEMAS: "timeout"},
+    ),
+    Hostile(
+        "loop_ignoring_signals", "keep_recent",
+        """
+import signal
+_signals = {signal.SIGALRM, signal.SIGTERM, signal.SIGINT, signal.SIGXCPU, signal.SIGHUP,
+            signal.SIGUSR1, signal.SIGUSR2, signal.SIGVTALRM, signal.SIGPROF}
+for _number in _signals:
+    try:
+        signal.signal(_number, signal.SIG_IGN)
+    except (ValueError, OSError):
+        pass  # not the main thread: the mask below still blocks them
+signal.pthread_sigmask(signal.SIG_BLOCK, _signals)
+while True:
+    pass
+""",
+        frozenset({WINDOW, SCHEMAS}),
+        "keep_recent ignores and blocks SIGALRM/SIGTERM/SIGINT/SIGXCPU then spins; State.recent uses keep_recent",
+        statuses={WINDOW: "timeout", SCHEMAS: "timeout"},
+    ),
+    Hostile(
+        "sleep_two_minutes_at_import", "import",
+        "import time as _time\n_time.sleep(120)\n",
+        ALL,
+        "the module takes two minutes to import: every task's child is stuck importing",
+        statuses={task: "timeout" for task in PART_A},
+    ),
+    Hostile(
+        "non_daemon_thread_at_import", "import",
+        _THREAD,
+        NONE,
+        "a non-daemon thread that never ends keeps the child from exiting by itself; every answer is right",
+    ),
+    # -- exits and crashes ------------------------------------------------------------------
+    Hostile(
+        "sys_exit_in_reducer", "append",
+        'import sys\nsys.exit("append gives up")\n',
+        frozenset({APPEND, WINDOW, SCHEMAS}),
+        "append raises SystemExit; keep_recent, windowed's closure and State.trace/notes all call append",
+        statuses={APPEND: "error"},
+        says={APPEND: "SystemExit"},
+    ),
+    Hostile(
+        "os_exit_at_import", "import",
+        "import os as _os\n_os._exit(0)\n",
+        ALL,
+        "the import ends the process with status 0: no task can run, and a clean exit is no success",
+        statuses={task: "crashed" for task in PART_A},
+        says={OVERWRITE: "exit status 0"},
+    ),
+    Hostile(
+        "segfault_ctypes", "keep_max",
+        "import ctypes\nctypes.string_at(0)\n",
+        frozenset({KEEP_MAX, SCHEMAS}),
+        "keep_max dereferences NULL through ctypes (SIGSEGV); State.best_score uses keep_max",
+        statuses={KEEP_MAX: "crashed"},
+        says={KEEP_MAX: "SIGSEGV"},
+    ),
+    Hostile(
+        "infinite_recursion", "_items",
+        "return _items(new)\n",
+        frozenset({APPEND, DEDUPE, WINDOW, SCHEMAS}),
+        "_items calls itself (RecursionError); append and merge_sources call _items, and everything calls those",
+        statuses={APPEND: "error", DEDUPE: "error"},
+        says={APPEND: "RecursionError"},
+    ),
+    Hostile(
+        "deep_recursion_raised_limit", "keep_recent",
+        """
+import sys
+sys.setrecursionlimit(1_000_000)
+
+
+def _hostile_down(depth):
+    return _hostile_down(depth + 1) + 1
+
+
+return _hostile_down(0)
+""",
+        frozenset({WINDOW, SCHEMAS}),
+        "keep_recent lifts the recursion limit to a million and recurses: a huge traceback, or a dead process",
+    ),
+    # -- resources ----------------------------------------------------------------------------
+    Hostile(
+        "memory_bomb", "windowed",
+        """
+import os
+global _HOSTILE_HOARD
+if "_HOSTILE_HOARD" not in globals():
+    _HOSTILE_HOARD = []
+# 64 MiB at a time, every page written; never more than 4 GiB, limit or not. The MiB held so far
+# go to a file after each step, so the test sees how far it got even if the child is killed.
+_held = os.path.join(@HOSTILE_DIR@, "memory-%d.held" % os.getpid())
+while len(_HOSTILE_HOARD) < 64:
+    _HOSTILE_HOARD.append(b"\\x01" * (64 << 20))
+    try:
+        with open(_held, "w") as _out:
+            _out.write(str(64 * len(_HOSTILE_HOARD)))
+    except OSError:
+        pass
+""",
+        frozenset({WINDOW}),
+        "windowed hoards memory (up to 4 GiB) before making its reducer; only state.window calls windowed",
+        # No pinned status: MemoryError (error), a killed child (crashed) or, on a loaded machine, the
+        # time spent filling the allowed memory (timeout) are all fair; test_hostile checks the limit held.
+    ),
+    Hostile(
+        "fork_bomb", "build_graph",
+        """
+import os
+import shutil
+global _HOSTILE_FORKED
+if not globals().get("_HOSTILE_FORKED"):
+    _HOSTILE_FORKED = True
+    _sleep = shutil.which("sleep") or "/bin/sleep"
+    _report = os.path.join(@HOSTILE_DIR@, "forks-%d.count" % os.getpid())
+    _forked = 0
+
+    def _hostile_count():
+        try:
+            with open(_report, "w") as _out:
+                _out.write(str(_forked))
+        except OSError:
+            pass
+
+    try:
+        # Bounded: 10,000 tiny `sleep` processes at most, each gone after 5 minutes by itself.
+        while _forked < 10_000:
+            if os.fork() == 0:
+                try:
+                    os.execve(_sleep, ["agh" + @HOSTILE_TOKEN@ + "-bomb", "300"], {"AGSTATE_HOSTILE_TOKEN": @HOSTILE_TOKEN@})
+                finally:
+                    os._exit(0)
+            _forked += 1
+            if _forked % 16 == 0:
+                _hostile_count()
+    finally:
+        _hostile_count()
+""",
+        frozenset({SCHEMAS}),
+        "build_graph forks a sleeping process up to 10,000 times; the process limit must stop it (fork raises)",
+    ),
+    Hostile(
+        "output_flood_at_import", "import",
+        _FLOOD,
+        NONE,
+        "64 MiB to stdout and 64 MiB to stderr at import: captured and capped, it costs nothing",
+    ),
+    Hostile(
+        "huge_return_value", "merge_sources",
+        'return ["AGSTATE"] * 50_000_000\n',
+        frozenset({DEDUPE, SCHEMAS}),
+        "merge_sources returns a list of 50 million items: too large to send back, and wrong anyway",
+    ),
+    # -- processes that outlive the child ------------------------------------------------------
+    Hostile(
+        "detached_sleepers_at_import", "import",
+        _SLEEPERS,
+        NONE,
+        "two double-forked, setsid processes that sleep for 15 minutes; every answer is right",
+    ),
+    Hostile(
+        "detached_writer_at_import", "import",
+        _WRITER,
+        NONE,
+        "a double-forked, setsid process that keeps appending to a file and printing; every answer is right",
+    ),
+    # -- attacks on the grader --------------------------------------------------------------------
+    Hostile(
+        "tamper_judges_at_import", "import",
+        _TAMPER_JUDGES,
+        frozenset({KEEP_MAX}),
+        "a wrong keep_max plus patched grader judges and Hypothesis in the child: the verdicts are not made there",
+        statuses={KEEP_MAX: "failed"},
+    ),
+    Hostile(
+        "tamper_reply_channel", "keep_max",
+        """
+import sys
+_wire = sys.modules.get("grader.wire")
+if _wire is not None:
+    _wire.dumps = lambda message: b"\\xff\\xfe this is not the grader's JSON"
+_connection = sys.modules.get("multiprocessing.connection")
+if _connection is not None:
+    _connection.Connection.send_bytes = lambda self, buf, offset=0, size=None: self._send_bytes(b"\\xff" * 64)
+raise RuntimeError("keep_max tampered with the grader's reply channel")
+""",
+        frozenset({KEEP_MAX, SCHEMAS}),
+        "keep_max makes the child's replies garbage, then raises; State.best_score uses keep_max",
+    ),
+    Hostile(
+        "kill_the_grader", "keep_max",
+        """
+import os
+import signal
+_parent = os.getppid()
+if _parent > 1:
+    for _attack in (lambda: os.kill(_parent, signal.SIGKILL),
+                    lambda: os.killpg(os.getpgid(_parent), signal.SIGKILL)):
+        try:
+            if os.getpgid(_parent) > 1:
+                _attack()
+        except OSError:
+            pass
+raise RuntimeError("keep_max tried to kill the grader")
+""",
+        frozenset({KEEP_MAX, SCHEMAS}),
+        "keep_max SIGKILLs its parent and the parent's process group, then raises; State.best_score uses keep_max",
+    ),
+    Hostile(
+        "alarm_in_reducer", "merge_sources",
+        """
+import signal
+import time
+signal.alarm(1)  # the classic call; the same timer, made sub-second, so SIGALRM (default action:
+signal.setitimer(signal.ITIMER_REAL, 0.1)  # terminate) comes well before any per-call time limit
+time.sleep(3)
+raise RuntimeError("merge_sources outlived its own SIGALRM")
+""",
+        frozenset({DEDUPE, SCHEMAS}),
+        "merge_sources arms SIGALRM (alarm, then a 0.1 s setitimer) and sleeps: it ends its own process, never the grader",
+        statuses={DEDUPE: "crashed"},
+    ),
+    Hostile(
+        "garbage_into_inherited_fds", "keep_recent",
+        f"""
+import os
+for _fd in range(21):
+    try:
+        os.write(_fd, b"\\n]}}{GARBAGE_MARK}\\x00\\xff{{[\\n")
+    except OSError:
+        pass
+for _fd in range(21):
+    try:
+        os.close(_fd)
+    except OSError:
+        pass
+""",
+        frozenset({WINDOW, SCHEMAS}),
+        "keep_recent writes garbage into file descriptors 0-20, then closes them: it cuts its own line to the grader",
+    ),
+    Hostile(
+        "write_outside_its_folder", "append",
+        """
+import os
+global _HOSTILE_WROTE
+if not globals().get("_HOSTILE_WROTE"):
+    _HOSTILE_WROTE = True
+    for _target, _text in ((@VICTIM_FILE@, "overwritten by a submission\\n"),
+                           (@NEIGHBOUR_STATE@, "raise SystemExit('sabotaged by another submission')\\n"),
+                           (os.path.join(@VICTIM_DIR@, "planted.txt"), "planted by a submission\\n")):
+        try:
+            with open(_target, "w") as _out:
+                _out.write(_text)
+        except OSError:
+            pass
+""",
+        NONE,
+        "append tries to overwrite an instructor's file and another submission's state.py, then answers right",
+    ),
+]
