@@ -95,14 +95,18 @@ class Checker:
         self.examples = examples
         self.deadline = deadline
         self._answers = {}
-        self._replaying = None  # request -> answer while replaying banked examples
+        # request -> answer, for the whole task: rules asking the same question share one answer.
+        self._known = {}
+        self._batching = False  # replaying banked examples: probes are recorded, then sent in batches
         self._requests = {}
+        # Only a task's first broken rule is shrunk: it is the one the feedback shows.
+        self.shrink = True
 
     # A graph run costs milliseconds where a reducer call costs microseconds:
     # graph rules draw fewer, richer examples (random supersteps, parallel writers).
     @property
     def graph_examples(self) -> int:
-        return max(3, self.examples // 10)
+        return max(3, self.examples // 20)
 
     @property
     def run_examples(self) -> int:
@@ -112,8 +116,12 @@ class Checker:
     # -- talking to the child -------------------------------------------------
     def probe(self, name: str, *args, limit: float | None = None):
         """Run a probe; a stub, a missing name, a crash or the time budget abort the rule."""
-        if self._replaying is not None:
-            return self._settle(self._replayed(name, args))
+        key = json.dumps([name, wire.encode(list(args))], sort_keys=True)
+        if key in self._known:  # fetched already, by a batch or an earlier example
+            return self._settle(self._known[key])
+        if self._batching:
+            self._requests[key] = (name, list(args))
+            raise _Pending()
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise Abort("timeout", "this task ran out of time before all its rules were checked")
@@ -129,6 +137,7 @@ class Checker:
             raise Abort("error", f"your module failed to import again: {exc}") from None
         except MissingName as exc:
             value = exc
+        self._known[key] = value
         return self._settle(value)
 
     @staticmethod
@@ -177,44 +186,57 @@ class Checker:
         return outcome
 
     # -- random examples ----------------------------------------------------------
-    def forall(self, *strategies, examples: int | None = None):
+    def forall(self, *strategies, examples: int | None = None, first: tuple | None = None):
         """Decorator: run the test now on the rule's seeded examples; a shrunk failure propagates.
 
         Fast path: every example's probes go to the child in a few batches
         (``_replay``). Only when an example fails does Hypothesis run the test
         again, one probe at a time, to find and shrink the smallest failure.
+        ``first``: arguments of a small hand-picked case, checked before all.
         """
 
         def run(test):
+            if first is not None:
+                test(*first)  # a hand-picked small case: its failure needs no shrinking
             count = examples or self.examples
             own_seed = bank.rule_seed(self.seed, self.task_id, test.__name__)
             drawing = time.monotonic()
             cases = bank.examples(f"{self.task_id}/{test.__name__}/{self.seed}/{count}", strategies, own_seed, count)
             self.deadline += time.monotonic() - drawing  # the grader's own work is not the learner's time
-            if self._replay(test, cases):
+            first_failure = self._replay(test, cases)
+            if first_failure is None:
                 return test
+            if not self.shrink and isinstance(first_failure, Failure):
+                raise first_failure
+
             def example(case):
                 return test(*case)
 
+            # Same seed and settings as the bank: Hypothesis meets the same examples (their answers
+            # are known, so only the shrinking asks the child anything new) and shrinks the failure.
             property_test = seed(own_seed)(bank.rule_settings(count, shrink=True)(given(bank.cases(strategies))(example)))
             try:
                 property_test()
             except Flaky as exc:
                 raise _first_failure(exc) from None
+            if isinstance(first_failure, Failure):
+                raise first_failure  # Hypothesis did not meet it again (a learner function that is not pure)
             return test
 
         return run
 
-    def _replay(self, test, cases: list[tuple]) -> bool:
-        """Run ``test`` on every case with batched probes; True when all pass.
+    def _replay(self, test, cases: list[tuple]) -> BaseException | None:
+        """Run ``test`` on every case with batched probes; None when all pass.
 
         Each round runs the tests that still wait for answers; a probe without
         an answer records its request and stops that test (``_Pending``). The
         round's requests go to the child in one batch; tests that depend on
-        earlier answers (reducer laws) take a further round.
+        earlier answers (reducer laws) take a further round. Returns the first
+        ``Failure`` met, or ``ChildFailed`` when a batch did not come back (an
+        endless loop or a crash: found again one call at a time).
         """
         waiting = list(range(len(cases)))
-        self._replaying = {}
+        self._batching = True
         try:
             while waiting:
                 self._requests = {}
@@ -224,21 +246,14 @@ class Checker:
                         test(*cases[index])
                     except _Pending:
                         still.append(index)
-                    except Failure:
-                        return False  # Hypothesis finds the first failure again and shrinks it
+                    except Failure as failure:
+                        return failure
                 if self._requests and not self._answer_batch():
-                    return False
+                    return ChildFailed("crashed", "a batch of checks did not come back")
                 waiting = still
-            return True
+            return None
         finally:
-            self._replaying = None
-
-    def _replayed(self, name: str, args: tuple):
-        key = json.dumps([name, wire.encode(list(args))], sort_keys=True)
-        if key in self._replaying:
-            return self._replaying[key]
-        self._requests[key] = (name, list(args))
-        raise _Pending()
+            self._batching = False
 
     def _answer_batch(self) -> bool:
         """Send the recorded requests in one batch; False when the child could not answer them all."""
@@ -250,7 +265,7 @@ class Checker:
             replies = self.session.batch([self._requests[k] for k in keys], timeout=allowed)
         except (ChildFailed, LoadFailed):
             return False
-        self._replaying.update(zip(keys, replies))
+        self._known.update(zip(keys, replies))
         return True
 
 

@@ -108,7 +108,10 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
         except ChildFailed as exc:
             return {**base, "status": exc.status, "feedback": exc.message, "load_problem": True}
         checker = Checker(session, task.id, seed, examples, deadline, call_limit)
-        verdicts = [_run_rule(rule, checker) for rule in task.rules]
+        verdicts = []
+        for rule in task.rules:
+            verdicts.append(_run_rule(rule, checker))
+            checker.shrink = checker.shrink and verdicts[-1]["status"] == "passed"
     total = sum(rule.weight for rule in task.rules)
     earned = sum(rule.weight for rule, v in zip(task.rules, verdicts) if v["status"] == "passed")
     score = round(task.max_score * earned / total, 2)
