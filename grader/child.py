@@ -18,7 +18,8 @@ from grader import wire
 __all__ = ["serve", "load_learner_module", "describe_exception"]
 
 # Imported once by the grading process before it forks children, so a child pays nothing for them.
-PRELOAD = ["langgraph.graph", "langgraph.checkpoint.memory", "pydantic", "typing_extensions", "grader.probes"]
+PRELOAD = ["langgraph.graph", "langgraph.checkpoint.memory", "pydantic", "typing_extensions", "grader.probes",
+           "grader.containment"]
 
 
 class SubmissionProblem(Exception):
