@@ -57,18 +57,10 @@ from typing import NamedTuple
 __all__ = ["Hostile", "CASES", "PART_A", "REFERENCE_PACKAGE", "StaleCase", "case_source", "build_submission",
            "PLACEHOLDERS", "FLOOD_MARK", "GARBAGE_MARK"]
 
-REFERENCE_PACKAGE = Path(__file__).resolve().parents[2] / "solutions" / "agstate"
-MODULE = "state.py"
+# The task ids and the reference are the mutant corpus's: both corpora break the same module.
+from mutants.state_mutants import (APPEND, DEDUPE, KEEP_MAX, MODULE, OVERWRITE, PART_A,  # noqa: E402
+                                   REFERENCE_PACKAGE, SCHEMAS, WINDOW)
 
-OVERWRITE = "state.overwrite"
-APPEND = "state.append"
-BUDGET = "state.budget"
-DEDUPE = "state.dedupe"
-KEEP_MAX = "state.keep_max"
-WINDOW = "state.window"
-SCHEMAS = "state.schemas"
-DECISIONS = "state.decisions"
-PART_A = (OVERWRITE, APPEND, BUDGET, DEDUPE, KEEP_MAX, WINDOW, SCHEMAS, DECISIONS)
 ALL = frozenset(PART_A)
 NONE = frozenset()
 
