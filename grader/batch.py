@@ -36,13 +36,13 @@ def failed_report(submission: str, task_ids: list[str], seed: int, status: str, 
 
 
 def _worker(conn, submission: str, task_ids: list[str], seed: int, examples: int, timeout: float,
-            memory_mb: int, slot: int) -> None:
+            memory_mb: int) -> None:
     # Ctrl-C at a terminal reaches the whole process group: the main process
     # answers it (stopping workers, keeping the log); a worker just goes on.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sweep = containment.become_subreaper()
     try:
-        report = grade_submission(submission, task_ids, seed, examples, timeout, memory_mb, slot, sweep=sweep)
+        report = grade_submission(submission, task_ids, seed, examples, timeout, memory_mb, sweep=sweep)
     except Exception as exc:  # a grader bug: this submission gets a clear error, the batch goes on
         report = failed_report(submission, task_ids, seed, "error",
                                f"the grader failed on this submission ({type(exc).__name__}: {exc}); report it to your instructor")
@@ -57,29 +57,26 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int, examples: int, tim
     context = sandbox.mp_context()  # imports the heavy modules once, here, before any fork
     containment.become_subreaper()
     pending = deque(enumerate(plans))
-    free_slots = list(range(max(1, jobs)))
-    running = {}  # connection -> (index, process, slot, deadline)
+    running = {}  # connection -> (index, process, deadline)
     try:
         while pending or running:
-            while pending and free_slots:
+            while pending and len(running) < max(1, jobs):
                 index, (submission, task_ids) = pending.popleft()
-                slot = free_slots.pop(0)
                 receiver, sender = context.Pipe(duplex=False)
                 worker = context.Process(target=_worker,
-                                         args=(sender, submission, task_ids, seed, examples, timeout, memory_mb, slot))
+                                         args=(sender, submission, task_ids, seed, examples, timeout, memory_mb))
                 worker.start()
                 sender.close()
                 # Each task may use its whole time limit plus its module's import.
                 budget = len(task_ids) * (2 * timeout + 5) + 30
-                running[receiver] = (index, worker, slot, time.monotonic() + budget)
+                running[receiver] = (index, worker, time.monotonic() + budget)
             abnormal = False
             for receiver in wait(list(running), timeout=0.5):
-                index, worker, slot, _ = running.pop(receiver)
+                index, worker, _ = running.pop(receiver)
                 report = _collect(receiver, worker, plans[index], seed)
                 abnormal |= worker.exitcode != 0
                 on_report(index, report)
-                free_slots.append(slot)
-            for receiver, (index, worker, slot, deadline) in list(running.items()):
+            for receiver, (index, worker, deadline) in list(running.items()):
                 if time.monotonic() > deadline:
                     running.pop(receiver)
                     _stop(worker)
@@ -87,11 +84,10 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int, examples: int, tim
                     submission, task_ids = plans[index]
                     on_report(index, failed_report(submission, task_ids, seed, "timeout",
                                                    "grading this submission ran over its total time budget"))
-                    free_slots.append(slot)
             if abnormal:  # a worker that did not clean up after itself: its orphans came to us
-                containment.kill_descendants(spare=frozenset(w.pid for _, w, _, _ in running.values()))
+                containment.kill_descendants(spare=frozenset(w.pid for _, w, _ in running.values()))
     finally:
-        for _, worker, _, _ in running.values():
+        for _, worker, _ in running.values():
             _stop(worker)
         containment.kill_descendants()
 

@@ -2,9 +2,11 @@
 
 Applied in the child before the learner's module is imported:
 - CPU seconds, address space, open files, file size and process count (rlimits);
-- when the grader runs as root, a uid and gid of its own per job slot, so the
-  learner's code cannot signal the grader, write its files, or dodge the
-  process limit (root ignores RLIMIT_NPROC);
+- when the grader runs as root, a uid and gid of the child's own (derived
+  from its pid, so no two live children share one, even across concurrent
+  batches), so the learner's code cannot signal the grader or another
+  submission, write the grader's files, or dodge the process limit (root
+  ignores RLIMIT_NPROC, and the limit counts every process of a uid);
 - every inherited file descriptor closed but the child's own pipe and stdio.
 A grading process is a child subreaper: processes the learner detaches
 (double fork, setsid) are re-parented to it, and ``kill_descendants`` ends them.
@@ -33,12 +35,11 @@ class Limits:
     open_files: int = 256
     processes: int = 64
     file_bytes: int = 64 * 2**20
-    slot: int = 0
 
-    @property
-    def uid(self) -> int | None:
-        """The learner's uid: its own when the grader is root, else unchanged."""
-        return _UID_BASE + self.slot if os.geteuid() == 0 else None
+
+def _learner_uid() -> int | None:
+    """This child's uid for the learner's code: its own when the grader is root, else unchanged."""
+    return _UID_BASE + os.getpid() if os.geteuid() == 0 else None
 
 
 def apply_in_child(limits: Limits, keep_fds: tuple[int, ...]) -> None:
@@ -50,7 +51,7 @@ def apply_in_child(limits: Limits, keep_fds: tuple[int, ...]) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    uid = limits.uid
+    uid = _learner_uid()
     if uid is not None:
         os.setgroups([])
         os.setgid(uid)

@@ -27,13 +27,11 @@ def labs_present(submission: Path) -> list[str]:
 
 
 def grade_submission(submission: str, task_ids: list[str], seed: int, examples: int = DEFAULT_EXAMPLES,
-                     timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB, slot: int = 0,
-                     sweep: bool = False) -> dict:
+                     timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB, sweep: bool = False) -> dict:
     """The JSON report for one submission directory.
 
-    ``slot`` picks the learner's uid (one per parallel job); ``sweep`` kills
-    whatever the learner detached after each task (this process must be a
-    subreaper, as batch workers are).
+    ``sweep`` kills whatever the learner detached after each task (this
+    process must be a subreaper, as batch workers are).
     """
     path = Path(submission)
     results = []
@@ -47,7 +45,7 @@ def grade_submission(submission: str, task_ids: list[str], seed: int, examples: 
             if problem:  # one failed import answers for the whole lab
                 results.append({**base, **problem})
                 continue
-            limits = Limits(cpu_seconds=timeout, memory_bytes=memory_mb * 2**20, slot=slot)
+            limits = Limits(cpu_seconds=timeout, memory_bytes=memory_mb * 2**20)
             result = run_task(task, copy, seed, examples, timeout, limits, sweep)
             if result.pop("load_problem", False):
                 lab_problems[task.lab] = {"status": result["status"], "feedback": result["feedback"]}
