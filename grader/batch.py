@@ -13,7 +13,6 @@ it: call it from a process of its own, as ``agstate-grade`` does.
 
 import json
 import multiprocessing
-import os
 import signal
 import time
 from collections import deque
@@ -109,8 +108,5 @@ def _collect(receiver, worker, plan, seed: int) -> dict:
 
 
 def _stop(worker: multiprocessing.Process) -> None:
-    try:
-        os.kill(worker.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    worker.kill()  # SIGKILL; a worker that has already exited is left as it is
     worker.join(5)

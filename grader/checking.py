@@ -98,7 +98,6 @@ class Checker:
         self.seed = seed_value
         self.examples = examples
         self.deadline = deadline
-        self._answers = {}
         # request -> answer, for the whole task: rules asking the same question share one answer.
         self._known = {}
         self._batching = False  # replaying banked examples: probes are recorded, then sent in batches
@@ -141,8 +140,6 @@ class Checker:
             raise Abort(exc.status, exc.message) from None
         except LoadFailed as exc:
             raise Abort("error", f"your module failed to import again: {exc}") from None
-        except MissingName as exc:
-            value = exc
         self._known[key] = value
         return self._settle(value)
 
@@ -154,13 +151,6 @@ class Checker:
         if isinstance(value, Raised) and value.is_a("NotImplementedError"):
             raise Abort("not_implemented", f"{value.info['message'] or 'not implemented yet'}")
         return value
-
-    def once(self, name: str, *args):
-        """``probe`` for questions whose answer cannot change within a task (a schema's channels)."""
-        key = (name, repr(args))
-        if key not in self._answers:
-            self._answers[key] = self.probe(name, *args)
-        return self._answers[key]
 
     def call(self, name: str, *args) -> Call:
         """Call the learner's ``name(*args)``; exceptions come back in ``Call.raised``."""

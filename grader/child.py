@@ -22,16 +22,13 @@ PRELOAD = ["langgraph.graph", "langgraph.checkpoint.memory", "pydantic", "typing
            "grader.containment"]
 
 
-class SubmissionProblem(Exception):
-    """The submission cannot be loaded at all (no package, syntax error...)."""
-
-
 def load_learner_module(submission: Path, module: str):
-    """Import ``agstate.<module>`` from ``submission/agstate`` and nowhere else."""
+    """Import ``agstate.<module>`` from ``submission/agstate`` and nowhere else.
+
+    The runner has checked that both files exist (``runner._missing_module``).
+    """
     package_dir = submission / "agstate"
     init = package_dir / "__init__.py"
-    if not init.is_file():
-        raise SubmissionProblem(f"no agstate package in {submission} (expected {init})")
     for name in [n for n in sys.modules if n == "agstate" or n.startswith("agstate.")]:
         del sys.modules[name]
     spec = importlib.util.spec_from_file_location("agstate", init, submodule_search_locations=[str(package_dir)])
@@ -39,8 +36,6 @@ def load_learner_module(submission: Path, module: str):
     sys.modules["agstate"] = package
     sys.path.insert(0, str(submission))
     spec.loader.exec_module(package)
-    if not (package_dir / f"{module}.py").is_file():
-        raise SubmissionProblem(f"no agstate/{module}.py in {submission}")
     return importlib.import_module(f"agstate.{module}")
 
 
@@ -90,9 +85,6 @@ def serve(conn, submission: str, module: str, output_fd: int, limits) -> None:
     submission_path = Path(submission)
     try:
         learner = load_learner_module(submission_path, module)
-    except SubmissionProblem as exc:
-        conn.send_bytes(wire.dumps({"load_error": {"type": "SubmissionProblem", "message": str(exc), "mro": [], "where": None}}))
-        return
     except BaseException as exc:  # SyntaxError, ImportError, anything the module raises on import
         conn.send_bytes(wire.dumps({"load_error": describe_exception(exc, submission_path)}))
         return

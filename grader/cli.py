@@ -105,12 +105,12 @@ def _plan(args) -> tuple[list[tuple[str, list[str]]], int, dict]:
     if args.resume and not args.out:
         raise UsageError("--resume needs --out FILE (the log it resumes from)")
     done = gradebook.read_log(args.out) if args.resume else {}
-    logged_seeds = {report["seed"] for report in done.values()}
-    if len(logged_seeds) > 1:
-        raise UsageError(f"{gradebook.log_path(args.out)} mixes seeds {sorted(logged_seeds)}; start a new --out file")
-    seed = args.seed if args.seed is not None else (logged_seeds.pop() if logged_seeds else random.SystemRandom().randrange(2**31))
-    if done and next(iter(done.values()))["seed"] != seed:
-        raise UsageError(f"{gradebook.log_path(args.out)} was graded with seed {next(iter(done.values()))['seed']}, not {seed}")
+    logged = {report["seed"] for report in done.values()}
+    if len(logged) > 1:
+        raise UsageError(f"{gradebook.log_path(args.out)} mixes seeds {sorted(logged)}; start a new --out file")
+    seed = args.seed if args.seed is not None else next(iter(logged), random.SystemRandom().randrange(2**31))
+    if logged and seed not in logged:
+        raise UsageError(f"{gradebook.log_path(args.out)} was graded with seed {logged.pop()}, not {seed}")
     plans = [(path, select_tasks(Path(path), args.lab, args.task)) for path in paths]
     return plans, seed, done
 

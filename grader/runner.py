@@ -36,6 +36,7 @@ def grade_submission(submission: str, task_ids: list[str], seed: int, examples: 
     path = Path(submission)
     results = []
     lab_problems: dict[str, dict] = {}
+    limits = Limits(cpu_seconds=timeout, memory_bytes=memory_mb * 2**20)
     with staged(path) as copy:
         for task_id in task_ids:
             task = TASKS[task_id]
@@ -45,7 +46,6 @@ def grade_submission(submission: str, task_ids: list[str], seed: int, examples: 
             if problem:  # one failed import answers for the whole lab
                 results.append({**base, **problem})
                 continue
-            limits = Limits(cpu_seconds=timeout, memory_bytes=memory_mb * 2**20)
             result = run_task(task, copy, seed, examples, timeout, limits, sweep)
             if result.pop("load_problem", False):
                 lab_problems[task.lab] = {"status": result["status"], "feedback": result["feedback"]}
@@ -147,8 +147,6 @@ def _run_rule(rule, checker: Checker) -> dict:
 
 def _load_feedback(exc: LoadFailed, task: Task) -> str:
     info = exc.raised.info
-    if info["type"] == "SubmissionProblem":
-        return info["message"]
     module = LABS[task.lab]
     if info["type"] in ("SyntaxError", "IndentationError", "TabError") and info.get("where"):
         where = info["where"]

@@ -89,11 +89,11 @@ def _outcome(reply: dict):
 
 
 class _OutputDrain(threading.Thread):
-    """Reads the child's stdout/stderr as fast as it writes, keeping only the tail and a count."""
+    """Reads the child's stdout/stderr as fast as it writes, keeping only the tail."""
 
     def __init__(self, fd: int):
         super().__init__(daemon=True)
-        self.fd, self.total, self.tail, self._stopping = fd, 0, bytearray(), threading.Event()
+        self.fd, self.tail, self._stopping = fd, bytearray(), threading.Event()
 
     def run(self) -> None:
         try:
@@ -103,7 +103,6 @@ class _OutputDrain(threading.Thread):
                 chunk = os.read(self.fd, 1 << 16)
                 if not chunk:
                     return
-                self.total += len(chunk)
                 self.tail += chunk
                 del self.tail[:-_OUTPUT_TAIL_BYTES]
         finally:
@@ -157,12 +156,8 @@ class Session:
             raise LoadFailed(Raised(error))
 
     def probe(self, name: str, *args, timeout: float):
-        """Run probe ``name`` in the child; return its value, or a ``Raised``."""
-        reply = self._ask({"probe": name, "args": wire.encode(list(args))}, timeout, f"running {name}")
-        outcome = _outcome(reply)
-        if isinstance(outcome, MissingName):
-            raise outcome
-        return outcome
+        """Run probe ``name`` in the child; its value, a ``Raised`` or a ``MissingName``."""
+        return _outcome(self._ask({"probe": name, "args": wire.encode(list(args))}, timeout, f"running {name}"))
 
     def batch(self, requests: list[tuple[str, list]], timeout: float) -> list:
         """Run many probes in one round trip; each outcome is a value, a ``Raised`` or a ``MissingName``."""

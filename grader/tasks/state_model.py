@@ -122,7 +122,7 @@ def require_keys(check: Checker, schema: str, whole_schema: bool = True) -> dict
     ``whole_schema=False``: the caller judges one key on its own, so ``StateGraph(schema)`` raising
     (because of some key's annotation) is not this rule's failure; returns None then.
     """
-    info = check.once("channels", schema)
+    info = check.probe("channels", schema)  # asked once per task: answers are kept
     if hasattr(info, "sentence"):
         if not whole_schema:
             return None
