@@ -15,7 +15,11 @@ from pathlib import Path
 
 from grader.tasks import LABS, TASKS
 
-__all__ = ["check", "workspace"]
+__all__ = ["check", "workspace", "scorecard_html", "SCORED_OUTSIDE"]
+
+# Set by grader.autograde.GradedExecute while nbgrader runs a notebook: that
+# preprocessor writes the check cells' outputs from its own grader run.
+SCORED_OUTSIDE = "AGSTATE_SCORED_OUTSIDE_KERNEL"
 
 _STATUS_MARK = {"passed": "✅", "failed": "❌", "not_implemented": "⬜", "error": "💥", "timeout": "⏱", "crashed": "💀"}
 
@@ -32,6 +36,9 @@ def workspace() -> Path:
 
 def check(target: str | None = None, *, seed: int | None = None) -> float:
     """Grade ``target`` (a task id like "state.dedupe", a lab like "state", or everything)."""
+    if os.environ.get(SCORED_OUTSIDE) == "1":
+        print("Scored by the course's grader outside this notebook: see the feedback.")
+        return None
     args = [sys.executable, "-m", "grader", str(workspace()), "--json"]
     if target in TASKS:
         args += ["--task", target]
@@ -56,14 +63,16 @@ def _show(report: dict) -> None:
     except ImportError:
         get_ipython = None
     if get_ipython is not None and get_ipython() is not None:
-        display(HTML(_html(report)))
+        display(HTML(scorecard_html(report)))
     else:
         from grader.cli import render_text
 
         print(render_text(report))
 
 
-def _html(report: dict) -> str:
+def scorecard_html(report: dict, repeat: str | None = None) -> str:
+    """The scorecard as an HTML table: a row per task, its points, status and feedback."""
+    repeat = repeat or f"check(..., seed={report['seed']})"
     rows = []
     for task in report["tasks"]:
         feedback = "" if task["status"] == "passed" else html.escape(task["feedback"])
@@ -76,5 +85,5 @@ def _html(report: dict) -> str:
         "<table><thead><tr><th></th><th>task</th><th>points</th><th>status</th><th style='text-align:left'>feedback</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
         f"<p><b>{report['score']:g} / {report['max_score']:g}</b> — seed {report['seed']} "
-        f"(repeat with <code>check(..., seed={report['seed']})</code>)</p>"
+        f"(repeat with <code>{html.escape(repeat)}</code>)</p>"
     )

@@ -5,8 +5,9 @@ The master is ``solutions/``. In an exercise module, each region between
 region's ``### STUB`` lines (written as comments in the master, uncommented
 here) or a ``raise NotImplementedError`` naming the task and its notebook.
 Other files of ``solutions/agstate`` (provided helpers) are copied as they
-are. Master notebooks are jupytext percent files; nbgrader's own
-``ClearSolutions`` replaces their answers with "YOUR ANSWER HERE".
+are. Master notebooks are jupytext percent files; each learner notebook is
+the release ``nbgrader generate_assignment`` makes of it (``grader.assignment``):
+answers become "YOUR ANSWER HERE", graded cells carry nbgrader's metadata.
 
     python -m grader.release          # write agstate/ and notebooks/
     python -m grader.release --check  # exit 1 if the committed copies drifted
@@ -18,6 +19,7 @@ import re
 import sys
 from pathlib import Path
 
+from grader.assignment import notebook_text, release_notebook, source_notebook
 from grader.tasks import LABS, TASKS
 
 __all__ = ["stub_module", "learner_notebook", "learner_files", "main"]
@@ -63,22 +65,8 @@ def _not_implemented(begin, owner, filename, line) -> str:
 
 
 def learner_notebook(master: Path) -> str:
-    """The learner's .ipynb text for one percent-format master notebook: answers cleared, no outputs."""
-    import jupytext
-    import nbformat
-    from nbgrader.preprocessors import ClearSolutions
-
-    notebook = jupytext.read(master)
-    notebook.metadata.pop("jupytext", None)
-    notebook.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
-    notebook.metadata["language_info"] = {"name": "python"}
-    ClearSolutions(enforce_metadata=False).preprocess(notebook, {"language": "python"})
-    for cell in notebook.cells:
-        cell.pop("id", None)
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    notebook.nbformat, notebook.nbformat_minor = 4, 4
-    return nbformat.writes(notebook) + "\n"
+    """The learner's .ipynb text for one percent-format master: nbgrader's release of its source notebook."""
+    return notebook_text(release_notebook(source_notebook(master)))
 
 
 def learner_files(root: Path = ROOT) -> dict[str, str]:

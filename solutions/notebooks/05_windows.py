@@ -1,5 +1,7 @@
 # ---
 # jupyter:
+#   agstate:
+#     lab: state
 #   jupytext:
 #     text_representation:
 #       extension: .py

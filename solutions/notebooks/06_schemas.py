@@ -1,5 +1,7 @@
 # ---
 # jupyter:
+#   agstate:
+#     lab: state
 #   jupytext:
 #     text_representation:
 #       extension: .py
@@ -205,6 +207,19 @@ for key in State.__annotations__:
     decision = DECISIONS.get(key, "**missing**")
     rows.append(f"| `{key}` | {mark(key, InputState)} | {mark(key, OutputState)} | {decision} |")
 display(Markdown("\n".join(rows)))
+
+# %% [markdown]
+# In your own words, for a person reading your design: pick the key of `State`
+# whose decision was hardest. What would go wrong if it had the other merge
+# rule, or the other visibility? (Your instructor reads this answer.)
+
+# %% [markdown] tags=["reasoning"]
+# ### BEGIN SOLUTION
+# `best_score`: with plain overwrite, a later, lower relevance score would
+# replace the best one, and with `operator.add` the scores would be summed into
+# a meaningless number; made visible, callers would start depending on an
+# internal ranking signal we want to be free to change.
+# ### END SOLUTION
 
 # %% [markdown]
 # ## Your exercise

@@ -1,0 +1,149 @@
+"""``agstate-course``: a ready nbgrader course for the lab.
+
+    agstate-course init DIR [--assignment agstate-lab] [--lab LAB ...] [--seed N] [--force]
+
+writes ``DIR/nbgrader_config.py`` and ``DIR/source/<assignment>/`` (the
+source notebooks with nbgrader's cell metadata, and the learner's ``agstate``
+package). From ``DIR``, ``nbgrader generate_assignment <assignment>`` then
+releases exactly the repository's learner copies, and ``nbgrader autograde``
+scores every check cell with the lab's grader (``grader.autograde``).
+"""
+
+import argparse
+import re
+import secrets
+import shutil
+import sys
+from pathlib import Path
+
+from grader.assignment import lab_of, notebook_text, source_notebook
+from grader.release import ROOT, learner_files
+from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
+from grader.tasks import LABS
+
+__all__ = ["init_course", "main"]
+
+CELL_TIMEOUT = 120  # seconds nbgrader lets one notebook cell run before interrupting the kernel
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+_CONFIG = '''\
+# nbgrader configuration of an agstate lab course, written by `agstate-course init`.
+# Run every nbgrader command from this directory.
+from grader.autograde import autograde_preprocessors
+
+c = get_config()  # noqa: F821
+
+c.CourseDirectory.root = {root!r}
+c.CourseDirectory.course_id = {course_id!r}
+c.CourseDirectory.db_url = {db_url!r}
+c.Exchange.root = {exchange!r}
+
+# Autograde would replace the student's exercise modules with the stubs from
+# source/; keep the student's own.
+c.Autograde.exclude_overwriting = {exclude!r}
+
+# Check cells are scored by the lab's grader in a fresh process, outside the
+# kernel that runs the student's code, with these settings. The same scores:
+#   agstate-grade 'submitted/*/{assignment}' --seed {seed} --examples {examples} --timeout {timeout:g}
+c.Autograde.autograde_preprocessors = autograde_preprocessors()
+c.GradedExecute.seed = {seed}
+c.GradedExecute.examples = {examples}
+c.GradedExecute.grader_timeout = {timeout!r}
+c.GradedExecute.labs = {labs!r}
+# Seconds one notebook cell may run (the student's code included).
+c.GradedExecute.timeout = {cell_timeout}
+'''
+
+
+class CourseError(Exception):
+    pass
+
+
+def init_course(directory: Path, assignment: str = "agstate-lab", labs: list[str] | None = None,
+                seed: int | None = None, examples: int = DEFAULT_EXAMPLES, timeout: float = DEFAULT_TIMEOUT,
+                force: bool = False) -> dict:
+    """Write a course into ``directory``; return what was written (paths, labs, seed)."""
+    directory = directory.resolve()
+    if not _NAME.match(assignment):
+        raise CourseError(f"assignment name {assignment!r} must be letters, digits, '.', '_' or '-'")
+    available = [lab for lab, module in LABS.items() if (ROOT / "solutions" / "agstate" / f"{module}.py").exists()]
+    labs = labs or available
+    unknown = [lab for lab in labs if lab not in available]
+    if unknown:
+        raise CourseError(f"unknown part {unknown[0]!r}; the parts are {', '.join(available)}")
+    if directory.exists() and not directory.is_dir():
+        raise CourseError(f"{directory} is a file, not a directory")
+    if directory.exists() and any(directory.iterdir()) and not force:
+        raise CourseError(f"{directory} is not empty; choose a new directory, or pass --force to write the course "
+                          f"into it (replacing nbgrader_config.py and source/{assignment}/)")
+    seed = secrets.randbelow(10**6) if seed is None else seed
+
+    source = directory / "source" / assignment
+    shutil.rmtree(source, ignore_errors=True)
+    notebooks = _write_notebooks(source, labs)
+    modules = _write_package(source, labs)
+    exclude = [f"agstate/{LABS[lab]}.py" for lab in labs]
+    (directory / "nbgrader_config.py").write_text(_CONFIG.format(
+        root=str(directory), course_id=directory.name, db_url=f"sqlite:///{directory / 'gradebook.db'}",
+        exchange=str(directory / "exchange"), exclude={assignment: exclude}, assignment=assignment, seed=seed,
+        examples=examples, timeout=float(timeout), labs=labs, cell_timeout=CELL_TIMEOUT))
+    return {"directory": directory, "assignment": assignment, "labs": labs, "seed": seed, "notebooks": notebooks,
+            "modules": modules}
+
+
+def _write_notebooks(source: Path, labs: list[str]) -> list[str]:
+    written = []
+    for master in sorted((ROOT / "solutions" / "notebooks").glob("[0-9][0-9]_*.py")):
+        notebook = source_notebook(master)
+        try:
+            lab = lab_of(notebook)
+        except ValueError as exc:
+            raise CourseError(f"solutions/notebooks/{master.name}: {exc}") from None
+        if lab in labs:
+            source.mkdir(parents=True, exist_ok=True)
+            (source / f"{master.stem}.ipynb").write_text(notebook_text(notebook))
+            written.append(f"{master.stem}.ipynb")
+    return written
+
+
+def _write_package(source: Path, labs: list[str]) -> list[str]:
+    """The learner's package: stubs of the chosen parts' exercise modules and every provided helper."""
+    skipped = {f"agstate/{module}.py" for lab, module in LABS.items() if lab not in labs}
+    written = []
+    for relative, text in learner_files().items():
+        if relative.startswith("agstate/") and relative not in skipped:
+            (source / relative).parent.mkdir(parents=True, exist_ok=True)
+            (source / relative).write_text(text)
+            written.append(relative)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="agstate-course", description="Set up an nbgrader course for the agstate lab.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    init = commands.add_parser("init", help="write a ready nbgrader course into DIR")
+    init.add_argument("directory", metavar="DIR", type=Path)
+    init.add_argument("--assignment", default="agstate-lab", help="assignment name (default agstate-lab)")
+    init.add_argument("--lab", nargs="+", metavar="LAB", help=f"parts to include: {', '.join(LABS)} (default: all)")
+    init.add_argument("--seed", type=int, help="grading seed (default: a fresh one, written to the config)")
+    init.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES, help=f"examples per rule (default {DEFAULT_EXAMPLES})")
+    init.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help=f"seconds per task (default {DEFAULT_TIMEOUT:g})")
+    init.add_argument("--force", action="store_true", help="write into a directory that is not empty")
+    args = parser.parse_args(argv)
+    try:
+        course = init_course(args.directory, args.assignment, args.lab, args.seed, args.examples, args.timeout,
+                             args.force)
+    except CourseError as exc:
+        print(f"agstate-course: {exc}", file=sys.stderr)
+        return 2
+    print(f"Course written to {course['directory']} (parts: {', '.join(course['labs'])}; grading seed {course['seed']}).")
+    print(f"  source/{course['assignment']}/: {len(course['notebooks'])} notebooks and the agstate package")
+    print("Next, from that directory:")
+    print(f"  cd {course['directory']}")
+    print(f"  nbgrader generate_assignment {course['assignment']}")
+    print(f"  nbgrader release_assignment {course['assignment']}   # or hand out release/{course['assignment']}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

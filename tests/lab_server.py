@@ -1,0 +1,54 @@
+"""A throwaway ``jupyter lab`` on localhost for tests: a free port, a token, its own config and runtime dirs."""
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import requests
+
+__all__ = ["running_lab"]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def running_lab(root: Path, scratch: Path, env: dict | None = None):
+    """Start JupyterLab serving ``root`` (its working directory too); yield (base URL, auth headers)."""
+    port, token = _free_port(), secrets.token_hex(16)
+    command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+               f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}"]
+    if os.geteuid() == 0:
+        command.append("--allow-root")
+    log = scratch / "server.log"
+    environment = {**os.environ, "JUPYTER_RUNTIME_DIR": str(scratch / "runtime"),
+                   "JUPYTER_CONFIG_DIR": str(scratch / "config"),
+                   "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", **(env or {})}
+    server = subprocess.Popen(command, cwd=root, stdout=subprocess.DEVNULL, stderr=log.open("w"), env=environment)
+    base, auth = f"http://127.0.0.1:{port}", {"Authorization": f"token {token}"}
+    try:
+        for _ in range(240):
+            try:
+                if requests.get(f"{base}/api/status", headers=auth, timeout=2).ok:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert server.poll() is None, log.read_text()
+            time.sleep(0.5)
+        else:
+            raise AssertionError(f"jupyter lab did not answer in 2 minutes:\n{log.read_text()[-3000:]}")
+        yield base, auth
+    finally:
+        server.terminate()
+        try:
+            server.wait(20)
+        except subprocess.TimeoutExpired:
+            server.kill()
