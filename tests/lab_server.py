@@ -8,10 +8,20 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import requests
 
-__all__ = ["running_lab"]
+__all__ = ["Lab", "running_lab"]
+
+
+class Lab(NamedTuple):
+    base: str  # http://127.0.0.1:<port>
+    token: str
+
+    @property
+    def auth(self) -> dict:
+        return {"Authorization": f"token {self.token}"}
 
 
 def _free_port() -> int:
@@ -22,7 +32,7 @@ def _free_port() -> int:
 
 @contextmanager
 def running_lab(root: Path, scratch: Path, env: dict | None = None):
-    """Start JupyterLab serving ``root`` (its working directory too); yield (base URL, auth headers)."""
+    """Start JupyterLab serving ``root`` (its working directory too); yield its ``Lab``."""
     port, token = _free_port(), secrets.token_hex(16)
     command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
                f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}"]
@@ -33,11 +43,11 @@ def running_lab(root: Path, scratch: Path, env: dict | None = None):
                    "JUPYTER_CONFIG_DIR": str(scratch / "config"),
                    "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", **(env or {})}
     server = subprocess.Popen(command, cwd=root, stdout=subprocess.DEVNULL, stderr=log.open("w"), env=environment)
-    base, auth = f"http://127.0.0.1:{port}", {"Authorization": f"token {token}"}
+    lab = Lab(f"http://127.0.0.1:{port}", token)
     try:
         for _ in range(240):
             try:
-                if requests.get(f"{base}/api/status", headers=auth, timeout=2).ok:
+                if requests.get(f"{lab.base}/api/status", headers=lab.auth, timeout=2).ok:
                     break
             except requests.ConnectionError:
                 pass
@@ -45,7 +55,7 @@ def running_lab(root: Path, scratch: Path, env: dict | None = None):
             time.sleep(0.5)
         else:
             raise AssertionError(f"jupyter lab did not answer in 2 minutes:\n{log.read_text()[-3000:]}")
-        yield base, auth
+        yield lab
     finally:
         server.terminate()
         try:

@@ -231,7 +231,8 @@ def test_autograde_scores_equal_agstate_grade(tmp_path):
     assert "merge_sources() is not written yet" in dee
 
     # Manual grading in the formgrader: the instructor scores a written prediction.
-    with running_lab(course, tmp_path) as (base, auth):
+    with running_lab(course, tmp_path) as lab:
+        base, auth = lab.base, lab.auth
         assert requests.get(f"{base}/formgrader", headers=auth, timeout=30).status_code == 200
         assignments = requests.get(f"{base}/formgrader/api/assignments", headers=auth, timeout=30).json()
         [listed] = [a for a in assignments if a["name"] == ASSIGNMENT]

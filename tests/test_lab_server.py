@@ -9,7 +9,8 @@ from lab_server import running_lab
 
 @pytest.mark.slow
 def test_jupyter_lab_serves_the_notebooks(tmp_path):
-    with running_lab(ROOT / "notebooks", tmp_path) as (base, auth):
+    with running_lab(ROOT / "notebooks", tmp_path) as lab:
+        base, auth = lab.base, lab.auth
         listing = requests.get(f"{base}/api/contents", headers=auth, timeout=10).json()
         served = {item["name"] for item in listing["content"]}
         expected = {p.name for p in (ROOT / "notebooks").glob("*.ipynb")}

@@ -80,6 +80,20 @@ print(result)
 assert result["trace"] == ["finish"]
 
 # %% [markdown]
+# **Step through it.** `step_through` (a provided helper) replays the run one
+# superstep at a time: which node ran, what it returned, what `trace` held
+# before and after, and the merge rule that combined them. Use the buttons or
+# the slider; every step says "overwrite (no reducer)".
+
+# %%
+from agstate.stepper import step_through
+
+stepper = step_through(chain(SeedState, ["intake", "lookup", "finish"]), {"trace": []})
+assert [change.rule for step in stepper.steps for change in step.keys] == ["overwrite (no reducer)"] * 4
+assert stepper.steps[-1].keys[0].after == ["finish"]
+stepper
+
+# %% [markdown]
 # Why: LangGraph gave `trace` a `LastValue` channel — a box holding one value.
 # Its source is short and worth a look: `langgraph/channels/last_value.py`.
 
@@ -125,6 +139,17 @@ except InvalidUpdateError as error:
     print(f"{type(error).__name__}: {error}")
 assert raised is not None
 assert "At key 'trace': Can receive only one value per step" in str(raised)
+
+# %% [markdown]
+# Stepped through, the run stops at the superstep where both lookups wrote
+# `trace`: the two writes are there, in the order LangGraph would have merged
+# them, and nothing was stored.
+
+# %%
+stepper = step_through(fan_out(SeedState), {"trace": []})
+assert stepper.steps[-1].nodes == ["lookup_docs", "lookup_web"]
+assert stepper.steps[-1].error.startswith("InvalidUpdateError: At key 'trace'")
+stepper
 
 # %% [markdown]
 # ## The fix, in one line

@@ -196,6 +196,20 @@ print([entry[:9] for entry in kept])
 assert len(kept) == WINDOW
 
 # %% [markdown]
+# **Step through it.** A short windowed run, one superstep at a time (the
+# provided `step_through`): once `log` holds `WINDOW` entries, each step's
+# write pushes the oldest one out. The merge rule shown is your reducer.
+
+# %%
+from agstate.stepper import step_through
+
+stepper = step_through(agent_loop(windowed(WINDOW), None), {"steps_left": WINDOW + 2})
+[trimmed] = [change for change in stepper.steps[-1].keys if change.key == "log"]
+print(trimmed.rule)
+assert len(trimmed.before) == WINDOW and trimmed.after == trimmed.before[1:] + trimmed.writes[0][1]
+stepper
+
+# %% [markdown]
 # Measure the windowed loop next to the unbounded one, on both savers, for 30
 # and 60 steps. (This cell needs your `windowed` too.)
 

@@ -1,0 +1,40 @@
+"""Headless Chromium from Debian's packages, driven by Playwright, on a JupyterLab notebook.
+
+Playwright's own browser download does not work on the lab's machines, so the
+browser is Debian's ``/usr/bin/chromium`` (``make test`` installs it). The
+flags keep it off the network, which is closed.
+"""
+
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["CHROMIUM", "chromium_page", "run_notebook"]
+
+CHROMIUM = Path("/usr/bin/chromium")
+_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+          "--disable-component-update", "--disable-sync"]
+
+
+@contextmanager
+def chromium_page(width: int = 1400, height: int = 1000):
+    """A fresh page in headless Chromium (Playwright gives it a new user-data-dir)."""
+    assert CHROMIUM.exists(), ("Chromium is missing at /usr/bin/chromium: run `make test` (it installs Debian's "
+                               "chromium) or `apt-get install -y chromium`")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=_FLAGS)
+        try:
+            yield browser.new_page(viewport={"width": width, "height": height})
+        finally:
+            browser.close()
+
+
+def run_notebook(page, base: str, token: str, notebook: str) -> None:
+    """Open ``notebook`` in JupyterLab and run every cell, as a person would (select all, Shift+Enter)."""
+    page.goto(f"{base}/lab/tree/{notebook}?token={token}")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    page.locator(".jp-Notebook").first.click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Shift+Enter")
