@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 # JupyterLab refuses to run as root without this flag (containers, CI).
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test grade learner check-learner clean
+.PHONY: lab test grade learner check-learner clean browser
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("agstate lab needs Python 3.11 or newer" if sys.version_info < (3, 11) else 0)'
@@ -21,8 +21,15 @@ $(STAMP): pyproject.toml
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG)
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(PY) -m pytest -n auto
+
+# The browser test (tests/test_board_browser.py) drives Debian's Chromium through Playwright;
+# Playwright's own browser download is never used.
+browser:
+	@test -x /usr/bin/chromium || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+		{ echo "the browser test needs Debian's chromium: sudo apt-get install -y chromium" >&2; exit 1; }
 
 grade: $(STAMP)
 	$(VENV)/bin/agstate-grade .
