@@ -31,10 +31,14 @@ def chromium_page(width: int = 1400, height: int = 1000):
 
 
 def run_notebook(page, base: str, token: str, notebook: str) -> None:
-    """Open ``notebook`` in JupyterLab and run every cell, as a person would (select all, Shift+Enter)."""
+    """Open ``notebook`` in JupyterLab and run every cell from the menu, as a person would.
+
+    The menu, not keys: on a busy machine keystrokes can arrive before the
+    notebook panel takes focus, and are lost.
+    """
     page.goto(f"{base}/lab/tree/{notebook}?token={token}")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    page.locator(".jp-Notebook").first.click()
-    page.keyboard.press("Escape")
-    page.keyboard.press("Control+a")
-    page.keyboard.press("Shift+Enter")
+    # Run only once the kernel is up: earlier, JupyterLab asks which kernel to start.
+    page.locator(".jp-StatusBar-Widget", has_text="| Idle").first.wait_for(timeout=120_000)
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()

@@ -2,6 +2,7 @@
 
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -12,7 +13,9 @@ from typing import NamedTuple
 
 import requests
 
-__all__ = ["Lab", "running_lab"]
+from conftest import ROOT, SOLUTIONS
+
+__all__ = ["Lab", "running_lab", "lab_on_the_reference"]
 
 
 class Lab(NamedTuple):
@@ -62,3 +65,12 @@ def running_lab(root: Path, scratch: Path, env: dict | None = None):
             server.wait(20)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+@contextmanager
+def lab_on_the_reference(scratch: Path):
+    """JupyterLab on a copy of the learner's notebooks, whose kernels import the reference solutions."""
+    notebooks = scratch / "notebooks"
+    shutil.copytree(ROOT / "notebooks", notebooks)
+    with running_lab(notebooks, scratch, env={"PYTHONPATH": os.pathsep.join([str(SOLUTIONS), str(ROOT)])}) as lab:
+        yield lab

@@ -12,9 +12,11 @@ import time
 import pytest
 
 from conftest import LEARNER, ROOT, SOLUTIONS, run_cli
-from grader.tasks import TASKS
+from grader.tasks import LABS, TASKS
 
 PART_A = [task_id for task_id in TASKS if task_id.startswith("state.")]
+# A class handing in part A: the package without the other parts' exercise modules.
+PART_A_PACKAGE = shutil.ignore_patterns("__pycache__", *(f"{module}.py" for lab, module in LABS.items() if lab != "state"))
 
 
 @pytest.fixture
@@ -23,7 +25,7 @@ def classroom(tmp_path):
     students = {"ada": SOLUTIONS, "bob": SOLUTIONS, "cy": LEARNER, "dee": SOLUTIONS}
     for student, source in students.items():
         target = tmp_path / "submitted" / student / "agstate-lab" / "agstate"
-        shutil.copytree(source / "agstate", target, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(source / "agstate", target, ignore=PART_A_PACKAGE)
     return tmp_path
 
 
@@ -79,7 +81,7 @@ def test_resume_needs_out():
 
 def test_an_interrupted_batch_keeps_every_finished_result(classroom):
     slow = classroom / "submitted" / "zed" / "agstate-lab"
-    shutil.copytree(SOLUTIONS / "agstate", slow / "agstate")
+    shutil.copytree(SOLUTIONS / "agstate", slow / "agstate", ignore=PART_A_PACKAGE)
     state = slow / "agstate" / "state.py"
     state.write_text(state.read_text().replace("WINDOW = 3\n", "WINDOW = 3\nimport time\ntime.sleep(600)\n"))
     out = classroom / "grades.csv"

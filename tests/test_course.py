@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from conftest import ROOT
-from grader.assignment import check_target
+from grader.assignment import check_target, lab_of, source_notebook
 from grader.tasks import TASKS, tasks_of
 from lab_server import running_lab
 from mutants.state_mutants import MUTANTS, mutant_source
@@ -69,6 +69,13 @@ def run(*args, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:
 
 def init(directory: Path, *extra: str) -> subprocess.CompletedProcess:
     return run(BIN / "agstate-course", "init", directory, *extra, cwd=ROOT)
+
+
+def test_every_master_notebook_names_its_part():
+    for master in sorted((ROOT / "solutions" / "notebooks").glob("[0-9][0-9]_*.py")):
+        lab = lab_of(source_notebook(master))  # raises when the header has no agstate: {lab: ...}
+        checked = {task.lab for task in TASKS.values() if task.notebook == f"{master.stem}.ipynb"}
+        assert checked <= {lab}, f"{master.name} says part {lab!r} but checks tasks of {sorted(checked)}"
 
 
 # -- init --------------------------------------------------------------------------------------

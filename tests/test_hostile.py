@@ -4,7 +4,7 @@ Every case of ``tests/hostile/cases.py``, the reference, a known-buggy
 submission and a "neighbour" (a second copy of the reference, which one case
 tries to sabotage) are graded by ONE run of
 
-    python -m grader <paths...> --json --seed 5 --timeout 4 --examples 20 --jobs 2 --memory 1024
+    python -m grader <paths...> --json --seed 5 --lab state --timeout 4 --examples 20 --jobs 2 --memory 1024
 
 in a subprocess of its own session. Then:
 
@@ -245,7 +245,7 @@ def run_batch(cases: list[Hostile]) -> Batch:
         neighbour_state = neighbour_path.read_text()
 
         command = [sys.executable, "-m", "grader", *(str(paths[name]) for name in names), "--json", "--seed", str(SEED),
-                   "--timeout", str(TIMEOUT), "--examples", str(EXAMPLES), *_grader_options()]
+                   "--lab", "state", "--timeout", str(TIMEOUT), "--examples", str(EXAMPLES), *_grader_options()]
         # Worst case: every task of every submission runs out of time; a working grader is far faster.
         overall = len(names) * len(PART_A) * TIMEOUT + 120
         env = {**os.environ, "AGSTATE_HOSTILE_TOKEN": token, "TMPDIR": str(grader_tmp), "PYTHONDONTWRITEBYTECODE": "1"}

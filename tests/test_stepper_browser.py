@@ -1,24 +1,18 @@
 """Browser test of the classroom stepper: run notebook 01 in JupyterLab, click "next" twice, read the step."""
 
-import os
-import shutil
-
 import pytest
 from playwright.sync_api import expect
 
 from browser import chromium_page, run_notebook
-from conftest import ROOT, SOLUTIONS
-from lab_server import running_lab
+from conftest import ROOT
+from lab_server import lab_on_the_reference
 
 ARTIFACT = ROOT / "artifacts" / "stepper.png"
 
 
 @pytest.mark.slow
 def test_clicking_next_steps_through_the_overwrite(tmp_path):
-    notebooks = tmp_path / "notebooks"
-    shutil.copytree(ROOT / "notebooks", notebooks)
-    kernel_path = {"PYTHONPATH": os.pathsep.join([str(SOLUTIONS), str(ROOT)])}  # the kernel imports the reference
-    with running_lab(notebooks, tmp_path, env=kernel_path) as lab, chromium_page() as page:
+    with lab_on_the_reference(tmp_path) as lab, chromium_page() as page:
         run_notebook(page, lab.base, lab.token, "01_overwrite.ipynb")
         stepper = page.locator(".agstate-stepper").first
         stepper.wait_for(timeout=120_000)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 __all__ = ["Rule", "Task", "TASKS", "LABS", "register", "tasks_of"]
 
 # lab name -> the exercise module it grades (agstate/<module>.py)
-LABS = {"state": "state"}
+LABS = {"state": "state", "board": "board", "events": "events", "branches": "branches"}
 
 
 @dataclass
@@ -58,3 +58,6 @@ def tasks_of(lab: str) -> list[Task]:
 
 
 from grader.tasks import state  # noqa: E402,F401  (registers part A)
+from grader.tasks import board  # noqa: E402,F401  (registers part B)
+from grader.tasks import events  # noqa: E402,F401  (registers part C)
+from grader.tasks import branches  # noqa: E402,F401  (registers part D)

@@ -6,19 +6,17 @@ for it: exactly those, every other task keeps full marks. When one mistake
 really breaks two tasks (a reducer reused by another, a schema the research
 graph is built from), both are listed and ``why`` says so.
 
-``apply_edits`` fails loudly (``StaleMutant``) when an edit's old text does
-not occur exactly once, so a change to the reference that makes a mutant
-stale is reported instead of silently testing the reference itself.
+The shared machinery (``Mutant``, ``StaleMutant``, applying the edits) is in
+``mutants/corpus.py``; ``tests/test_mutants.py`` grades every part's corpus.
 """
 
-import shutil
 from pathlib import Path
-from typing import NamedTuple
 
-__all__ = ["Mutant", "MUTANTS", "PART_A", "REFERENCE_PACKAGE", "StaleMutant", "apply_edits", "mutant_source",
-           "build_submission"]
+from mutants import corpus
+from mutants.corpus import Mutant, mutant as _m
 
-REFERENCE_PACKAGE = Path(__file__).resolve().parents[2] / "solutions" / "agstate"
+__all__ = ["LAB", "MODULE", "PART", "PART_A", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
+
 MODULE = "state.py"
 
 OVERWRITE = "state.overwrite"
@@ -30,52 +28,19 @@ WINDOW = "state.window"
 SCHEMAS = "state.schemas"
 DECISIONS = "state.decisions"
 PART_A = (OVERWRITE, APPEND, BUDGET, DEDUPE, KEEP_MAX, WINDOW, SCHEMAS, DECISIONS)
+PART = PART_A  # the name the shared tests use
 
-
-class Mutant(NamedTuple):
-    name: str
-    breaks: frozenset
-    edits: list  # of (old_text, new_text): each old_text occurs exactly once when applied
-    why: str
-
-
-class StaleMutant(Exception):
-    """An edit no longer matches the reference exactly once."""
-
-
-def apply_edits(source: str, mutant: Mutant) -> str:
-    """The reference ``source`` with the mutant's edits applied in order; each must match exactly once."""
-    if not mutant.edits:
-        raise StaleMutant(f"mutant {mutant.name!r} has no edits: it would be the reference itself")
-    for number, (old, new) in enumerate(mutant.edits, 1):
-        count = source.count(old)
-        if count != 1:
-            raise StaleMutant(
-                f"mutant {mutant.name!r}, edit {number}: the old text occurs {count} times in "
-                f"solutions/agstate/{MODULE} (expected exactly once); update the mutant to the reference.\n"
-                f"old text:\n{old}"
-            )
-        if old == new:
-            raise StaleMutant(f"mutant {mutant.name!r}, edit {number}: old and new text are the same")
-        source = source.replace(old, new, 1)
-    return source
+LAB = "state"
+EXAMPLES = 30  # random examples per rule when the corpus is graded
+MIN_MUTANTS = 25
 
 
 def mutant_source(mutant: Mutant) -> str:
-    return apply_edits((REFERENCE_PACKAGE / MODULE).read_text(encoding="utf-8"), mutant)
+    return corpus.mutant_source(mutant, MODULE)
 
 
-def build_submission(mutant: Mutant, directory: Path) -> Path:
-    """A submission directory: a full copy of the reference package with the mutant's state.py."""
-    source = mutant_source(mutant)  # before copying: a stale mutant fails before anything is written
-    package = Path(directory) / "agstate"
-    shutil.copytree(REFERENCE_PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    (package / MODULE).write_text(source, encoding="utf-8")
-    return Path(directory)
-
-
-def _m(name: str, breaks, edits, why: str) -> Mutant:
-    return Mutant(name, frozenset(breaks), list(edits), why)
+def build_submission(mutant: Mutant, directory) -> Path:
+    return corpus.build_submission(mutant, directory, MODULE)
 
 
 # -- snippets of the reference, reused by several mutants ------------------------------

@@ -1,0 +1,107 @@
+"""Mutation tests of the grader: each realistic bug, in every part, fails exactly the tasks it breaks.
+
+Every mutant of the four corpora in ``tests/mutants/`` is built as a
+submission (a copy of ``solutions/agstate`` with the mutant's module) and
+graded on two seeds. The grader must fail exactly the mutant's ``breaks``,
+with learner feedback (no grader internals), and give every other task of
+the part full marks.
+
+A mutant the grader misses is a grader bug: fix the grader, never the mutant.
+"""
+
+import zlib
+
+import pytest
+
+from grader.runner import grade_submission
+from grader.tasks import LABS, TASKS
+from mutants import board_mutants, branches_mutants, events_mutants, state_mutants
+from mutants.corpus import REFERENCE_PACKAGE, Mutant, StaleMutant, apply_edits
+
+CORPORA = [state_mutants, board_mutants, events_mutants, branches_mutants]
+TIMEOUT = 10.0  # seconds per task; the reference needs about 1 s per task
+
+
+def seeds_of(mutant: Mutant) -> tuple[int, int]:
+    """Two seeds per mutant, different across mutants and the same on every run."""
+    base = zlib.crc32(mutant.name.encode()) % 1_000_000
+    return base, base + 1_000_003
+
+
+MUTANTS = [pytest.param(corpus, mutant, id=f"{corpus.LAB}-{mutant.name}") for corpus in CORPORA for mutant in corpus.MUTANTS]
+CASES = [pytest.param(corpus, mutant, seed, id=f"{corpus.LAB}-{mutant.name}-seed{seed}")
+         for corpus in CORPORA for mutant in corpus.MUTANTS for seed in seeds_of(mutant)]
+
+
+# -- the corpora themselves -------------------------------------------------------------------
+def test_every_part_has_a_corpus():
+    assert sorted(corpus.LAB for corpus in CORPORA) == sorted(LABS)
+
+
+@pytest.mark.parametrize("corpus", CORPORA, ids=[corpus.LAB for corpus in CORPORA])
+def test_corpus_is_large_and_covers_every_task(corpus):
+    part = set(corpus.PART)
+    assert len(corpus.MUTANTS) >= corpus.MIN_MUTANTS, \
+        f"only {len(corpus.MUTANTS)} mutants; the corpus needs at least {corpus.MIN_MUTANTS}"
+    names = [mutant.name for mutant in corpus.MUTANTS]
+    assert len(names) == len(set(names)), "mutant names must be unique"
+    assert part == {task_id for task_id, task in TASKS.items() if task.lab == corpus.LAB}, \
+        f"the corpus's task ids no longer match the grader's {corpus.LAB} tasks"
+    for mutant in corpus.MUTANTS:
+        assert isinstance(mutant.breaks, frozenset) and mutant.breaks, f"{mutant.name}: breaks must be a non-empty frozenset"
+        assert mutant.breaks <= part, f"{mutant.name}: unknown task ids {sorted(mutant.breaks - part)}"
+        assert mutant.why.strip() and "\n" not in mutant.why, f"{mutant.name}: why must be one line"
+    never_broken = part - set().union(*(mutant.breaks for mutant in corpus.MUTANTS))
+    assert not never_broken, f"no mutant breaks {sorted(never_broken)}"
+
+
+@pytest.mark.parametrize(("corpus", "mutant"), MUTANTS)
+def test_edits_apply_exactly_once(corpus, mutant):
+    """A change to the reference that makes a mutant stale fails here, naming the mutant and the edit."""
+    reference = (REFERENCE_PACKAGE / corpus.MODULE).read_text(encoding="utf-8")
+    source = corpus.mutant_source(mutant)  # raises StaleMutant unless every old text occurs exactly once
+    assert source != reference
+    compile(source, f"{mutant.name}/agstate/{corpus.MODULE}", "exec")  # a mutant is a bug, not a syntax error
+
+
+def test_a_stale_edit_fails_loudly():
+    reference = (REFERENCE_PACKAGE / "state.py").read_text(encoding="utf-8")
+    missing = Mutant("missing", frozenset({"state.append"}), [("no such text in the reference", "x")], "stale")
+    twice = Mutant("twice", frozenset({"state.append"}), [("### END SOLUTION", "")], "ambiguous")
+    empty = Mutant("empty", frozenset({"state.append"}), [], "no edit")
+    for stale, count in ((missing, "0 times"), (twice, "times"), (empty, "no edits")):
+        with pytest.raises(StaleMutant, match=count):
+            apply_edits(reference, stale, "state.py")
+
+
+# -- the grader against each mutant -------------------------------------------------------------
+def _excerpt(report: dict) -> str:
+    return "\n".join(f"  {t['id']}: {t['status']} {t['score']}/{t['max_score']} {t.get('feedback', '')!r}"
+                     for t in report["tasks"])
+
+
+@pytest.mark.parametrize(("corpus", "mutant", "seed"), CASES)
+def test_grader_fails_exactly_the_broken_tasks(corpus, mutant, seed, tmp_path):
+    submission = corpus.build_submission(mutant, tmp_path / "submission")
+    report = grade_submission(str(submission), list(corpus.PART), seed, examples=corpus.EXAMPLES, timeout=TIMEOUT)
+    tasks = {task["id"]: task for task in report["tasks"]}
+    context = f"mutant {mutant.name} ({mutant.why}), seed {seed}:\n{_excerpt(report)}"
+
+    assert list(tasks) == list(corpus.PART), context
+    failed = {task_id for task_id, task in tasks.items() if task["status"] != "passed"}
+    missed = mutant.breaks - failed
+    assert not missed, f"the grader did not catch {sorted(missed)}; " + context
+    extra = failed - mutant.breaks
+    assert not extra, f"the grader also failed {sorted(extra)}, which this mutant does not break; " + context
+
+    for task_id, task in tasks.items():
+        for verdict in task.get("rules", []):
+            assert "could not check" not in verdict.get("feedback", ""), f"grader error in {task_id}; " + context
+        if task_id in mutant.breaks:
+            assert task["score"] < task["max_score"], f"{task_id} is broken but scored full marks; " + context
+            feedback = task["feedback"]
+            assert isinstance(feedback, str) and len(feedback.split()) >= 3, f"{task_id} feedback is no sentence; " + context
+            for internal in ("Traceback", "grader/"):
+                assert internal not in feedback, f"{task_id} feedback shows grader internals ({internal}); " + context
+        else:
+            assert task["score"] == task["max_score"], f"{task_id} passed without full marks; " + context
