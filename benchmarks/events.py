@@ -8,9 +8,9 @@
   ``list`` (read and build every Event), ``project_state`` (the fold alone),
   a replay to the middle seq, and a tail read ``list(task, from_seq)``;
 - resume cost against history length: a plan of n steps crashed at its last
-  step, resumed (one tool left to run), for growing n. The first run reads
-  the log once per call (``call_tool`` asks the log), so it grows with n²;
-  the resume reads it once, plus once for the remaining call.
+  step, resumed (one tool left to run), for growing n. ``run_task`` reads
+  the log through a read-once view (``call_tool`` asks the log before every
+  call), so both the first run and the resume grow linearly with n.
 
 PostgreSQL is a throwaway server started here (tests/postgres_server.py):
 default settings, fsync on. Wall times vary with the machine's load: compare
