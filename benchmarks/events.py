@@ -9,8 +9,9 @@
   a replay to the middle seq, and a tail read ``list(task, from_seq)``;
 - resume cost against history length: a plan of n steps crashed at its last
   step, resumed (one tool left to run), for growing n. ``run_task`` reads
-  the log through a read-once view (``call_tool`` asks the log before every
-  call), so both the first run and the resume grow linearly with n.
+  the log through a read-once view, so each event is fetched once; the first
+  run still folds the log before every call (``call_tool`` asks it), a small
+  n² term, while the resume reads and folds it about once.
 
 PostgreSQL is a throwaway server started here (tests/postgres_server.py):
 default settings, fsync on. Wall times vary with the machine's load: compare
