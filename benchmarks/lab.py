@@ -1,6 +1,6 @@
-"""Part A timings: agstate-grade on one submission, and each notebook run against the reference.
+"""Lab timings: agstate-grade on the reference, part by part and whole, and each notebook run against it.
 
-    .venv/bin/python benchmarks/part_a.py [--runs 5] [--skip-notebooks]
+    .venv/bin/python benchmarks/lab.py [--runs 5] [--skip-notebooks]
 
 Wall times vary with the machine's load: compare figures from one run.
 """
@@ -16,13 +16,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def time_grader(runs: int) -> list[float]:
-    """Seconds for `agstate-grade solutions` in a fresh process, once per run (a new seed each)."""
+def time_grader(runs: int, lab: str | None) -> list[float]:
+    """Seconds for `agstate-grade solutions [--lab LAB]` in a fresh process, once per run (a new seed each)."""
     times = []
     for seed in range(1, runs + 1):
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "grader", str(ROOT / "solutions"), "--json", "--seed", str(seed)],
-                              capture_output=True, text=True, cwd=ROOT)
+        command = [sys.executable, "-m", "grader", str(ROOT / "solutions"), "--json", "--seed", str(seed)]
+        done = subprocess.run(command + (["--lab", lab] if lab else []), capture_output=True, text=True, cwd=ROOT)
         times.append(time.perf_counter() - started)
         if done.returncode != 0:
             sys.exit(f"the reference did not get full marks with seed {seed}: {done.stdout[-2000:]}{done.stderr[-2000:]}")
@@ -49,9 +49,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--skip-notebooks", action="store_true")
     args = parser.parse_args()
-    grader = time_grader(args.runs)
-    print(f"agstate-grade solutions (all of part A, default settings), {args.runs} fresh runs:")
-    print(f"  median {statistics.median(grader):.2f} s   min {min(grader):.2f} s   max {max(grader):.2f} s")
+    from grader.tasks import LABS
+
+    print(f"agstate-grade solutions (default settings), {args.runs} fresh runs each:")
+    for lab in [*LABS, None]:
+        grader = time_grader(args.runs, lab)
+        label = f"--lab {lab}" if lab else "every part"
+        print(f"  {label:<16} median {statistics.median(grader):5.2f} s   min {min(grader):5.2f} s   max {max(grader):5.2f} s")
     if not args.skip_notebooks:
         print("notebooks, executed top to bottom against the reference (kernel start included):")
         for name, seconds in time_notebooks().items():
