@@ -86,7 +86,8 @@ assert rows == [(2, "tool.result")]  # the crash report vanished without an erro
 import os
 import tempfile
 
-path = os.path.join(tempfile.mkdtemp(), "racy.db")
+scratch = tempfile.TemporaryDirectory(prefix="agstate-14-")  # removed when the kernel exits
+path = os.path.join(scratch.name, "racy.db")
 a, b = sqlite3.connect(path, isolation_level=None), sqlite3.connect(path, isolation_level=None)
 a.execute("CREATE TABLE events (task_id TEXT, seq INTEGER, type TEXT)")  # and no primary key
 a.execute("INSERT INTO events VALUES ('bill-7', 1, 'agent.started')")
@@ -192,7 +193,7 @@ assert store.last_seq("bill-7") == 1 and store.last_seq("nobody") == 0
 # %%
 import threading
 
-path = os.path.join(tempfile.mkdtemp(), "events.db")
+path = os.path.join(scratch.name, "race.db")
 SqliteEventStore(path)  # creates the schema once
 wins = {seq: [] for seq in range(1, 6)}
 start = threading.Barrier(4)
@@ -236,7 +237,7 @@ import time
 import agstate
 
 workspace = os.path.dirname(os.path.dirname(agstate.__file__))
-path = os.path.join(tempfile.mkdtemp(), "events.db")
+path = os.path.join(scratch.name, "killed.db")
 writer_code = f"""
 import sys
 from agstate.events import SqliteEventStore
