@@ -28,7 +28,7 @@ __all__ = ["MANUAL_POINTS", "check_target", "lab_of", "source_notebook", "releas
 
 # Points of one written answer; the autograded tasks of a part add up to 100.
 MANUAL_POINTS = 1.0
-_CHECK_CALL = re.compile(r'^check\(\s*"(?P<target>[\w.]*)"\s*\)\s*$')
+_CHECK_CALL = re.compile(r'^check\(\s*"(?P<target>[\w.]+)"\s*\)\s*$')
 _IMPORT = "from grader import check"
 _SOLUTION = "### BEGIN SOLUTION"
 

@@ -26,6 +26,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from nbclient.exceptions import DeadKernelError
@@ -34,7 +35,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Float, Integer, List, Unicode
 
 from grader.assignment import check_target
-from grader.notebook import SCORED_OUTSIDE, scorecard_html
+from grader.notebook import SCORED_OUTSIDE, scorecard_html, target_options
 from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
 from grader.tasks import TASKS
 
@@ -69,13 +70,12 @@ class GradedExecute(Execute):
         for cell in nb.cells:
             target = check_target(cell)
             if target is not None:
-                cell.outputs = _check_outputs(report, target, cell.get("execution_count"), self._repeat(target))
+                cell.outputs = _check_outputs(report, target, cell.get("execution_count"), self._repeat)
         return nb, resources
 
     def _repeat(self, target: str) -> str:
         """The command a student runs in their workspace to see the same report."""
-        option = {"": "", **{task_id: f" --task {task_id}" for task_id in TASKS}}.get(target, f" --lab {target}")
-        command = f"agstate-grade .{option} --seed {self.seed}"
+        command = " ".join(["agstate-grade", ".", *target_options(target), "--seed", str(self.seed)])
         if self.examples != DEFAULT_EXAMPLES:
             command += f" --examples {self.examples}"
         if self.grader_timeout != DEFAULT_TIMEOUT:
@@ -113,15 +113,15 @@ def _digest(package: Path) -> str:
     return digest.hexdigest()
 
 
-def _check_outputs(report: dict, target: str, execution_count, repeat: str) -> list:
+def _check_outputs(report: dict, target: str, execution_count, repeat: Callable[[str], str]) -> list:
     """A check cell's outputs: the scorecard, then the points as the cell's value."""
-    tasks = [task for task in report["tasks"] if target in (task["id"], task["lab"]) or not target]
+    tasks = [task for task in report["tasks"] if target in (task["id"], task["lab"])]
     if not tasks:
         reason = report.get("error") or f"the grader's report has no task {target!r}"
         return [new_output("error", ename="GraderError", evalue=reason, traceback=[f"GraderError: {reason}"])]
     part = {**report, "tasks": tasks, "score": sum(t["score"] for t in tasks),
             "max_score": sum(t["max_score"] for t in tasks)}
-    html = scorecard_html(part, repeat=repeat)
+    html = scorecard_html(part, repeat=repeat(target))
     summary = f"{part['score']:g} / {part['max_score']:g} — " + ", ".join(f"{t['id']} {t['status']}" for t in tasks)
     return [new_output("display_data", data={"text/html": html, "text/plain": summary}),
             new_output("execute_result", data={"text/plain": repr(float(part["score"]))},

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from grader.assignment import lab_of, notebook_text, source_notebook
-from grader.release import ROOT, learner_files
+from grader.release import ROOT, learner_package
 from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
 from grader.tasks import LABS
 
@@ -110,8 +110,8 @@ def _write_package(source: Path, labs: list[str]) -> list[str]:
     """The learner's package: stubs of the chosen parts' exercise modules and every provided helper."""
     skipped = {f"agstate/{module}.py" for lab, module in LABS.items() if lab not in labs}
     written = []
-    for relative, text in learner_files().items():
-        if relative.startswith("agstate/") and relative not in skipped:
+    for relative, text in learner_package().items():
+        if relative not in skipped:
             (source / relative).parent.mkdir(parents=True, exist_ok=True)
             (source / relative).write_text(text)
             written.append(relative)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from grader.tasks import LABS, TASKS
 
-__all__ = ["check", "workspace", "scorecard_html", "SCORED_OUTSIDE"]
+__all__ = ["check", "workspace", "target_options", "scorecard_html", "SCORED_OUTSIDE"]
 
 # Set by grader.autograde.GradedExecute while nbgrader runs a notebook: that
 # preprocessor writes the check cells' outputs from its own grader run.
@@ -39,13 +39,7 @@ def check(target: str | None = None, *, seed: int | None = None) -> float:
     if os.environ.get(SCORED_OUTSIDE) == "1":
         print("Scored by the course's grader outside this notebook: see the feedback.")
         return None
-    args = [sys.executable, "-m", "grader", str(workspace()), "--json"]
-    if target in TASKS:
-        args += ["--task", target]
-    elif target in LABS:
-        args += ["--lab", target]
-    elif target is not None:
-        raise ValueError(f"unknown task or lab {target!r}; tasks: {', '.join(TASKS)}")
+    args = [sys.executable, "-m", "grader", str(workspace()), "--json", *target_options(target)]
     if seed is not None:
         args += ["--seed", str(seed)]
     done = subprocess.run(args, capture_output=True, text=True)
@@ -54,6 +48,17 @@ def check(target: str | None = None, *, seed: int | None = None) -> float:
     report = json.loads(done.stdout)
     _show(report)
     return report["score"]
+
+
+def target_options(target: str | None) -> list[str]:
+    """The ``agstate-grade`` options that grade ``target``: a task id, a lab, or (None) everything."""
+    if target is None:
+        return []
+    if target in TASKS:
+        return ["--task", target]
+    if target in LABS:
+        return ["--lab", target]
+    raise ValueError(f"unknown task or lab {target!r}; tasks: {', '.join(TASKS)}")
 
 
 def _show(report: dict) -> None:

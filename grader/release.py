@@ -22,7 +22,7 @@ from pathlib import Path
 from grader.assignment import notebook_text, release_notebook, source_notebook
 from grader.tasks import LABS, TASKS
 
-__all__ = ["stub_module", "learner_notebook", "learner_files", "main"]
+__all__ = ["stub_module", "learner_notebook", "learner_package", "learner_files", "main"]
 
 ROOT = Path(__file__).resolve().parent.parent
 _BEGIN = re.compile(r"^(?P<indent>\s*)### BEGIN SOLUTION(?:\s+(?P<task>\S+))?\s*$")
@@ -69,12 +69,18 @@ def learner_notebook(master: Path) -> str:
     return notebook_text(release_notebook(source_notebook(master)))
 
 
-def learner_files(root: Path = ROOT) -> dict[str, str]:
-    """Every learner copy, relative path -> text, generated from ``root/solutions``."""
+def learner_package(root: Path = ROOT) -> dict[str, str]:
+    """The learner's ``agstate/`` files, relative path -> text: stubs of the exercise modules, helpers as they are."""
     files = {}
     for source in sorted((root / "solutions" / "agstate").glob("*.py")):
         text = source.read_text()
         files[f"agstate/{source.name}"] = stub_module(text, source.name) if source.name in EXERCISE_MODULES else text
+    return files
+
+
+def learner_files(root: Path = ROOT) -> dict[str, str]:
+    """Every learner copy, relative path -> text, generated from ``root/solutions``."""
+    files = learner_package(root)
     for master in sorted((root / "solutions" / "notebooks").glob("[0-9][0-9]_*.py")):
         files[f"notebooks/{master.stem}.ipynb"] = learner_notebook(master)
     return files
