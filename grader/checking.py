@@ -15,7 +15,7 @@ from hypothesis import given, seed
 from hypothesis.errors import Flaky
 
 from grader import bank, wire
-from grader.sandbox import ChildFailed, LoadFailed, MissingName, Raised
+from grader.session import ChildFailed, LoadFailed, MissingName, Raised
 
 __all__ = ["Failure", "Abort", "Call", "Checker", "show", "jsonable"]
 

@@ -1,42 +1,65 @@
 """The learner's side of the boundary: import the submission, run probes, send plain data.
 
-This module runs only inside a child process. It imports the learner's module
-from the submission directory (never from an installed package), then answers
-requests: each names a probe from ``grader.probes`` and its arguments. Every
-answer is JSON built by ``grader.wire``; the grading process decides scores.
+This module runs only in the learner's process, forked from the zygote
+(``grader.zygote``) and, normally, inside the task's sandbox. It imports the
+learner's module from the submission directory (exactly
+``agstate/<module>.py``, never an installed package and never an
+``agstate/<module>/`` folder), then answers requests: each names a probe
+from ``grader.probes`` and its arguments. Every answer is JSON built by
+``grader.wire``; the grading process decides scores.
 """
 
-import importlib
 import importlib.util
 import os
 import sys
+import tempfile
 import traceback
+from multiprocessing.connection import Connection
 from pathlib import Path
 
-from grader import wire
+from grader import containment, probes, wire
 
-__all__ = ["serve", "load_learner_module", "describe_exception"]
+__all__ = ["run_learner", "serve", "load_learner_module", "describe_exception"]
 
-# Imported once by the grading process before it forks children, so a child pays nothing for them.
-PRELOAD = ["langgraph.graph", "langgraph.checkpoint.memory", "pydantic", "typing_extensions", "grader.probes",
-           "grader.containment"]
+
+def run_learner(conn_fd: int, output_fd: int, request: dict, limits: containment.Limits, processes_running: int):
+    """The learner's process: contained, then serving probes until the grading side hangs up; never returns."""
+    try:
+        os.setsid()
+        # The learner's prints go to a pipe the grader drains and caps, never to
+        # the grader's stdout (--json stays one clean document).
+        os.dup2(output_fd, 1)
+        os.dup2(output_fd, 2)
+        os.close(output_fd)
+        if request["sandbox"]:
+            os.environ.update(HOME="/tmp", TMPDIR="/tmp")
+            tempfile.tempdir = None  # the zygote's choice was the host's
+            os.chdir("/tmp")
+        containment.apply_in_child(limits, keep_fds=(conn_fd,), processes_running=processes_running)
+        serve(Connection(conn_fd), request["learner_submission"], request["module"])
+    finally:
+        os._exit(0)
 
 
 def load_learner_module(submission: Path, module: str):
-    """Import ``agstate.<module>`` from ``submission/agstate`` and nowhere else.
-
-    The runner has checked that both files exist (``runner._missing_module``).
-    """
+    """Import ``agstate.<module>`` from ``submission/agstate/<module>.py`` and nowhere else."""
     package_dir = submission / "agstate"
-    init = package_dir / "__init__.py"
     for name in [n for n in sys.modules if n == "agstate" or n.startswith("agstate.")]:
         del sys.modules[name]
-    spec = importlib.util.spec_from_file_location("agstate", init, submodule_search_locations=[str(package_dir)])
+    spec = importlib.util.spec_from_file_location("agstate", package_dir / "__init__.py",
+                                                  submodule_search_locations=[str(package_dir)])
     package = importlib.util.module_from_spec(spec)
     sys.modules["agstate"] = package
     sys.path.insert(0, str(submission))
     spec.loader.exec_module(package)
-    return importlib.import_module(f"agstate.{module}")
+    if f"agstate.{module}" in sys.modules:  # the package's __init__ imported it itself
+        del sys.modules[f"agstate.{module}"]
+    spec = importlib.util.spec_from_file_location(f"agstate.{module}", package_dir / f"{module}.py")
+    learner = importlib.util.module_from_spec(spec)
+    sys.modules[f"agstate.{module}"] = learner
+    setattr(package, module, learner)
+    spec.loader.exec_module(learner)
+    return learner
 
 
 def describe_exception(exc: BaseException, submission: Path) -> dict:
@@ -72,16 +95,8 @@ def _relative(filename: str, submission: Path) -> str:
         return filename
 
 
-def serve(conn, submission: str, module: str, output_fd: int, limits) -> None:
-    """Child entry point: load the learner's module, then answer probe requests until EOF."""
-    from grader import containment, probes  # already imported by the grading process (PRELOAD)
-
-    os.setsid()  # own process group: the grader can kill everything the learner starts
-    # The learner's prints go to a pipe the grader drains and caps, never to
-    # the grader's stdout (--json stays one clean document).
-    os.dup2(output_fd, 1)
-    os.dup2(output_fd, 2)
-    containment.apply_in_child(limits, keep_fds=(conn.fileno(),))
+def serve(conn, submission: str, module: str) -> None:
+    """Load the learner's module, then answer probe requests until EOF."""
     submission_path = Path(submission)
     try:
         learner = load_learner_module(submission_path, module)
@@ -95,12 +110,12 @@ def serve(conn, submission: str, module: str, output_fd: int, limits) -> None:
             request = wire.loads(conn.recv_bytes())
         except EOFError:
             return
-        conn.send_bytes(wire.dumps(_answer(probes, context, request)))
+        conn.send_bytes(wire.dumps(_answer(context, request)))
 
 
-def _answer(probes, context, request: dict) -> dict:
+def _answer(context, request: dict) -> dict:
     if "batch" in request:
-        return {"replies": [_answer(probes, context, {"probe": name, "args": args}) for name, args in request["batch"]]}
+        return {"replies": [_answer(context, {"probe": name, "args": args}) for name, args in request["batch"]]}
     probe = probes.PROBES.get(request["probe"])
     if probe is None:
         return {"grader_error": f"unknown probe {request['probe']!r}"}

@@ -5,15 +5,15 @@ Exit status: 0 every graded task passed, 1 some did not, 2 usage error.
 
 import argparse
 import glob
-import json
 import os
 import random
 import sys
 from pathlib import Path
 
-from grader import gradebook
+from grader import bubblewrap, gradebook
 from grader.containment import DEFAULT_MEMORY_MB
-from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, labs_present
+from grader.output import display_path, for_terminal, to_json
+from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
 from grader.tasks import LABS, TASKS
 
 __all__ = ["main", "select_tasks", "render_text", "expand_paths"]
@@ -31,8 +31,10 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Repeat any run exactly with the --seed it prints.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="submission directories or globs (default: .)")
-    parser.add_argument("--lab", help=f"grade one part: {', '.join(LABS)} (default: every part present)")
-    parser.add_argument("--task", nargs="+", metavar="ID", help="grade only these task ids, e.g. state.dedupe")
+    parser.add_argument("--lab", nargs="+", action="extend", metavar="LAB",
+                        help=f"grade these parts: {', '.join(LABS)} (default: every part, for every submission)")
+    parser.add_argument("--task", nargs="+", action="extend", metavar="ID",
+                        help="grade only these task ids, e.g. state.dedupe (the flag may be repeated)")
     parser.add_argument("--seed", type=int, help="randomization seed (default: fresh, printed)")
     parser.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES,
                         help=f"random examples per rule (default {DEFAULT_EXAMPLES}; graph rules use a tenth)")
@@ -43,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", metavar="FILE", help="write a gradebook CSV to FILE and a log of reports to FILE's .jsonl")
     parser.add_argument("--resume", action="store_true", help="with --out: skip submissions already in the log")
     parser.add_argument("--json", action="store_true", help="print the JSON report(s) on stdout and nothing else")
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="run the learner's code without bubblewrap, as you (for your own work only; "
+                             "every report says so)")
     return parser
 
 
@@ -62,40 +67,45 @@ def expand_paths(arguments: list[str]) -> list[str]:
     return paths
 
 
-def select_tasks(submission: Path, lab: str | None, task_ids: list[str] | None) -> list[str]:
-    """Task ids to grade, in registry order; unknown names raise ``UsageError``."""
-    if lab is not None and lab not in LABS:
-        raise UsageError(f"unknown lab {lab!r}; choose one of: {', '.join(LABS)}")
+def select_tasks(labs: list[str] | None, task_ids: list[str] | None) -> list[str]:
+    """Task ids to grade, in registry order: the same for every submission; unknown names raise ``UsageError``."""
+    for lab in labs or []:
+        if lab not in LABS:
+            raise UsageError(f"unknown lab {lab!r}; choose one of: {', '.join(LABS)}")
     for task_id in task_ids or []:
         if task_id not in TASKS:
             raise UsageError(f"unknown task {task_id!r}; known tasks: {', '.join(TASKS)}")
-    if task_ids:
-        return [t for t in TASKS if t in task_ids and (lab is None or TASKS[t].lab == lab)]
-    labs = [lab] if lab else labs_present(submission)
-    return [t for t in TASKS if TASKS[t].lab in labs]
+    return [t for t in TASKS if (not task_ids or t in task_ids) and (not labs or TASKS[t].lab in labs)]
 
 
 def render_text(report: dict) -> str:
     """A scorecard for a terminal, ending with the command that repeats the run."""
     lines = [f"agstate-grade {report['submission']} (seed {report['seed']})"]
+    if report.get("sandbox") == "none":
+        lines.append(f"  WARNING: {NO_SANDBOX_WARNING}")
     width = max((len(t["id"]) for t in report["tasks"]), default=10)
     for task in report["tasks"]:
         lines.append(f"  {task['id']:<{width}}  {task['score']:5.1f}/{task['max_score']:<5.1f} {task['status']}")
         if task["status"] != "passed":
             lines.append(f"  {'':<{width}}  {task['feedback']}")
     ids = [task["id"] for task in report["tasks"]]
-    labs = {task["lab"] for task in report["tasks"]}
-    only = "" if ids == [t for t in TASKS if TASKS[t].lab in labs] else f" --task {' '.join(ids)}"
+    labs = [lab for lab in LABS if any(task["lab"] == lab for task in report["tasks"])]
+    if ids == list(TASKS):
+        only = ""
+    elif ids == [t for t in TASKS if TASKS[t].lab in labs]:
+        only = f" --lab {' '.join(labs)}"
+    else:
+        only = f" --task {' '.join(ids)}"
     lines.append(f"score {report['score']:.1f}/{report['max_score']:.1f}  "
                  f"(repeat: agstate-grade {report['submission']}{only} --seed {report['seed']})")
-    return "\n".join(lines)
+    return for_terminal("\n".join(lines))
 
 
 def _summary_line(report: dict) -> str:
     """One line per submission in a batch: score, path, and what did not pass."""
     broken = ", ".join(f"{t['id']} {t['status']}" for t in report["tasks"] if t["status"] != "passed")
     line = f"{report['score']:6.1f}/{report['max_score']:<6.1f} {report['submission']}"
-    return line + (f"  ({broken})" if broken else "")
+    return for_terminal(line + (f"  ({broken})" if broken else ""))
 
 
 def _plan(args) -> tuple[list[tuple[str, list[str]]], int, dict]:
@@ -111,20 +121,42 @@ def _plan(args) -> tuple[list[tuple[str, list[str]]], int, dict]:
     seed = args.seed if args.seed is not None else next(iter(logged), random.SystemRandom().randrange(2**31))
     if logged and seed not in logged:
         raise UsageError(f"{gradebook.log_path(args.out)} was graded with seed {logged.pop()}, not {seed}")
-    plans = [(path, select_tasks(Path(path), args.lab, args.task)) for path in paths]
-    return plans, seed, done
+    tasks = select_tasks(args.lab, args.task)
+    return [(path, tasks) for path in paths], seed, done
+
+
+NO_SANDBOX_WARNING = "graded WITHOUT a sandbox: the learner's code ran as you, with access to everything you can read"
+
+
+def _sandbox(args, submissions: int) -> bool:
+    """Whether to grade in bubblewrap; raises ``UsageError`` for a batch that cannot be sandboxed."""
+    if args.no_sandbox:
+        print(f"agstate-grade: --no-sandbox: {NO_SANDBOX_WARNING}", file=sys.stderr)
+        return False
+    reason = bubblewrap.unavailable()
+    if reason is None:
+        return True
+    if submissions > 1:
+        raise UsageError(f"refusing to grade {submissions} submissions without a sandbox: {reason}")
+    print(f"agstate-grade: {reason}", file=sys.stderr)
+    print(f"agstate-grade: {NO_SANDBOX_WARNING}", file=sys.stderr)
+    return False
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         plans, seed, done = _plan(args)
+        sandbox = _sandbox(args, len(plans) - len(done))
     except UsageError as exc:
         print(f"agstate-grade: {exc}", file=sys.stderr)
         return 2
+    from grader import zygote
+
+    zygote.shared()  # starts importing LangGraph in the zygote while this process imports the tasks
     from grader.batch import grade_many  # the heavy imports, only once the arguments are known
 
-    reports: list[dict | None] = [done.get(path) for path, _ in plans]
+    reports: list[dict | None] = [done.get(display_path(path)) for path, _ in plans]
     todo = [i for i, report in enumerate(reports) if report is None]
     book = gradebook.Gradebook(args.out, done) if args.out else None
     progress = _progress(len(plans), initial=len(plans) - len(todo))
@@ -140,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
         progress.update(1)
 
     try:
-        grade_many([plans[i] for i in todo], seed, args.examples, args.timeout, args.memory, args.jobs, finished)
+        grade_many([plans[i] for i in todo], seed, args.examples, args.timeout, args.memory, args.jobs, finished,
+                   sandbox=sandbox)
     except KeyboardInterrupt:
         progress.close()
         print(f"agstate-grade: interrupted; {sum(r is not None for r in reports)} of {len(plans)} graded"
@@ -148,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     progress.close()
     if args.json:
-        print(json.dumps(reports[0] if single else reports, indent=2, ensure_ascii=False))
+        print(to_json(reports[0] if single else reports, indent=2, ensure_ascii=False))
     elif not single:
         total = sum(r["score"] for r in reports)
         print(f"{len(reports)} submissions graded with seed {seed}; mean score {total / len(reports):.1f}"

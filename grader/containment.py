@@ -1,15 +1,15 @@
-"""What keeps a learner's child in its box: resource limits, an unprivileged uid, no leftovers.
+"""Per-process limits on the learner's code, and the cleanup of what it leaves running.
 
-Applied in the child before the learner's module is imported:
-- CPU seconds, address space, open files, file size and process count (rlimits);
-- when the grader runs as root, a uid and gid of the child's own (derived
-  from its pid, so no two live children share one, even across concurrent
-  batches), so the learner's code cannot signal the grader or another
-  submission, write the grader's files, or dodge the process limit (root
-  ignores RLIMIT_NPROC, and the limit counts every process of a uid);
-- every inherited file descriptor closed but the child's own pipe and stdio.
-A grading process is a child subreaper: processes the learner detaches
-(double fork, setsid) are re-parented to it, and ``kill_descendants`` ends them.
+Applied in the learner's process before its module is imported, sandbox or
+not: CPU seconds, address space, open files, file size and process count
+(rlimits), every inherited file descriptor closed but its own pipe and stdio.
+The sandbox (``grader.bubblewrap``) decides what the process can see; the
+task's cgroup (``grader.cgroups``), where there is one, bounds its whole tree.
+
+Without a sandbox (``--no-sandbox``) a root grader still runs each task
+under a uid of its own, and the task's keeper is a child subreaper:
+processes the learner detaches (double fork, setsid) are re-parented to it,
+and ``kill_descendants`` ends them.
 """
 
 import ctypes
@@ -17,15 +17,13 @@ import os
 import resource
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
-__all__ = ["Limits", "apply_in_child", "become_subreaper", "kill_descendants", "DEFAULT_MEMORY_MB"]
+__all__ = ["Limits", "apply_in_child", "close_fds_except", "switch_uid", "tasks_of_uid", "become_subreaper", "kill_descendants",
+           "DEFAULT_MEMORY_MB"]
 
 DEFAULT_MEMORY_MB = 1024
 _PR_SET_CHILD_SUBREAPER = 36
-# Far above any real account, below the 32-bit "no uid" value: files the
-# learner creates belong to nobody on the machine.
-_UID_BASE = 3_900_000_000
 
 
 @dataclass(frozen=True)
@@ -35,37 +33,39 @@ class Limits:
     open_files: int = 256
     processes: int = 64
     file_bytes: int = 64 * 2**20
+    tmp_bytes: int = 64 * 2**20  # the sandbox's /tmp
+    shm_bytes: int = 16 * 2**20  # the sandbox's /dev/shm
+
+    def as_dict(self) -> dict:
+        return asdict(self)
 
 
-def _learner_uid() -> int | None:
-    """This child's uid for the learner's code: its own when the grader is root, else unchanged."""
-    return _UID_BASE + os.getpid() if os.geteuid() == 0 else None
+def apply_in_child(limits: Limits, keep_fds: tuple[int, ...], processes_running: int) -> None:
+    """Limit this (learner) process; irreversible.
 
-
-def apply_in_child(limits: Limits, keep_fds: tuple[int, ...]) -> None:
-    """Limit this (child) process and drop privileges; irreversible."""
-    _close_inherited(keep_fds)
+    RLIMIT_NPROC counts every process and thread of the uid, machine-wide:
+    ``processes_running`` is how many it had already, counted outside any sandbox.
+    """
+    close_fds_except(keep_fds)
     cpu = max(1, int(limits.cpu_seconds + 0.999))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU, then SIGKILL if it is ignored
     resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    uid = _learner_uid()
-    if uid is not None:
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
-    else:
-        # RLIMIT_NPROC counts every task of the user: leave room for what already runs.
-        mine = _tasks_of_uid(os.getuid())
-        resource.setrlimit(resource.RLIMIT_NPROC, (mine + limits.processes, mine + limits.processes))
+    processes = processes_running + limits.processes
+    resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
 
 
-def _close_inherited(keep: tuple[int, ...]) -> None:
-    # The grading process's pipes (to other children, to the batch's main
-    # process) must not be reachable from the learner's code.
+def switch_uid(uid: int) -> None:
+    """Become ``uid`` (and its gid, with no supplementary groups) for good; only root can."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
+def close_fds_except(keep: tuple[int, ...]) -> None:
+    """Close every file descriptor above stderr but ``keep``: no pipe of another process stays reachable."""
     for fd in sorted(int(name) for name in os.listdir("/proc/self/fd")):
         if fd > 2 and fd not in keep:
             try:
@@ -74,7 +74,8 @@ def _close_inherited(keep: tuple[int, ...]) -> None:
                 pass
 
 
-def _tasks_of_uid(uid: int) -> int:
+def tasks_of_uid(uid: int) -> int:
+    """Processes and threads of ``uid`` this process can see in /proc."""
     count = 0
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -107,16 +108,15 @@ def _children_of() -> dict[int, list[int]]:
     return children
 
 
-def kill_descendants(spare: frozenset[int] = frozenset(), rounds: int = 50) -> int:
-    """SIGKILL every process below this one, except ``spare`` and theirs, until none is left; how many."""
+def kill_descendants(rounds: int = 50) -> int:
+    """SIGKILL every process below this one until none is left; how many."""
     killed = 0
     for _ in range(rounds):
         tree, found, todo = _children_of(), [], [os.getpid()]
         while todo:
             for child in tree.get(todo.pop(), []):
-                if child not in spare:
-                    found.append(child)
-                    todo.append(child)
+                found.append(child)
+                todo.append(child)
         if not found:
             break
         for pid in found:
@@ -125,15 +125,10 @@ def kill_descendants(spare: frozenset[int] = frozenset(), rounds: int = 50) -> i
                 killed += 1
             except ProcessLookupError:
                 pass
-        _reap(found)
+        for pid in found:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
         time.sleep(0.01)
     return killed
-
-
-def _reap(pids: list[int]) -> None:
-    # Only the processes killed here: a spared process's exit status belongs to its owner.
-    for pid in pids:
-        try:
-            os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass

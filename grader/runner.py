@@ -1,104 +1,98 @@
 """Grade one submission: run every selected task's rules, build the report (LAB-SPEC §7)."""
 
 import os
-import shutil
 import sys
-import tempfile
 import time
 import traceback
-from contextlib import contextmanager
 from pathlib import Path
 
 from grader.checking import Abort, Checker, Failure
 from grader.containment import DEFAULT_MEMORY_MB, Limits
-from grader.sandbox import ChildFailed, LoadFailed, Session
+from grader.output import clean, display_path
+from grader.session import ChildFailed, LoadFailed, Session
+from grader.staging import StagingError, staged
 from grader.tasks import LABS, TASKS, Task
 
-__all__ = ["grade_submission", "labs_present", "DEFAULT_EXAMPLES", "DEFAULT_TIMEOUT"]
+__all__ = ["grade_submission", "DEFAULT_EXAMPLES", "DEFAULT_TIMEOUT", "SANDBOX", "NO_SANDBOX"]
 
 DEFAULT_EXAMPLES = 80
 DEFAULT_TIMEOUT = 20.0
-
-
-def labs_present(submission: Path) -> list[str]:
-    """The labs whose exercise module exists in the submission (all labs when none does)."""
-    found = [lab for lab, module in LABS.items() if (submission / "agstate" / f"{module}.py").is_file()]
-    return found or list(LABS)
+SANDBOX = "bubblewrap"
+NO_SANDBOX = "none"
 
 
 def grade_submission(submission: str, task_ids: list[str], seed: int, examples: int = DEFAULT_EXAMPLES,
-                     timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB, sweep: bool = False) -> dict:
+                     timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB, sandbox: bool = True) -> dict:
     """The JSON report for one submission directory.
 
-    ``sweep`` kills whatever the learner detached after each task (this
-    process must be a subreaper, as batch workers are).
+    Its ``agstate/`` is copied once (``grader.staging``); every task runs in a
+    fresh learner process, in a sandbox of its own unless ``sandbox`` is False.
     """
     path = Path(submission)
-    results = []
-    lab_problems: dict[str, dict] = {}
     limits = Limits(cpu_seconds=timeout, memory_bytes=memory_mb * 2**20)
-    with staged(path) as copy:
-        for task_id in task_ids:
-            task = TASKS[task_id]
-            base = {"id": task.id, "lab": task.lab, "score": 0.0, "max_score": float(task.max_score),
-                    "counterexample": None}
-            problem = lab_problems.get(task.lab) or _missing_module(path, task.lab)
-            if problem:  # one failed import answers for the whole lab
-                results.append({**base, **problem})
-                continue
-            result = run_task(task, copy, seed, examples, timeout, limits, sweep)
-            if result.pop("load_problem", False):
-                lab_problems[task.lab] = {"status": result["status"], "feedback": result["feedback"]}
-            results.append(result)
-    return {
-        "submission": submission,
+    try:
+        with staged(path) as (copy, skipped):
+            results = _grade_tasks(copy, skipped, task_ids, seed, examples, timeout, limits, sandbox)
+    except StagingError as exc:
+        results = [{**_base(TASKS[task_id]), "status": "error", "feedback": str(exc)} for task_id in task_ids]
+    return clean({
+        "submission": display_path(submission),
         "seed": seed,
         "score": round(sum(r["score"] for r in results), 2),
         "max_score": float(sum(r["max_score"] for r in results)),
+        "sandbox": SANDBOX if sandbox else NO_SANDBOX,
         "tasks": results,
-    }
+    })
 
 
-def _missing_module(path: Path, lab: str) -> dict | None:
-    if not (path / "agstate" / "__init__.py").is_file():
-        return {"status": "error", "feedback": f"no agstate package in {path} (expected {path / 'agstate' / '__init__.py'})"}
-    if not (path / "agstate" / f"{LABS[lab]}.py").is_file():
-        return {"status": "error", "feedback": f"no agstate/{LABS[lab]}.py in {path}"}
-    return None
+def _base(task: Task) -> dict:
+    return {"id": task.id, "lab": task.lab, "score": 0.0, "max_score": float(task.max_score), "counterexample": None}
 
 
-@contextmanager
-def staged(path: Path):
-    """A private, world-readable copy of the submission's package for the learner's child.
+def _grade_tasks(copy: Path, skipped: list[str], task_ids: list[str], seed: int, examples: int, timeout: float,
+                 limits: Limits, sandbox: bool) -> list[dict]:
+    results = []
+    lab_problems: dict[str, dict] = {}
+    for task_id in task_ids:
+        task = TASKS[task_id]
+        problem = lab_problems.get(task.lab) or _missing_module(copy, task.lab, skipped)
+        if problem:  # one failed import answers for the whole lab
+            results.append({**_base(task), **problem})
+            continue
+        result = run_task(task, copy, seed, examples, timeout, limits, sandbox)
+        if result.pop("load_problem", False):
+            lab_problems[task.lab] = {"status": result["status"], "feedback": result["feedback"]}
+        results.append(result)
+    return results
 
-    The child may run as an unprivileged uid that cannot read the original (a
-    0700 folder), and must not be able to rewrite the instructor's copy.
-    Symlinks stay links, so they never expose files the grader could read.
-    """
-    if not (path / "agstate").is_dir():
-        yield path
-        return
-    root = Path(tempfile.mkdtemp(prefix="agstate-submission-"))
-    try:
-        shutil.copytree(path / "agstate", root / "agstate", symlinks=True,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints"))
-        for folder, dirs, files in os.walk(root):
-            os.chmod(folder, 0o755)
-            for name in files:
-                if not os.path.islink(os.path.join(folder, name)):
-                    os.chmod(os.path.join(folder, name), 0o644)
-        yield root
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+
+def _missing_module(copy: Path, lab: str, skipped: list[str]) -> dict | None:
+    """Feedback when the staged copy lacks the package or the lab's module (exactly ``agstate/<module>.py``)."""
+    module = LABS[lab]
+    package = copy / "agstate"
+    why = ""
+    if not (package / "__init__.py").is_file():
+        if any(entry.startswith("agstate ") or entry.startswith("agstate/__init__.py ") for entry in skipped):
+            why = f" ({next(e for e in skipped if e.startswith('agstate'))})"
+        return {"status": "error", "feedback": f"missing: the submission has no agstate/__init__.py{why}; "
+                                               "hand in the whole agstate/ folder"}
+    if (package / f"{module}.py").is_file():
+        return None
+    if (package / module).is_dir():
+        why = f" (agstate/{module}/ is a folder: the exercise is the file agstate/{module}.py)"
+    for entry in skipped:
+        if entry.startswith(f"agstate/{module}.py "):
+            why = f" (agstate/{module}.py is {entry.split(' (', 1)[1].rstrip(')')}: hand in the file itself)"
+    return {"status": "error", "feedback": f"missing: the submission has no agstate/{module}.py{why}"}
 
 
 def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: float, limits: Limits,
-             sweep: bool = False) -> dict:
-    base = {"id": task.id, "lab": task.lab, "score": 0.0, "max_score": float(task.max_score), "counterexample": None}
+             sandbox: bool = True) -> dict:
+    base = _base(task)
     deadline = time.monotonic() + timeout
     # A correct call takes milliseconds: an endless loop should cost seconds, not the whole task's limit.
     call_limit = min(5.0, max(1.0, timeout / 20))
-    with Session(submission, LABS[task.lab], limits, load_timeout=min(timeout, 10.0), sweep=sweep) as session:
+    with Session(submission, LABS[task.lab], limits, load_timeout=min(timeout, 10.0), sandbox=sandbox) as session:
         try:
             session.probe("attr", "__name__", timeout=min(timeout, 10.0))
         except LoadFailed as exc:

@@ -41,6 +41,18 @@ def test_a_glob_grades_every_student_in_argument_order(classroom):
     assert done.stderr == ""  # no progress bar when stderr is not a terminal
 
 
+def test_a_part_left_out_is_missing_not_skipped(classroom):
+    done = run_cli(str(classroom / "submitted" / "ada" / "agstate-lab"), "--json", "--seed", "8")
+    report = json.loads(done.stdout)
+    assert report["max_score"] == sum(task.max_score for task in TASKS.values())
+    for task in report["tasks"]:
+        if task["lab"] == "state":
+            assert task["status"] == "passed"
+        else:
+            assert task["status"] == "error" and task["score"] == 0.0
+            assert task["feedback"] == f"missing: the submission has no agstate/{LABS[task['lab']]}.py"
+
+
 def test_a_glob_that_matches_nothing_is_a_usage_error(tmp_path):
     done = run_cli(str(tmp_path / "submitted" / "*" / "agstate-lab"))
     assert done.returncode == 2 and "no submission directory matches" in done.stderr
@@ -52,8 +64,11 @@ def test_out_writes_a_gradebook_and_a_log(classroom):
     assert done.returncode == 1
     rows = list(csv.DictReader(out.open()))
     assert [row["submission"].split(os.sep)[-2] for row in rows] == ["ada", "bob", "cy", "dee"]
-    assert list(rows[0]) == ["submission", *PART_A, "total", "max_score"]
+    # Every part is graded for everyone: a part left out scores 0 of its points, so every row has one maximum.
+    assert list(rows[0]) == ["submission", *TASKS, "total", "max_score"]
     assert [float(row["total"]) for row in rows] == [100.0, 100.0, 0.0, 100.0]
+    assert {float(row["max_score"]) for row in rows} == {sum(task.max_score for task in TASKS.values())}
+    assert float(rows[0]["board.models"]) == 0.0
     assert float(rows[2]["state.dedupe"]) == 0.0 and float(rows[0]["state.dedupe"]) == 15.0
     log = [json.loads(line) for line in out.with_suffix(".jsonl").read_text().splitlines()]
     assert sorted(r["submission"] for r in log) == sorted(row["submission"] for row in rows)

@@ -1,29 +1,31 @@
 """The hostile corpus, graded in one batch as an instructor would (LAB-SPEC §7, isolation and integrity).
 
 Every case of ``tests/hostile/cases.py``, the reference, a known-buggy
-submission and a "neighbour" (a second copy of the reference, which one case
-tries to sabotage) are graded by ONE run of
+submission and a "neighbour" (a second copy of the reference, which cases
+try to read and to sabotage) are graded by ONE run of
 
-    python -m grader <paths...> --json --seed 5 --lab state --timeout 4 --examples 20 --jobs 2 --memory 1024
+    python -m grader <paths...> --json --out <gradebook> --seed 5 --lab state --timeout 4 --examples 20 --jobs 2
 
-in a subprocess of its own session. Then:
+in a process session of its own, once as the test's own user (root in CI:
+one uid per task, and a cgroup per task where the machine has them) and, as
+root, once more as an ordinary user from that user's own private checkout
+(the learner's code then runs as the grader's own uid, without cgroups:
+only the sandbox stands between it and the grader's files). Then, for each:
 
-- the batch finished: exit status 1, and stdout is exactly one JSON document,
-  a list of reports in argument order;
+- the batch finished: exit status 1, and stdout is exactly one strict JSON
+  document (no NaN), a list of reports in argument order, each small;
 - the reference gets 100 and the buggy submission loses exactly its task;
-- each hostile case loses exactly its ``loses`` (below full marks, with a
-  failing status, the obvious status where the case pins it) and keeps full
-  marks everywhere else; no feedback shows a traceback or a grader path;
-- nothing keeps running: every process an attack starts carries a per-run
-  token (command name, command line or environment; the grader subprocess
-  itself gets it in its environment, so every descendant inherits it), and
-  /proc holds none of them once the grader has exited. Leftovers are killed
-  here, and the test fails;
-- the fork bomb was stopped by a process limit and the memory bomb by a
-  memory limit (both attacks are bounded, so a missing limit fails the test
-  without taking the machine down);
-- as root, the grader runs learner code under another uid: writes outside the
-  submission (an instructor's file, another submission) fail.
+- each hostile case loses exactly its ``loses`` and keeps full marks
+  everywhere else; no feedback shows a traceback or a grader path, what a
+  case must never see (``LEAK_MARK``, the neighbour's file) or a surrogate;
+- nothing keeps running, and nothing is left: no process carries the run's
+  token or the batch's label, no file or SysV segment of an attack is on the
+  machine, no .pth was planted in an environment, nobody phoned home;
+- the fork bomb was stopped by a process limit, the memory bomb by a memory
+  limit, and (with cgroups) ten processes by a limit on the whole tree;
+- files outside the submission (an instructor's file, the neighbour's
+  module, the gradebook) are as the grader left them, and the log reads back
+  (``--resume``) to the same reports.
 
 ``AGSTATE_HOSTILE_ONLY=name,name`` grades only those cases (plus the
 reference, the buggy submission and the neighbour): for debugging one attack.
@@ -32,8 +34,10 @@ reference, the buggy submission and the neighbour): for debugging one attack.
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -47,16 +51,18 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SOLUTIONS
-from hostile.cases import CASES, FLOOD_MARK, PART_A, Hostile, StaleCase, build_submission, case_source
-from mutants.state_mutants import MUTANTS
+from grader.output import display_path
+from hostile.cases import CASES, FLOOD_MARK, LEAK_MARK, PART_A, Hostile, StaleCase, build_submission, case_source
+from mutants.state_mutants import MUTANTS, OVERWRITE, SCHEMAS, WINDOW
 from mutants.state_mutants import build_submission as build_mutant
+from private_clone import ORDINARY_USER, as_account, private_clone
 
 SEED = 5
 TIMEOUT = 4  # seconds per task
 EXAMPLES = 20
 JOBS = 2
 MEMORY_MB = 1024
-MIN_CASES = 12
+MIN_CASES = 30
 LOST_STATUSES = {"failed", "error", "timeout", "crashed", "not_implemented"}
 BUGGY = next(mutant for mutant in MUTANTS if mutant.name == "keep_max_returns_min")
 # The fork bomb forks up to 10,000 times; a process limit must stop it long before. A grader's limit
@@ -64,8 +70,11 @@ BUGGY = next(mutant for mutant in MUTANTS if mutant.name == "keep_max_returns_mi
 FORK_CEILING = 256
 OUTPUT_CAP = 64 * 2**20  # the flood writes 128 MiB; a capped capture never holds that much on disk
 STDERR_CAP = 2**20
+REPORT_CAP = 2**20  # one report's JSON: a 40 MB reply must not make a 40 MB report
 VICTIM_TEXT = "an instructor's file: no submission may change it\n"
+SHM_KEY = 0x6A9E  # leave_shared_memory's SysV key
 IS_ROOT = os.geteuid() == 0
+ACCOUNTS = ["grader", "ordinary user"] if IS_ROOT else ["grader"]
 
 
 def selected_cases() -> list[Hostile]:
@@ -86,7 +95,7 @@ def test_corpus_is_large_and_well_formed():
         assert set(case.statuses) <= case.loses and set(case.says) <= case.loses, f"{case.name}: pins a task it does not lose"
         assert case.why.strip() and "\n" not in case.why, f"{case.name}: why must be one line"
         source = case_source(case, {"HOSTILE_TOKEN": "t" * 12, "HOSTILE_DIR": "/tmp/x", "VICTIM_FILE": "/tmp/v",
-                                    "VICTIM_DIR": "/tmp", "NEIGHBOUR_STATE": "/tmp/n"})
+                                    "VICTIM_DIR": "/tmp", "NEIGHBOUR_STATE": "/tmp/n", "LISTEN_PORT": "1"})
         compile(source, f"{case.name}/agstate/state.py", "exec")  # an attack, not a syntax error
         if case.where != "import":
             # The attack is the first statement of the function, right after its docstring.
@@ -106,7 +115,9 @@ def test_a_stale_case_fails_loudly():
 class Batch:
     """Everything the checks need, as plain data (shared between pytest-xdist workers as JSON)."""
 
+    account: str
     names: list[str]  # "reference", "buggy", "neighbour" or a case name, in argument order
+    paths: dict[str, str]
     command: list[str]
     returncode: int | None
     timed_out: bool
@@ -116,36 +127,41 @@ class Batch:
     reports: dict[str, dict] = field(default_factory=dict)
     json_problem: str | None = None
     leftovers: list[str] = field(default_factory=list)
-    growing_files: list[str] = field(default_factory=list)
-    fork_counts: dict[str, int] = field(default_factory=dict)  # forks the fork bomb made, per child
-    memory_held: dict[str, int] = field(default_factory=dict)  # MiB the memory bomb held, per child
     largest_capture: int = 0
     victim_intact: bool = True
     planted: bool = False
     neighbour_intact: bool = True
+    log_lines: list[str] = field(default_factory=list)
+    gradebook: str = ""
+    resumed_stdout: str = ""
+    host_leftovers: list[str] = field(default_factory=list)
+    planted_pth: list[str] = field(default_factory=list)
+    phoned_home: list[str] = field(default_factory=list)
+    cgroups: bool = False
 
     def report(self, name: str) -> dict:
         if self.json_problem:
-            pytest.fail(f"no report for {name}: {self.json_problem}")
+            pytest.fail(f"no report for {name} ({self.account}): {self.json_problem}")
         return self.reports[name]
 
+    def feedback(self, name: str, task_id: str) -> str:
+        task = next(t for t in self.report(name)["tasks"] if t["id"] == task_id)
+        return " ".join([task.get("feedback") or ""] + [rule.get("feedback") or "" for rule in task.get("rules", [])])
 
-def _grader_options() -> list[str]:
-    return ["--jobs", str(JOBS), "--memory", str(MEMORY_MB)]
 
-
-def _private_dir(prefix: str, mode: int) -> Path:
-    # Under /tmp, not pytest's 0700 tmp_path: a grader that drops to another uid must be able to
-    # reach these folders, so a failed write is the uid's doing, not a folder's permissions.
+def _private_dir(prefix: str, mode: int, owner: tuple[int, int] | None = None) -> Path:
+    # Under /tmp, not pytest's 0700 tmp_path: the grader may run as another account.
     path = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
     path.chmod(mode)
+    if owner:
+        os.chown(path, *owner)
     return path
 
 
-def marked_processes(token: str) -> dict[int, str]:
-    """Live processes (not zombies) whose command name, command line or environment holds ``token``."""
+def marked_processes(tokens: list[str]) -> dict[int, str]:
+    """Live processes (not zombies) whose command name, command line or environment holds one of ``tokens``."""
     found = {}
-    needle = token.encode()
+    needles = [token.encode() for token in tokens]
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) == os.getpid():
             continue
@@ -164,18 +180,18 @@ def marked_processes(token: str) -> dict[int, str]:
                     texts[part] = b""
         except (OSError, IndexError):
             continue
-        if any(needle in text for text in texts.values()):
+        if any(needle in text for needle in needles for text in texts.values()):
             comm = texts["comm"].decode(errors="replace").strip()
             cmdline = texts["cmdline"].replace(b"\0", b" ").decode(errors="replace").strip()[:120]
             found[int(name)] = f"pid {name} ({comm}): {cmdline}"
     return found
 
 
-def kill_marked(token: str) -> dict[int, str]:
-    """SIGKILL every process carrying ``token`` until none is left; what was found."""
+def kill_marked(tokens: list[str]) -> dict[int, str]:
+    """SIGKILL every process carrying one of ``tokens`` until none is left; what was found."""
     seen = {}
     for _ in range(50):
-        found = marked_processes(token)
+        found = marked_processes(tokens)
         if not found:
             break
         seen.update(found)
@@ -207,30 +223,85 @@ class _DiskWatch(threading.Thread):
             self.largest = max(self.largest, total)
 
 
-def _read_count(path: Path) -> int:
+class _Listener(threading.Thread):
+    """A TCP port on 127.0.0.1 and an abstract unix socket that no sandboxed code should reach."""
+
+    def __init__(self, token: str):
+        super().__init__(daemon=True)
+        self.tcp = socket.create_server(("127.0.0.1", 0))
+        self.unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.name = f"agstate-hostile-{token}"
+        self.unix.bind("\0" + self.name)
+        self.unix.listen()
+        self.port = self.tcp.getsockname()[1]
+        self.accepted: list[str] = []
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        import select
+
+        while not self.stopping.is_set():
+            for server in select.select([self.tcp, self.unix], [], [], 0.2)[0]:
+                connection, _ = server.accept()
+                self.accepted.append("tcp" if server is self.tcp else "abstract unix socket")
+                connection.close()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.join()
+        self.tcp.close()
+        self.unix.close()
+
+
+def _host_leftovers(token: str, folders: list[Path]) -> list[str]:
+    found = [str(path) for folder in folders for path in folder.glob(f"agh-*{token}*")]
     try:
-        return int(path.read_text().strip() or 0)
-    except (OSError, ValueError):
-        return 0
+        for line in Path("/proc/sysvipc/shm").read_text().splitlines()[1:]:
+            if int(line.split()[0]) == SHM_KEY:
+                found.append(f"SysV shared memory key {SHM_KEY:#x}")
+    except OSError:
+        pass
+    return found
 
 
-def run_batch(cases: list[Hostile]) -> Batch:
-    """Build every submission, grade them all in one CLI run, look for leftovers, clean up."""
+def _planted(token: str, roots: list[Path]) -> list[str]:
+    name = f"agstate_hostile_{token}.pth"
+    found = []
+    for root in roots:
+        for dirpath, _, filenames in os.walk(root):
+            if name in filenames:
+                found.append(os.path.join(dirpath, name))
+                os.unlink(os.path.join(dirpath, name))
+    return found
+
+
+def run_batch(cases: list[Hostile], account: str) -> Batch:
+    """Build every submission, grade them all in one CLI run as ``account``, look for leftovers, clean up."""
+    clone = private_clone(ORDINARY_USER if account == "ordinary user" else None)
+    owner = (clone.uid, clone.gid)
     token = uuid.uuid4().hex[:12]
-    token_dir = _private_dir("agstate-hostile-token-", 0o1777)  # the attacks' own reports; any uid may write
-    victim_dir = _private_dir("agstate-hostile-victim-", 0o755)
+    token_dir = _private_dir("agstate-hostile-token-", 0o1777)
+    victim_dir = _private_dir("agstate-hostile-victim-", 0o755, owner)
     grader_tmp = _private_dir("agstate-hostile-tmp-", 0o1777)
     root = _private_dir("agstate-hostile-submissions-", 0o755)
     victim_file = victim_dir / "instructor-notes.txt"
     victim_file.write_text(VICTIM_TEXT)
-    victim_file.chmod(0o644)
+    gradebook = victim_dir / "grades.csv"
+    listener = _Listener(token)
+    listener.start()
+    labels = [token]
     try:
         neighbour_path = root / "neighbour" / "agstate" / "state.py"
+        classmate_mark = f"CLASSMATE-{token}-SECRET"
         values = {"HOSTILE_TOKEN": token, "HOSTILE_DIR": str(token_dir), "VICTIM_FILE": str(victim_file),
-                  "VICTIM_DIR": str(victim_dir), "NEIGHBOUR_STATE": str(neighbour_path)}
+                  "VICTIM_DIR": str(victim_dir), "NEIGHBOUR_STATE": str(neighbour_path), "GRADEBOOK": str(gradebook),
+                  "REFERENCE_FILE": str(SOLUTIONS / "agstate" / "state.py"), "SUBMISSIONS_ROOT": str(root),
+                  "SUBMISSIONS_ROOT_REVERSED": str(root)[::-1], "CLASSMATE_MARK_REVERSED": classmate_mark[::-1],
+                  "LISTEN_PORT": str(listener.port), "ABSTRACT_SOCKET": listener.name}
         paths = {"reference": root / "reference", "buggy": root / "buggy", "neighbour": root / "neighbour"}
         for name in ("reference", "neighbour"):
             shutil.copytree(SOLUTIONS / "agstate", paths[name] / "agstate", ignore=shutil.ignore_patterns("__pycache__"))
+        neighbour_path.write_text(neighbour_path.read_text() + f"\n# {classmate_mark}\n")
         build_mutant(BUGGY, paths["buggy"])
         names = ["reference", "buggy"]
         for case in cases:
@@ -240,17 +311,23 @@ def run_batch(cases: list[Hostile]) -> Batch:
                 names.append("neighbour")  # graded after its attacker
         if "neighbour" not in names:
             names.append("neighbour")
-        for path in root.rglob("*"):
-            path.chmod(0o755 if path.is_dir() else 0o644)
+        # Everything belongs to the account that grades: only the sandbox stops a write.
+        subprocess.run(["chown", "-R", f"{owner[0]}:{owner[1]}", str(root), str(victim_dir)], check=True)
+        for path in [root, *root.rglob("*")]:
+            if not path.is_symlink() and not path.is_fifo():
+                path.chmod(0o755 if path.is_dir() else 0o644)
+        victim_file.chmod(0o666)
+        neighbour_path.chmod(0o666)
         neighbour_state = neighbour_path.read_text()
 
-        command = [sys.executable, "-m", "grader", *(str(paths[name]) for name in names), "--json", "--seed", str(SEED),
-                   "--lab", "state", "--timeout", str(TIMEOUT), "--examples", str(EXAMPLES), *_grader_options()]
+        grader = [str(clone.python), "-m", "grader", *(str(paths[name]) for name in names), "--json", "--out", str(gradebook),
+                  "--seed", str(SEED), "--lab", "state", "--timeout", str(TIMEOUT), "--examples", str(EXAMPLES),
+                  "--jobs", str(JOBS), "--memory", str(MEMORY_MB)]
+        command = as_account(clone, grader)
         # Worst case: every task of every submission runs out of time; a working grader is far faster.
         overall = len(names) * len(PART_A) * TIMEOUT + 120
-        env = {**os.environ, "AGSTATE_HOSTILE_TOKEN": token, "TMPDIR": str(grader_tmp), "PYTHONDONTWRITEBYTECODE": "1"}
-        for variable in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_CURRENT_TEST"):
-            env.pop(variable, None)
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": clone.home, "LANG": "C.UTF-8",
+               "AGSTATE_HOSTILE_TOKEN": token, "TMPDIR": str(grader_tmp), "PYTHONDONTWRITEBYTECODE": "1"}
         out_path, err_path = token_dir.parent / f"{token_dir.name}.stdout", token_dir.parent / f"{token_dir.name}.stderr"
         watch = _DiskWatch(grader_tmp)
         watch.start()
@@ -258,8 +335,9 @@ def run_batch(cases: list[Hostile]) -> Batch:
         timed_out = False
         # Files, not pipes: a leftover process holding the grader's stdout must not hang this test.
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=ROOT, env=env,
+            process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=clone.lab, env=env,
                                        start_new_session=True)  # an attack on the grader's process group stays there
+            labels.append(f"agstate-batch-{process.pid}")  # what the zygote and every learner process carry
             try:
                 process.wait(timeout=overall)
             except subprocess.TimeoutExpired:
@@ -277,59 +355,69 @@ def run_batch(cases: list[Hostile]) -> Batch:
         out_path.unlink()
         err_path.unlink()
 
-        result = Batch(names, command, process.returncode, timed_out, round(elapsed, 1), stdout, stderr,
-                       largest_capture=watch.largest)
+        result = Batch(account, names, {name: display_path(str(path)) for name, path in paths.items()}, command,
+                       process.returncode, timed_out, round(elapsed, 1), stdout, stderr, largest_capture=watch.largest)
         try:
-            document = json.loads(stdout)
+            document = json.loads(stdout, parse_constant=lambda constant: (_ for _ in ()).throw(ValueError(constant)))
             if not isinstance(document, list) or len(document) != len(names):
                 raise ValueError(f"expected a list of {len(names)} reports, got {type(document).__name__}"
                                  f"{f' of {len(document)}' if isinstance(document, list) else ''}")
             for name, report in zip(names, document):
-                if report.get("submission") != str(paths[name]):
-                    raise ValueError(f"report {report.get('submission')!r} where {paths[name]} was expected: not in argument order")
+                if report.get("submission") != result.paths[name]:
+                    raise ValueError(f"report {report.get('submission')!r} where {result.paths[name]} was expected: "
+                                     "not in argument order")
                 result.reports[name] = report
         except ValueError as exc:
             result.reports = {}
-            result.json_problem = (f"stdout is not one JSON list of reports ({exc}); exit status {process.returncode}"
+            result.json_problem = (f"stdout is not one strict JSON list of reports ({exc}); exit status {process.returncode}"
                                    f"{', killed after the overall timeout' if timed_out else ''}; "
                                    f"stdout starts {stdout[:300]!r}; stderr ends {stderr[-1500:]!r}")
 
         # What is still running once the grader has exited: look twice, a second apart.
-        first = marked_processes(token)
-        sizes = {path.name: path.stat().st_size for path in token_dir.glob("writer-*.log")}
+        first = marked_processes(labels)
         time.sleep(1.0)
-        second = marked_processes(token)
-        result.growing_files = sorted(path.name for path in token_dir.glob("writer-*.log")
-                                      if path.stat().st_size > sizes.get(path.name, 0))
+        second = marked_processes(labels)
         result.leftovers = [text for _, text in sorted({**first, **second}.items())]
-        still = kill_marked(token)
+        still = kill_marked(labels)
         if still and not result.leftovers:
             result.leftovers = list(still.values())
-        result.fork_counts = {path.name: _read_count(path) for path in token_dir.glob("forks-*.count")}
-        result.memory_held = {path.name: _read_count(path) for path in token_dir.glob("memory-*.held")}
         result.victim_intact = victim_file.read_text() == VICTIM_TEXT
         result.planted = (victim_dir / "planted.txt").exists()
         result.neighbour_intact = neighbour_path.read_text() == neighbour_state
+        log = gradebook.with_suffix(".jsonl")
+        result.log_lines = log.read_bytes().decode().split("\n") if log.exists() else []
+        result.gradebook = gradebook.read_text() if gradebook.exists() else ""
+        resumed = subprocess.run(command + ["--resume"], capture_output=True, cwd=clone.lab, env=env, timeout=300)
+        result.resumed_stdout = resumed.stdout.decode(errors="replace")
+        result.host_leftovers = _host_leftovers(token, [Path("/dev/shm"), Path("/tmp"), grader_tmp])
+        result.planted_pth = _planted(token, [Path(sys.prefix), Path(sys.base_prefix), clone.python.parent.parent,
+                                              clone.lab / "grader", ROOT / "grader"])
+        result.phoned_home = list(listener.accepted)
+        from grader import cgroups
+
+        result.cgroups = account == "grader" and not isinstance(cgroups.detect(), str)
         return result
     finally:
-        kill_marked(token)  # whatever happened above, nothing of this run stays behind
+        listener.stop()
+        kill_marked(labels)  # whatever happened above, nothing of this run stays behind
         for folder in (token_dir, victim_dir, grader_tmp, root):
             shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def batch(tmp_path_factory):
-    """The one batch: run here, or, under pytest-xdist, by whichever worker asks first (the others wait)."""
+@pytest.fixture(scope="module", params=ACCOUNTS)
+def batch(request, tmp_path_factory):
+    """One batch per account: run here, or, under pytest-xdist, by whichever worker asks first (the others wait)."""
     cases = selected_cases()
+    account = request.param
     if not os.environ.get("PYTEST_XDIST_WORKER"):
-        return run_batch(cases)
+        return run_batch(cases, account)
     shared = tmp_path_factory.getbasetemp().parent  # the same folder for every worker of this run
     key = "-".join(sorted(case.name for case in cases)) if len(cases) < len(CASES) else "all"
-    data = shared / f"hostile-batch-{zlib.crc32(key.encode()):08x}.json"
-    with open(shared / "hostile-batch.lock", "w") as lock:
+    data = shared / f"hostile-batch-{account.replace(' ', '-')}-{zlib.crc32(key.encode()):08x}.json"
+    with open(shared / f"hostile-batch-{account.replace(' ', '-')}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not data.exists():
-            data.write_text(json.dumps(asdict(run_batch(cases))))
+            data.write_text(json.dumps(asdict(run_batch(cases, account))))
     return Batch(**json.loads(data.read_text()))
 
 
@@ -365,6 +453,17 @@ def _expect_losses(name: str, report: dict, loses: frozenset, statuses: dict = {
     _check_feedback(name, report)
 
 
+def _selected(batch: Batch, name: str) -> None:
+    if name not in batch.names:
+        pytest.skip("not selected by AGSTATE_HOSTILE_ONLY")
+
+
+def _measure(batch: Batch, case: str, task_id: str, pattern: str) -> int | None:
+    """A number an attack reported about itself in its feedback (``HOSTILE-... N``), or None."""
+    found = re.search(pattern, batch.feedback(case, task_id))
+    return int(found.group(1)) if found else None
+
+
 def test_the_batch_finishes_with_one_clean_json_document(batch):
     assert not batch.timed_out, (f"the batch did not finish in {batch.elapsed:.0f} s and was killed; "
                                  f"stderr ends {batch.stderr[-1500:]!r}")
@@ -373,13 +472,17 @@ def test_the_batch_finishes_with_one_clean_json_document(batch):
     # (A crashed task's feedback may quote the learner's last output inside a JSON string; the
     # flood's submission crashes nothing, so its text has no business in stdout at all.)
     assert FLOOD_MARK not in batch.stdout, "the learner's flood of output reached the grader's stdout"
+    for name, report in batch.reports.items():
+        size = len(json.dumps(report))
+        assert size < REPORT_CAP, f"{name}'s report is {size:,} bytes of JSON: learner data must be capped"
+        assert report["sandbox"] == "bubblewrap", f"{name} was not graded in a sandbox"
 
 
 def test_learner_output_is_captured_and_capped(batch):
     assert len(batch.stderr.encode()) < STDERR_CAP, f"the grader's stderr holds {len(batch.stderr.encode()):,} bytes"
     assert FLOOD_MARK not in batch.stderr, "the learner's flood of output reached the grader's stderr"
     assert batch.largest_capture < OUTPUT_CAP, \
-        f"the grader's temporary folder reached {batch.largest_capture:,} bytes: learner output is stored uncapped"
+        f"the grader's temporary folder reached {batch.largest_capture:,} bytes: learner output or files are stored uncapped"
 
 
 def test_the_reference_gets_full_marks(batch):
@@ -394,38 +497,82 @@ def test_a_buggy_submission_loses_exactly_its_task(batch):
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_a_hostile_case_loses_exactly_what_it_attacks(batch, case):
-    if case.name not in batch.names:
-        pytest.skip("not selected by AGSTATE_HOSTILE_ONLY")
+    _selected(batch, case.name)
     _expect_losses(f"{case.name} ({case.why})", batch.report(case.name), case.loses, case.statuses, case.says)
+
+
+def test_no_submission_sees_what_it_must_not(batch):
+    for name, report in batch.reports.items():
+        text = json.dumps(report, ensure_ascii=False)
+        assert LEAK_MARK not in text, f"{name}: an attack found what it must never see:\n{_excerpt(report)}"
+        assert "CLASSMATE-" not in text, f"{name}: the neighbour's file reached a report"
 
 
 def test_nothing_keeps_running_afterwards(batch):
     assert not batch.leftovers, (f"{len(batch.leftovers)} process(es) of the batch still ran after the grader exited "
                                  "(killed now):\n  " + "\n  ".join(batch.leftovers[:40]))
-    assert not batch.growing_files, f"detached writers were still writing after the grader exited: {batch.growing_files}"
+
+
+def test_nothing_a_task_made_is_left_on_the_machine(batch):
+    assert not batch.host_leftovers, f"files or shared memory of an attack outlived the batch: {batch.host_leftovers}"
+    assert not batch.planted_pth, f"a submission planted a .pth file in an environment: {batch.planted_pth}"
+    assert not batch.phoned_home, f"a submission reached the machine's network: {batch.phoned_home}"
 
 
 def test_the_fork_bomb_is_stopped_by_a_process_limit(batch):
-    if "fork_bomb" not in batch.names:
-        pytest.skip("not selected by AGSTATE_HOSTILE_ONLY")
-    worst = max(batch.fork_counts.values(), default=0)
-    assert worst < FORK_CEILING, (f"the fork bomb forked {worst:,} processes in one child before anything stopped it "
-                                  f"(counts {batch.fork_counts}); a process limit must stop it below {FORK_CEILING}")
+    _selected(batch, "fork_bomb")
+    forked = _measure(batch, "fork_bomb", SCHEMAS, r"HOSTILE-FORKED (\d+)")
+    assert forked is not None, f"the fork bomb did not report how far it got: {batch.feedback('fork_bomb', SCHEMAS)!r}"
+    assert forked < FORK_CEILING, f"the fork bomb forked {forked:,} processes before anything stopped it"
 
 
 def test_the_memory_bomb_is_stopped_by_a_memory_limit(batch):
-    if "memory_bomb" not in batch.names:
-        pytest.skip("not selected by AGSTATE_HOSTILE_ONLY")
-    worst = max(batch.memory_held.values(), default=0)
-    assert worst < MEMORY_MB, (f"the memory bomb held {worst:,} MiB in one child ({batch.memory_held}); "
-                               f"a memory limit of {MEMORY_MB} MiB must stop it first")
+    _selected(batch, "memory_bomb")
+    held = _measure(batch, "memory_bomb", WINDOW, r"HOSTILE-HELD (\d+) MiB")
+    feedback = batch.feedback("memory_bomb", WINDOW)
+    assert held is not None or "memory limit" in feedback or "MemoryError" in feedback, feedback
+    assert held is None or held < MEMORY_MB, f"the memory bomb held {held:,} MiB; a limit of {MEMORY_MB} MiB must stop it"
 
 
-@pytest.mark.skipif(not IS_ROOT, reason="the grader drops to an unprivileged uid only when it runs as root")
+def test_a_process_tree_is_limited_as_a_whole_where_cgroups_exist(batch):
+    _selected(batch, "memory_across_processes")
+    held = _measure(batch, "memory_across_processes", OVERWRITE, r"HOSTILE-TREE-HELD (\d+) MiB")
+    feedback = batch.feedback("memory_across_processes", OVERWRITE)
+    if batch.cgroups:
+        assert held is not None or "memory limit" in feedback, feedback
+        assert held is None or held < MEMORY_MB, (f"10 processes held {held:,} MiB together: the task's cgroup must keep "
+                                                  f"the whole tree under {MEMORY_MB} MiB")
+        assert "memory limit" in feedback, f"the feedback should say the memory limit was reached: {feedback}"
+    else:
+        # Without cgroups only the per-process limits hold (README): all 10 get their 128 MiB.
+        assert held == 10 * 128, f"without cgroups each process has its own limit; the tree held {held} MiB: {feedback}"
+
+
 def test_learner_code_cannot_write_outside_its_submission(batch):
-    if "write_outside_its_folder" not in batch.names:
-        pytest.skip("not selected by AGSTATE_HOSTILE_ONLY")
+    _selected(batch, "write_outside_its_folder")
     assert batch.victim_intact, "a submission overwrote an instructor's file outside its folder"
     assert not batch.planted, "a submission created a file in an instructor's folder"
     assert batch.neighbour_intact, "a submission rewrote another submission's state.py"
     _expect_losses("neighbour (graded after write_outside_its_folder)", batch.report("neighbour"), frozenset())
+
+
+def test_the_gradebook_holds_what_the_grader_wrote_and_reads_back_the_same(batch):
+    assert batch.json_problem is None, batch.json_problem
+    lines = [line for line in batch.log_lines if line]
+    assert batch.log_lines[-1] == "" and len(lines) == len(batch.names), \
+        f"the log holds {len(lines)} records for {len(batch.names)} submissions"
+    assert "forged" not in batch.gradebook and all("forged" not in line for line in lines), "a submission forged a grade"
+    logged = {json.loads(line)["submission"]: json.loads(line) for line in lines}
+    assert logged == {report["submission"]: report for report in batch.reports.values()}
+    for line in lines:
+        assert "\u2028" not in line and "\u2029" not in line, "a log record holds a raw line separator"
+    assert json.loads(batch.resumed_stdout) == [batch.reports[name] for name in batch.names], \
+        "--resume did not read the log back to the same reports"
+    rows = batch.gradebook.strip().split("\n")
+    assert len(rows) == len(batch.names) + 1 and {row.rsplit(",", 1)[1] for row in rows[1:]} == {"100.0"}
+
+
+def test_a_folder_name_that_is_not_utf8_is_graded_and_shown(batch):
+    _selected(batch, "non_utf8_folder_name")
+    report = batch.report("non_utf8_folder_name")
+    assert "\\xff\\xfe-latin1-\\xe9" in report["submission"], report["submission"]

@@ -3,7 +3,6 @@
 from hypothesis import strategies as st
 
 from grader.checking import Failure, show
-from grader.tasks import board_probes  # noqa: F401  (registers the probes before children fork)
 from grader.tasks import register
 from grader.tasks.board_model import (DEFECTS, EMPTY, board_with_card, boards, card_ids, card_moves, column_moves,
                                       garbage, ghost_ops, invariant_problems, model_apply,

@@ -5,7 +5,6 @@ import itertools
 from hypothesis import strategies as st
 
 from grader.checking import Failure, show
-from grader.tasks import branches_probes  # noqa: F401  (registers part D's probes before any child is forked)
 from grader.tasks import register
 from grader.tasks.branches_model import (APPROVAL, BRANCHES, PROPOSAL_TYPES, REJECTION,
                                          TABLE_KINDS, UNKNOWN_TYPES, case_ids, classify_cases, colliding_pair,

@@ -30,15 +30,29 @@ every other task must get full marks. Which tasks call which function (from
 
 ``statuses`` pins the status of a lost task where it is obvious (a loop is a
 timeout, a segfault a crash); ``says`` a text its feedback must contain. A
-lost task not in ``statuses`` may have any non-passing status.
+lost task not in ``statuses`` may have any non-passing status. ``base`` is
+the module the attack is added to: the reference, or the untouched stub (an
+attack that would score by stealing the answers). ``layout`` names a change
+to the submission folder itself (``LAYOUTS``): a folder name that is not
+UTF-8, a package beside the module, a symbolic link, a sparse file, a FIFO.
 
 Attack code may use placeholders, replaced by ``repr`` of per-run values:
 ``@HOSTILE_TOKEN@`` (a token unique to the test run: every process an attack
 starts carries it in its command name, command line or environment, so the
-test finds leftovers in /proc), ``@HOSTILE_DIR@`` (a world-writable folder for
-the attacks' own reports: pid files, fork counts, memory held),
-``@VICTIM_FILE@``, ``@VICTIM_DIR@`` and ``@NEIGHBOUR_STATE@`` (files outside
-the submission that a write must never reach).
+test finds leftovers in /proc), ``@HOSTILE_DIR@`` (a world-writable folder
+outside the sandbox), ``@VICTIM_FILE@``, ``@VICTIM_DIR@``,
+``@NEIGHBOUR_STATE@`` and ``@GRADEBOOK@`` (files outside the submission that
+a write must never reach), ``@REFERENCE_FILE@`` (the reference solution),
+``@SUBMISSIONS_ROOT@`` (the folder every submission of the batch is in),
+``@CLASSMATE_MARK_REVERSED@`` (a line only the neighbour's state.py holds;
+this and ``@SUBMISSIONS_ROOT_REVERSED@`` come reversed, so the attacker's own
+source and constants never hold them and cannot be mistaken for a leak),
+``@LISTEN_PORT@`` and ``@ABSTRACT_SOCKET@`` (a TCP port on 127.0.0.1 and an
+abstract unix socket the test listens on).
+
+A sandboxed attack cannot write to ``@HOSTILE_DIR@``: attacks that measure
+themselves (forks made, memory held) report by raising an exception whose
+message starts with ``HOSTILE-``, which the test reads from the feedback.
 
 Every attack is bounded so that a grader without limits cannot take the
 machine down: the memory bomb stops at 4 GiB, the fork bomb at 10,000 forks of
@@ -48,6 +62,7 @@ own parent.
 """
 
 import ast
+import os
 import re
 import shutil
 import textwrap
@@ -55,7 +70,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 __all__ = ["Hostile", "CASES", "PART_A", "REFERENCE_PACKAGE", "StaleCase", "case_source", "build_submission",
-           "PLACEHOLDERS", "FLOOD_MARK", "GARBAGE_MARK"]
+           "PLACEHOLDERS", "FLOOD_MARK", "GARBAGE_MARK", "LEAK_MARK", "LAYOUTS"]
 
 # The task ids and the reference are the mutant corpus's: both corpora break the same module.
 from mutants.corpus import REFERENCE_PACKAGE  # noqa: E402
@@ -64,9 +79,13 @@ from mutants.state_mutants import APPEND, DEDUPE, KEEP_MAX, MODULE, OVERWRITE, P
 ALL = frozenset(PART_A)
 NONE = frozenset()
 
-PLACEHOLDERS = ("HOSTILE_TOKEN", "HOSTILE_DIR", "VICTIM_FILE", "VICTIM_DIR", "NEIGHBOUR_STATE")
+PLACEHOLDERS = ("HOSTILE_TOKEN", "HOSTILE_DIR", "VICTIM_FILE", "VICTIM_DIR", "NEIGHBOUR_STATE", "GRADEBOOK",
+                "REFERENCE_FILE", "SUBMISSIONS_ROOT", "SUBMISSIONS_ROOT_REVERSED", "CLASSMATE_MARK_REVERSED",
+                "LISTEN_PORT", "ABSTRACT_SOCKET")
+STUB_PACKAGE = REFERENCE_PACKAGE.parents[1] / "agstate"  # the learner's untouched starting files
 FLOOD_MARK = "AGSTATE-HOSTILE-FLOOD"
 GARBAGE_MARK = "AGSTATE-HOSTILE-GARBAGE"
+LEAK_MARK = "HOSTILE-LEAKED"  # an attack that found what it must never see says so in its feedback
 
 
 class Hostile(NamedTuple):
@@ -77,6 +96,8 @@ class Hostile(NamedTuple):
     why: str  # one line: the attack, and why it loses exactly these tasks
     statuses: dict = {}  # task id -> the status it must have (obvious cases only)
     says: dict = {}  # task id -> a text its feedback must contain
+    base: str = "reference"  # or "stub"
+    layout: str = ""  # a key of LAYOUTS
 
 
 class StaleCase(Exception):
@@ -110,8 +131,8 @@ def _substitute(code: str, values: dict[str, str]) -> str:
 
 
 def case_source(case: Hostile, values: dict[str, str] | None = None) -> str:
-    """The complete state.py of ``case``: the reference with the attack applied exactly once."""
-    reference = (REFERENCE_PACKAGE / MODULE).read_text(encoding="utf-8")
+    """The complete state.py of ``case``: its base module with the attack applied exactly once."""
+    reference = ((STUB_PACKAGE if case.base == "stub" else REFERENCE_PACKAGE) / MODULE).read_text(encoding="utf-8")
     code = _substitute(case.attack_code, values or {})
     if case.where == "import":
         old = reference
@@ -128,12 +149,49 @@ def case_source(case: Hostile, values: dict[str, str] | None = None) -> str:
 
 
 def build_submission(case: Hostile, directory: Path, values: dict[str, str] | None = None) -> Path:
-    """A submission directory: a full copy of the reference package with the case's state.py."""
+    """A submission directory (the one to grade): the reference package with the case's state.py and layout."""
     source = case_source(case, values)  # before copying: a stale case fails before anything is written
     package = Path(directory) / "agstate"
     shutil.copytree(REFERENCE_PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     (package / MODULE).write_text(source, encoding="utf-8")
-    return Path(directory)
+    return LAYOUTS[case.layout](Path(directory)) if case.layout else Path(directory)
+
+
+# -- submission folders that are odd in themselves ---------------------------------------------
+def _non_utf8_name(directory: Path) -> Path:
+    """The same submission, in a folder whose name is not UTF-8 (as LMS zips of non-ASCII names give)."""
+    odd = Path(os.fsdecode(os.fsencode(directory) + b"-\xff\xfe-latin1-\xe9"))
+    directory.rename(odd)
+    return odd
+
+
+def _package_beside_module(directory: Path) -> Path:
+    folder = directory / "agstate" / "state"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("raise SystemExit('the agstate/state/ folder was imported')\n")
+    return directory
+
+
+def _symlinked_module(directory: Path) -> Path:
+    module = directory / "agstate" / MODULE
+    module.unlink()
+    module.symlink_to(REFERENCE_PACKAGE / MODULE)  # the answer, one link away
+    return directory
+
+
+def _sparse_file(directory: Path) -> Path:
+    with open(directory / "agstate" / "data.bin", "wb") as handle:
+        handle.truncate(10 * 2**30)  # 10 GiB apparent, nothing on disk
+    return directory
+
+
+def _fifo(directory: Path) -> Path:
+    os.mkfifo(directory / "agstate" / "notes.fifo")  # reading it would block forever
+    return directory
+
+
+LAYOUTS = {"non_utf8_name": _non_utf8_name, "package_beside_module": _package_beside_module,
+           "symlinked_module": _symlinked_module, "sparse_file": _sparse_file, "fifo": _fifo}
 
 
 # -- shared attack snippets -----------------------------------------------------------------
@@ -390,25 +448,71 @@ return _hostile_down(0)
     Hostile(
         "memory_bomb", "windowed",
         """
-import os
 global _HOSTILE_HOARD
 if "_HOSTILE_HOARD" not in globals():
     _HOSTILE_HOARD = []
-# 64 MiB at a time, every page written; never more than 4 GiB, limit or not. The MiB held so far
-# go to a file after each step, so the test sees how far it got even if the child is killed.
-_held = os.path.join(@HOSTILE_DIR@, "memory-%d.held" % os.getpid())
-while len(_HOSTILE_HOARD) < 64:
-    _HOSTILE_HOARD.append(b"\\x01" * (64 << 20))
-    try:
-        with open(_held, "w") as _out:
-            _out.write(str(64 * len(_HOSTILE_HOARD)))
-    except OSError:
-        pass
+# 64 MiB at a time, every page written; never more than 4 GiB, limit or not. When the memory runs
+# out, it says how much it held (a child killed for its memory says nothing: its feedback does).
+try:
+    while len(_HOSTILE_HOARD) < 64:
+        _HOSTILE_HOARD.append(b"\\x01" * (64 << 20))
+except MemoryError:
+    _held = 64 * len(_HOSTILE_HOARD)
+    _HOSTILE_HOARD.clear()
+    raise RuntimeError("HOSTILE-HELD %d MiB" % _held)
 """,
         frozenset({WINDOW}),
         "windowed hoards memory (up to 4 GiB) before making its reducer; only state.window calls windowed",
         # No pinned status: MemoryError (error), a killed child (crashed) or, on a loaded machine, the
         # time spent filling the allowed memory (timeout) are all fair; test_hostile checks the limit held.
+    ),
+    Hostile(
+        "memory_across_processes", "import",
+        """
+import os as _os
+import select as _select
+import sys as _sys
+import time as _time
+# 10 processes of 128 MiB each (1,280 MiB, every page written), each within a per-process limit: only
+# a limit on the whole tree stops them. It prints how many still hold their memory and ends its own
+# process, so every task's feedback quotes it. Bounded: each child is gone after 30 s by itself.
+_ready_r, _ready_w = _os.pipe()
+_children = []
+for _ in range(10):
+    try:
+        _pid = _os.fork()
+    except OSError:
+        break
+    if _pid == 0:
+        try:
+            _block = bytearray(128 << 20)
+            _block[::4096] = b"\\x01" * len(range(0, 128 << 20, 4096))  # one write per page: all of it is real
+            _os.write(_ready_w, b"x")
+            _time.sleep(30)
+        finally:
+            _os._exit(0)
+    _children.append(_pid)
+_os.close(_ready_w)
+_reported, _dead = set(), set()
+_deadline = _time.monotonic() + 3.0  # every child reports or dies long before; this only bounds it
+while _time.monotonic() < _deadline and len(_reported) + len(_dead) < len(_children):
+    if _select.select([_ready_r], [], [], 0.05)[0]:
+        _reported.update(range(len(_reported), len(_reported) + len(_os.read(_ready_r, 64))))
+    for _pid in _children:
+        if _pid not in _dead and _os.waitpid(_pid, _os.WNOHANG) != (0, 0):
+            _dead.add(_pid)
+_time.sleep(0.3)  # a child killed for memory after it reported is gone by now
+for _pid in _children:
+    if _pid not in _dead and _os.waitpid(_pid, _os.WNOHANG) != (0, 0):
+        _dead.add(_pid)
+_holding = min(len(_reported), len(_children) - len(_dead))
+print("HOSTILE-TREE-HELD %d MiB in %d processes" % (128 * _holding, _holding), flush=True)
+_os._exit(3)
+""",
+        ALL,
+        "at import, 10 processes of 128 MiB each: only a memory limit on the whole process tree stops them; "
+        "then it ends its process, so no task runs",
+        statuses={task: "crashed" for task in PART_A},
     ),
     Hostile(
         "fork_bomb", "build_graph",
@@ -419,16 +523,7 @@ global _HOSTILE_FORKED
 if not globals().get("_HOSTILE_FORKED"):
     _HOSTILE_FORKED = True
     _sleep = shutil.which("sleep") or "/bin/sleep"
-    _report = os.path.join(@HOSTILE_DIR@, "forks-%d.count" % os.getpid())
     _forked = 0
-
-    def _hostile_count():
-        try:
-            with open(_report, "w") as _out:
-                _out.write(str(_forked))
-        except OSError:
-            pass
-
     try:
         # Bounded: 10,000 tiny `sleep` processes at most, each gone after 5 minutes by itself.
         while _forked < 10_000:
@@ -438,10 +533,9 @@ if not globals().get("_HOSTILE_FORKED"):
                 finally:
                     os._exit(0)
             _forked += 1
-            if _forked % 16 == 0:
-                _hostile_count()
-    finally:
-        _hostile_count()
+    except OSError:
+        raise RuntimeError("HOSTILE-FORKED %d" % _forked) from None
+    raise RuntimeError("HOSTILE-FORKED %d" % _forked)
 """,
         frozenset({SCHEMAS}),
         "build_graph forks a sleeping process up to 10,000 times; the process limit must stop it (fork raises)",
@@ -564,4 +658,247 @@ if not globals().get("_HOSTILE_WROTE"):
         NONE,
         "append tries to overwrite an instructor's file and another submission's state.py, then answers right",
     ),
+    # -- reading what it must not see ------------------------------------------------------------
+    Hostile(
+        "read_the_reference", "import",
+        """
+import os as _os
+import sys as _sys
+# The answers are one open() away from the grader's own files, or from the path the test knows.
+_grader = _sys.modules.get("grader")
+_places = [@REFERENCE_FILE@, "/proc/1/cwd/solutions/agstate/state.py", _os.path.expanduser("~/solutions/agstate/state.py")]
+if _grader is not None and getattr(_grader, "__file__", None):
+    _places.insert(0, _os.path.join(_os.path.dirname(_os.path.dirname(_grader.__file__)), "solutions", "agstate", "state.py"))
+for _place in _places:
+    try:
+        with open(_place) as _answer:
+            exec(compile(_answer.read(), __file__, "exec"), globals())
+        break
+    except OSError:
+        continue
+""",
+        ALL,
+        "the untouched stub plus code that execs solutions/agstate/state.py: it can read no reference, so it is a stub",
+        base="stub",
+        statuses={task: "not_implemented" for task in PART_A},
+    ),
+    Hostile(
+        "read_a_classmate", "import",
+        """
+import glob as _glob
+import os as _os
+import tempfile as _tempfile
+import time as _time
+# Look for another submission's state.py (the neighbour's holds a line no other file has) for a
+# while, so that some other submission is being graded at the same time.
+_roots = [@SUBMISSIONS_ROOT@, _tempfile.gettempdir(), "/tmp", "/dev/shm", "/proc/1/root/tmp"]
+_deadline = _time.monotonic() + 0.3
+while _time.monotonic() < _deadline:
+    for _root in _roots:
+        for _path in _glob.glob(_os.path.join(_root, "**", "state.py"), recursive=True)[:2000]:
+            try:
+                with open(_path) as _other:
+                    _text = _other.read()
+            except OSError:
+                continue
+            if @CLASSMATE_MARK_REVERSED@[::-1] in _text:
+                raise RuntimeError("HOSTILE-LEAKED a classmate's file: " + _path)
+    _time.sleep(0.05)
+""",
+        NONE,
+        "while others are graded, searches the temp folders and the batch's folder for a classmate's state.py",
+    ),
+    Hostile(
+        "snoop_on_the_grader", "import",
+        """
+import gc as _gc
+import os as _os
+
+
+def _hostile_snoop():  # a function: its locals are no dict for gc to find (the batch's path is one of them)
+    root = @SUBMISSIONS_ROOT_REVERSED@[::-1]
+    found = []
+    for thing in _gc.get_objects():  # reports, batch plans, expected answers of the grading side?
+        if isinstance(thing, dict) and ({"score", "max_score"} <= thing.keys() or {"submission", "seed"} <= thing.keys()):
+            found.append("a report-like dict " + repr(sorted(thing))[:80])
+        elif isinstance(thing, (list, tuple, dict)):
+            items = list(thing.values() if isinstance(thing, dict) else thing)[:50]
+            if any(isinstance(item, str) and root in item for item in items):
+                found.append("the batch's paths in a %s" % type(thing).__name__)
+    for pid in [name for name in _os.listdir("/proc") if name.isdigit()]:  # the grader's processes?
+        for part in ("cmdline", "environ"):
+            try:
+                with open("/proc/%s/%s" % (pid, part), "rb") as handle:
+                    text = handle.read().decode(errors="replace")
+            except OSError:
+                continue
+            if root in text or "AGSTATE_HOSTILE_TOKEN" in text:
+                found.append("process %s's %s" % (pid, part))
+    if "AGSTATE_HOSTILE_TOKEN" in _os.environ:
+        found.append("the grader's environment")
+    if found:
+        raise RuntimeError("HOSTILE-LEAKED " + "; ".join(found[:5]))
+
+
+_hostile_snoop()
+""",
+        NONE,
+        "walks gc.get_objects(), /proc and its environment for reports, the batch plan and the grader's processes",
+    ),
+    # -- writing where it must not -------------------------------------------------------------------
+    Hostile(
+        "rewrite_the_gradebook", "import",
+        """
+import os as _os
+_fake = '{"submission": "forged", "seed": 0, "score": 1e9, "max_score": 1, "tasks": []}\\n'
+for _path, _text in ((@GRADEBOOK@, "submission,total\\nforged,1000000\\n"),
+                     (_os.path.splitext(@GRADEBOOK@)[0] + ".jsonl", _fake)):
+    try:
+        with open(_path, "a") as _out:
+            _out.write(_text)
+    except OSError:
+        pass
+""",
+        NONE,
+        "appends a forged row to the batch's gradebook CSV and its log, whose paths it knows",
+    ),
+    Hostile(
+        "plant_a_pth_in_the_venv", "import",
+        """
+import os as _os
+import sys as _sys
+import sysconfig as _sysconfig
+# A .pth file runs in every later Python process of that environment. This one holds no code.
+_places = set(_p for _p in _sys.path if _p) | {_sysconfig.get_paths()["purelib"]}
+_grader = _sys.modules.get("grader")
+if _grader is not None and getattr(_grader, "__file__", None):
+    _places.add(_os.path.dirname(_grader.__file__))
+for _place in _places:
+    try:
+        with open(_os.path.join(_place, "agstate_hostile_" + @HOSTILE_TOKEN@ + ".pth"), "w") as _out:
+            _out.write("# planted by a submission\\n")
+    except OSError:
+        pass
+""",
+        NONE,
+        "writes a .pth file into every folder on sys.path and the grader's package, then answers right",
+    ),
+    Hostile(
+        "fill_the_temp_dir", "import",
+        """
+import os as _os
+import tempfile as _tempfile
+# Up to 1 GiB of files in the temp folder and /dev/shm: whatever it manages is gone before the next task.
+_chunk = b"\\x00" * (8 << 20)
+for _folder in (_tempfile.gettempdir(), "/dev/shm"):
+    _written = 0
+    for _number in range(128):
+        try:
+            with open(_os.path.join(_folder, "agh-fill-%s-%d" % (@HOSTILE_TOKEN@, _number)), "wb") as _out:
+                _out.write(_chunk)
+            _written += len(_chunk)
+        except OSError:
+            break
+""",
+        NONE,
+        "fills its temp folder and /dev/shm with up to 1 GiB at import: its own, capped, gone after each task",
+    ),
+    Hostile(
+        "leave_shared_memory", "import",
+        """
+import ctypes as _ctypes
+import glob as _glob
+import os as _os
+import tempfile as _tempfile
+_libc = _ctypes.CDLL(None, use_errno=True)
+_KEY = 0x6A9E
+# Anything an earlier task of this submission left behind would be found here.
+_left = _glob.glob(_os.path.join(_tempfile.gettempdir(), "agh-left-*")) + _glob.glob("/dev/shm/agh-left-*")
+if _libc.shmget(_KEY, 0, 0) != -1:
+    _left.append("SysV shared memory key %#x" % _KEY)
+if _left:
+    raise RuntimeError("HOSTILE-LEAKED an earlier task's leftovers: " + ", ".join(_left[:5]))
+_segment = _libc.shmget(_KEY, 32 << 20, 0o1666)  # IPC_CREAT | 0666
+if _segment != -1:
+    _address = _libc.shmat(_segment, None, 0)
+for _folder in (_tempfile.gettempdir(), "/dev/shm"):
+    try:
+        with open(_os.path.join(_folder, "agh-left-" + @HOSTILE_TOKEN@), "wb") as _out:
+            _out.write(b"\\x01" * (1 << 20))
+    except OSError:
+        pass
+""",
+        NONE,
+        "leaves a SysV segment and files in /tmp and /dev/shm, and looks for an earlier task's: none may outlive a task",
+    ),
+    Hostile(
+        "phone_home", "import",
+        """
+import socket as _socket
+for _family, _address in ((_socket.AF_INET, ("127.0.0.1", @LISTEN_PORT@)), (_socket.AF_UNIX, "\\0" + @ABSTRACT_SOCKET@)):
+    try:
+        _connection = _socket.socket(_family, _socket.SOCK_STREAM)
+        _connection.settimeout(0.5)
+        _connection.connect((_address[0], int(_address[1])) if _family == _socket.AF_INET else _address)
+        _connection.sendall(b"phoned home")
+        _connection.close()
+    except OSError:
+        pass
+""",
+        NONE,
+        "connects to a TCP port on 127.0.0.1 and an abstract unix socket the test listens on",
+    ),
+    Hostile(
+        "kill_everything_it_can_signal", "keep_max",
+        """
+import os
+import signal
+if os.getpid() < 1000:  # in a pid namespace of its own: anywhere else this would kill the test's processes
+    os.kill(-1, signal.SIGKILL)
+raise RuntimeError("keep_max outlived kill(-1)")
+""",
+        frozenset({KEEP_MAX, SCHEMAS}),
+        "keep_max sends SIGKILL to every process it may signal (kill -1); State.best_score uses keep_max",
+    ),
+    # -- data that would break the grader's output -----------------------------------------------------
+    Hostile(
+        "lone_surrogate_reply", "merge_sources",
+        'return ["\\udcff", "\\ud800"]\n',
+        frozenset({DEDUPE, SCHEMAS}),
+        "merge_sources returns strings with lone surrogates, which no UTF-8 writer accepts",
+    ),
+    Hostile(
+        "line_separator_reply", "keep_recent",
+        'return ["a\\u2028b", "c\\u2029d", "\\x1b[2J\\x1b]0;pwned\\x07"]\n',
+        frozenset({WINDOW}),
+        "keep_recent returns U+2028, U+2029 and terminal escape codes (a log line must stay one line); "
+        "state.schemas never reads what State.recent holds",
+    ),
+    Hostile(
+        "forty_megabyte_reply", "keep_max",
+        'return "x" * 40_000_000\n',
+        frozenset({KEEP_MAX, SCHEMAS}),
+        "keep_max returns a 40 MB string: the report and its log line stay small",
+    ),
+    Hostile(
+        "nan_reply", "append",
+        'return [float("nan"), float("inf")]\n',
+        frozenset({APPEND, WINDOW, SCHEMAS}),
+        "append returns NaN and infinity, which strict JSON has no way to write",
+    ),
+    # -- folders that are odd in themselves -----------------------------------------------------------
+    Hostile("non_utf8_folder_name", "import", "pass\n", NONE,
+            "the reference, in a folder whose name is not UTF-8 (an LMS zip's): graded and reported like any other",
+            layout="non_utf8_name"),
+    Hostile("package_beside_module", "import", "pass\n", NONE,
+            "the reference, plus an agstate/state/ package that ends the process when imported: only state.py is graded",
+            layout="package_beside_module"),
+    Hostile("symlinked_module", "import", "pass\n", ALL,
+            "agstate/state.py is a symbolic link to the reference solution: it is left out, so the module is missing",
+            layout="symlinked_module", says={OVERWRITE: "symbolic link"}),
+    Hostile("sparse_file", "import", "pass\n", ALL,
+            "agstate/ holds a sparse 10 GiB file: the copy is refused, not made", layout="sparse_file",
+            says={OVERWRITE: "more than 32 MB"}),
+    Hostile("fifo_in_package", "import", "pass\n", NONE,
+            "agstate/ holds a FIFO, which blocks whoever reads it: left out of the copy", layout="fifo"),
 ]

@@ -8,8 +8,10 @@ survives the kill. Probes return plain data; the grading process judges.
 """
 
 import functools
+import gc
 import json
 import os
+import select
 import shutil
 import signal
 import sqlite3
@@ -97,31 +99,140 @@ def _forked(body) -> int:
 
 @probe
 @_with_scratch
-def race(ctx, folder, writers, rounds):
-    """``writers`` processes, each with its own store on one file, all append seqs 1..rounds; who won what."""
+def race(ctx, folder, rounds):
+    """Two processes, each with its own store on one file, race for seqs 1..``rounds``, interleaved on purpose.
+
+    For each seq one writer (taking turns) is *armed*: when its append is about
+    to run its first writing SQL statement — its check is done — it stops
+    (SQLite's trace callback on the store's connections) until the other
+    writer has appended the same seq, or has shown it cannot: the database is
+    write-locked (a transaction such as BEGIN IMMEDIATE holds it), or the
+    other writer is still waiting after ``_BLOCKED_AFTER`` seconds (a lock of
+    another kind). So a check-then-insert store meets its rival between the
+    check and the write on every run, not only when the scheduler happens to
+    put it there. Returns, per seq, what each writer's append did.
+    """
     path = os.path.join(folder, "events.db")
     _store(ctx, path).list("race")  # the schema exists before the writers start
-    read_end, write_end = os.pipe()
-    go_read, go_write = os.pipe()
-    pids = []
-    for number in range(writers):
-        def write(number=number):
-            store = _store(ctx, path)
-            os.read(go_read, 1)  # all writers start at once: the race is real
-            for seq in range(1, rounds + 1):
-                try:
-                    store.append("race", seq, "tool.called", {"writer": number})
-                    os.write(write_end, f"{seq}:{number}\n".encode())
-                except Exception as exc:
-                    os.write(write_end, f"{seq}:{type(exc).__name__}\n".encode())
-        pids.append(_forked(write))
-    os.close(write_end)
-    os.write(go_write, b"g" * writers)
-    outcomes = _read_all(read_end)
-    codes = [os.waitpid(pid, 0)[1] for pid in pids]
-    os.close(go_read)
-    os.close(go_write)
-    return {"outcomes": outcomes.split(), "codes": codes, "events": _dump(_store(ctx, path).list("race"))}
+    writers = [_RaceWriter(ctx, path, number) for number in (0, 1)]
+    rounds_seen = []
+    try:
+        for seq in range(1, rounds + 1):
+            armed, other = writers[(seq - 1) % 2], writers[seq % 2]
+            armed.send(f"armed {seq}")
+            first = armed.receive()  # "paused", or its outcome when it never wrote (it raised, or wrote nothing)
+            locked = interleaved = False
+            if first == "paused":
+                locked = _write_locked(path)
+                if not locked:
+                    other.send(f"append {seq}")
+                    interleaved = other.ready(_BLOCKED_AFTER)
+                armed.send("go")
+                armed_outcome = armed.receive()
+                if locked:
+                    other.send(f"append {seq}")
+                other_outcome = other.receive()
+            else:
+                armed_outcome = first
+                other.send(f"append {seq}")
+                other_outcome = other.receive()
+            rounds_seen.append({"seq": seq, "armed": armed.number, "paused": first == "paused", "locked": locked,
+                                "interleaved": interleaved, "outcomes": {str(armed.number): armed_outcome,
+                                                                         str(other.number): other_outcome}})
+    finally:
+        codes = [writer.stop() for writer in writers]
+    return {"rounds": rounds_seen, "codes": codes, "events": _dump(_store(ctx, path).list("race"))}
+
+
+_BLOCKED_AFTER = 2.0  # a rival append that has not finished by then is waiting for a lock
+
+
+def _write_locked(path: str) -> bool:
+    """Whether another connection holds the database's write lock right now."""
+    probe_db = sqlite3.connect(path, timeout=0, isolation_level=None)
+    try:
+        probe_db.execute("BEGIN IMMEDIATE")
+        probe_db.execute("ROLLBACK")
+        return False
+    except sqlite3.OperationalError:
+        return True
+    finally:
+        probe_db.close()
+
+
+class _RaceWriter:
+    """A forked process with its own store, appending when told; the armed append stops before its first write."""
+
+    def __init__(self, ctx, path: str, number: int):
+        self.number = number
+        orders_r, self._orders = os.pipe()
+        self._replies, replies_w = os.pipe()
+        self.pid = _forked(lambda: self._serve(ctx, path, orders_r, replies_w))
+        os.close(orders_r)
+        os.close(replies_w)
+        self._buffer = b""
+
+    def _serve(self, ctx, path, orders, replies) -> None:
+        store = _store(ctx, path)
+        state = {"armed": False}
+
+        def before_statement(sql):
+            if state["armed"] and sql.lstrip().split(None, 1)[:1] and \
+                    sql.lstrip().split(None, 1)[0].upper() in ("INSERT", "REPLACE", "UPDATE", "DELETE"):
+                state["armed"] = False
+                os.write(replies, b"paused\n")
+                _read_line(orders)  # "go"
+
+        for connection in [o for o in gc.get_objects() if isinstance(o, sqlite3.Connection)]:
+            try:
+                connection.set_trace_callback(before_statement)
+            except sqlite3.ProgrammingError:
+                pass  # a closed connection of an earlier store
+        while (order := _read_line(orders)) not in ("", "quit"):
+            verb, seq = order.split()
+            state["armed"] = verb == "armed"
+            try:
+                store.append("race", int(seq), "tool.called", {"writer": self.number})
+                outcome = "win"
+            except Exception as exc:
+                outcome = type(exc).__name__ if type(exc).__name__ == "ConcurrencyError" else \
+                    f"{type(exc).__name__}: {str(exc)[:200]}".replace("\n", " ")
+            state["armed"] = False
+            os.write(replies, outcome.encode() + b"\n")
+
+    def send(self, order: str) -> None:
+        os.write(self._orders, order.encode() + b"\n")
+
+    def ready(self, timeout: float) -> bool:
+        return bool(self._buffer) or bool(select.select([self._replies], [], [], timeout)[0])
+
+    def receive(self) -> str:
+        while b"\n" not in self._buffer:
+            chunk = os.read(self._replies, 4096)
+            if not chunk:
+                return "the writer process died"
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line.decode(errors="replace")
+
+    def stop(self) -> int:
+        try:
+            self.send("quit")
+        except OSError:
+            pass
+        os.close(self._orders)
+        os.close(self._replies)
+        return os.waitpid(self.pid, 0)[1]
+
+
+def _read_line(fd) -> str:
+    line = b""
+    while not line.endswith(b"\n"):
+        chunk = os.read(fd, 1)
+        if not chunk:
+            break
+        line += chunk
+    return line.decode().strip()
 
 
 def _read_all(fd) -> str:
@@ -133,7 +244,11 @@ def _read_all(fd) -> str:
 
 
 def crash_writer(open_store, task_id, events, kill_after, start_seq=1) -> list[int]:
-    """Fork a writer appending ``events`` from ``start_seq``; SIGKILL it after ``kill_after`` acks. The acked seqs."""
+    """Fork a writer appending ``events`` from ``start_seq``; SIGKILL it after ``kill_after`` acks.
+
+    The seqs it acknowledged before it died: at least ``kill_after``, more when
+    it was faster than this reader.
+    """
     read_end, write_end = os.pipe()
 
     def write():
@@ -155,6 +270,10 @@ def crash_writer(open_store, task_id, events, kill_after, start_seq=1) -> list[i
         acked += [int(line) for line in lines]
     os.kill(pid, signal.SIGKILL)  # mid-append, most likely: the writer never waits between appends
     os.waitpid(pid, 0)
+    # Acknowledgements it sent before it died, read or not yet: each is an append that returned.
+    while chunk := os.read(read_end, 4096):
+        buffer += chunk
+    acked += [int(line) for line in buffer.split(b"\n") if line]
     os.close(read_end)
     return acked
 

@@ -13,7 +13,8 @@ from contextlib import contextmanager
 from langgraph.graph import START, StateGraph
 from pydantic import BaseModel
 
-from grader.probes import _sub_schema, probe
+from grader.probes import probe
+from grader.probes.state import sub_schema
 
 __all__ = ["board_reduce", "board_fold", "board_validate", "board_parse", "board_model_class", "board_demo",
            "board_graph", "board_first_write", "board_hostile"]
@@ -175,7 +176,7 @@ def board_graph(ctx, board, has_board, as_instance, commands):
 @probe
 def board_first_write(ctx, garbage):
     """A graph over BoardState's ``board`` key alone whose only node writes ``garbage`` first."""
-    builder = StateGraph(_sub_schema(ctx, "BoardState", ["board"]))
+    builder = StateGraph(sub_schema(ctx, "BoardState", ["board"]))
     builder.add_node("tool", lambda state: {"board": copy.deepcopy(garbage)})
     builder.add_edge(START, "tool")
     out = builder.compile().invoke({})

@@ -1,38 +1,30 @@
-"""The grading side of the boundary: start a learner child, send probes, survive anything.
+"""The grading side of the boundary: a learner process per task, probes sent to it, anything survived.
 
-Each child is forked from the grading process after it has imported
-LangGraph and pydantic once (``child.PRELOAD``), so a child costs a fork, not
-an interpreter start. It runs in its own process group and is killed with
-that whole group when the session ends or a call runs out of time. (Not
-forkserver/spawn: those re-run the caller's ``__main__`` in every child.)
+A ``Session`` asks the zygote (``grader.zygote``) for a learner process in
+a fresh sandbox (``grader.keeper``), talks to it over a private channel,
+drains and caps its output, and learns from the keeper how it ended. The
+learner process is restarted, in a new sandbox, after a crash or a time-out.
+Closing the session ends the sandbox and everything in it before it returns.
 """
 
-import importlib
-import multiprocessing
+import json
 import os
-import signal
 import select
+import socket
 import threading
 import time
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 
-from grader import child, containment, wire
+from grader import bubblewrap, wire, zygote
+from grader.containment import Limits
 
 __all__ = ["Session", "Raised", "ChildFailed", "LoadFailed", "MissingName"]
 
 _OUTPUT_TAIL_BYTES = 2000
 _OUTPUT_TAIL_CHARS = 300
-_context = None
-
-
-def mp_context():
-    global _context
-    if _context is None:
-        for module in child.PRELOAD:
-            importlib.import_module(module)
-        _context = multiprocessing.get_context("fork")
-    return _context
+_TEARDOWN_TIMEOUT = 10.0
 
 
 @dataclass
@@ -58,7 +50,7 @@ class Raised:
 
 
 class ChildFailed(Exception):
-    """The child died or ran out of time; ``status`` is ``crashed`` or ``timeout``."""
+    """The learner process died, ran out of time, or could not be made: ``status`` crashed, timeout or error."""
 
     def __init__(self, status: str, message: str):
         super().__init__(message)
@@ -89,7 +81,7 @@ def _outcome(reply: dict):
 
 
 class _OutputDrain(threading.Thread):
-    """Reads the child's stdout/stderr as fast as it writes, keeping only the tail."""
+    """Reads the learner's stdout/stderr as fast as it writes, keeping only the tail."""
 
     def __init__(self, fd: int):
         super().__init__(daemon=True)
@@ -113,21 +105,21 @@ class _OutputDrain(threading.Thread):
 
 
 class Session:
-    """One live child with the learner's module loaded; restarted after a crash.
+    """One live learner process with the learner's module loaded; restarted after a crash.
 
-    ``sweep``: this process is a subreaper, so after the child is killed every
-    process the learner detached is found and killed too.
+    ``submission`` is the task's private copy (``grader.staging``); ``sandbox``
+    False runs the learner without bubblewrap (``--no-sandbox``).
     """
 
-    def __init__(self, submission: Path, module: str, limits: containment.Limits, load_timeout: float = 10.0,
-                 sweep: bool = False):
+    def __init__(self, submission: Path, module: str, limits: Limits, load_timeout: float = 10.0,
+                 sandbox: bool = True):
         self.submission = Path(submission).resolve()
         self.module = module
         self.limits = limits
         self.load_timeout = load_timeout
-        self.sweep = sweep
-        self._process = None
+        self.sandbox = sandbox
         self._conn = None
+        self._control = None
         self._drain = None
 
     def __enter__(self):
@@ -137,18 +129,28 @@ class Session:
         self.close()
 
     def _start(self) -> None:
-        ctx = mp_context()
-        parent_end, child_end = ctx.Pipe()
+        mine, theirs = socket.socketpair()
         output_r, output_w = os.pipe()
-        self._process = ctx.Process(
-            target=child.serve, args=(child_end, str(self.submission), self.module, output_w, self.limits), daemon=True
-        )
-        self._process.start()
-        child_end.close()
-        os.close(output_w)
+        control, control_theirs = socket.socketpair()
+        request = {"sandbox": self.sandbox, "module": self.module, "limits": self.limits.as_dict(),
+                   "submission": str(self.submission),
+                   "learner_submission": bubblewrap.SUBMISSION if self.sandbox else str(self.submission)}
+        try:
+            zygote.shared().spawn(request, [theirs.fileno(), output_w, control_theirs.fileno()])
+        except OSError as exc:
+            for end in (mine, theirs, control, control_theirs):
+                end.close()
+            os.close(output_r)
+            os.close(output_w)
+            raise ChildFailed("error", f"the grader's zygote is gone ({exc}); please report it to your instructor") from None
+        finally:
+            theirs.close()
+            control_theirs.close()
+            os.close(output_w)
+        self._conn = Connection(mine.detach())
+        self._control = control
         self._drain = _OutputDrain(output_r)
         self._drain.start()
-        self._conn = parent_end
         reply = self._receive(self.load_timeout, "importing your module")
         if "load_error" in reply:
             error = reply["load_error"]
@@ -156,7 +158,7 @@ class Session:
             raise LoadFailed(Raised(error))
 
     def probe(self, name: str, *args, timeout: float):
-        """Run probe ``name`` in the child; its value, a ``Raised`` or a ``MissingName``."""
+        """Run probe ``name`` in the learner's process; its value, a ``Raised`` or a ``MissingName``."""
         return _outcome(self._ask({"probe": name, "args": wire.encode(list(args))}, timeout, f"running {name}"))
 
     def batch(self, requests: list[tuple[str, list]], timeout: float) -> list:
@@ -167,11 +169,11 @@ class Session:
 
     def _ask(self, message: dict, timeout: float, doing: str) -> dict:
         deadline = time.monotonic() + timeout
-        if self._process is None:
+        if self._conn is None:
             self._start()
         try:
             self._conn.send_bytes(wire.dumps(message))
-        except OSError:  # the child is gone already: say how it ended
+        except OSError:  # the learner is gone already: say how it ended
             return self._receive(0, doing)
         return self._receive(max(0.0, deadline - time.monotonic()), doing)
 
@@ -182,24 +184,27 @@ class Session:
         try:
             return wire.loads(self._conn.recv_bytes(wire.MAX_MESSAGE_BYTES))
         except (EOFError, OSError):
-            code = self._wait_exit()
+            ended = self._ended()
             if self._drain is not None:
                 self._drain.join(0.2)  # let the reader catch the last words before the crash
             tail = self.output_tail()
             self.close()
-            raise ChildFailed("crashed", f"your code ended the process while {doing} ({code})" + (f"; its last output: {tail}" if tail else "")) from None
+            if "error" in ended:
+                raise ChildFailed("error", f"the grader could not run your code ({ended['error']}); "
+                                           "please report it to your instructor") from None
+            raise ChildFailed("crashed", f"your code ended the process while {doing} ({_how(ended, self.limits)})"
+                              + (f"; its last output: {tail}" if tail else "")) from None
         except ValueError as exc:
             self.close()
             raise ChildFailed("crashed", f"the process sent an unreadable answer while {doing} ({exc})") from None
 
-    def _wait_exit(self) -> str:
-        self._process.join(1.0)
-        code = self._process.exitcode
-        if code is None:
-            return "it stopped answering"
-        if code < 0:
-            return f"killed by signal {signal.Signals(-code).name}"
-        return f"exit status {code}"
+    def _ended(self) -> dict:
+        """The keeper's word on how the learner's process ended (it says so once the process is gone)."""
+        line = _read_line(self._control, 2.0)
+        try:
+            return json.loads(line) if line else {}
+        except ValueError:
+            return {}
 
     def output_tail(self) -> str:
         """The last lines the learner's code printed, for feedback."""
@@ -211,19 +216,48 @@ class Session:
         return text.strip()[-_OUTPUT_TAIL_CHARS:]
 
     def close(self) -> None:
-        if self._process is not None and self._process.pid is not None:
-            try:
-                os.killpg(self._process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass  # no group yet: the child died before its setsid()
-            self._process.kill()
-            self._process.join(5)
-        self._process = None
+        """End the learner's process and its sandbox; returns once the keeper has cleaned up."""
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+        if self._control is not None:
+            try:
+                self._control.shutdown(socket.SHUT_WR)  # the keeper's cue to stop
+                deadline = time.monotonic() + _TEARDOWN_TIMEOUT
+                while _read_line(self._control, max(0.0, deadline - time.monotonic())):
+                    pass  # until EOF: the keeper closes it once everything is gone
+            except OSError:
+                pass
+            self._control.close()
+            self._control = None
         if self._drain is not None:
             self._drain.stop()
             self._drain = None
-        if self.sweep:
-            containment.kill_descendants()
+
+
+def _read_line(sock: socket.socket, timeout: float) -> bytes:
+    """One line from ``sock`` (b"" at EOF or after ``timeout``)."""
+    line = b""
+    deadline = time.monotonic() + timeout
+    while not line.endswith(b"\n"):
+        if not select.select([sock], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            return line
+        chunk = sock.recv(1)
+        if not chunk:
+            return line
+        line += chunk
+    return line
+
+
+def _how(ended: dict, limits: Limits) -> str:
+    if ended.get("signal"):
+        text = f"killed by signal {ended['signal']}"
+    elif ended.get("code") is not None:
+        text = f"exit status {ended['code']}"
+    else:
+        text = "it stopped answering"
+    if ended.get("memory_limit"):
+        text += f"; the task's processes reached their memory limit of {limits.memory_bytes // 2**20} MB together"
+    if ended.get("process_limit"):
+        text += f"; the task reached its limit of {limits.processes} processes"
+    return text

@@ -1,10 +1,4 @@
-"""Trusted scenarios run inside the learner's child process.
-
-A probe calls the learner's code (a function, a schema, a graph builder) and
-returns plain data about what happened: results, arguments after the call,
-final graph states, channel kinds. Probes never judge; the grading process
-compares their data with the rules.
-"""
+"""Part A's probes: reducers, schemas and graphs of ``agstate/state.py``, run in the learner's process."""
 
 import copy
 import random
@@ -15,32 +9,9 @@ from typing import Annotated
 
 from typing_extensions import TypedDict, get_type_hints
 
-__all__ = ["Context", "Missing", "PROBES"]
+from grader.probes import Missing, probe
 
-PROBES = {}
-
-
-class Missing(Exception):
-    """The learner's module lacks a name the task needs."""
-
-
-class Context:
-    """What a probe may use: the learner's module and the submission path."""
-
-    def __init__(self, module, submission):
-        self.module = module
-        self.submission = submission
-
-    def get(self, name: str):
-        try:
-            return getattr(self.module, name)
-        except AttributeError:
-            raise Missing(f"agstate/{self.module.__name__.rsplit('.', 1)[-1]}.py has no '{name}'") from None
-
-
-def probe(fn):
-    PROBES[fn.__name__] = fn
-    return fn
+__all__ = ["call", "call_reducer", "attr", "channels", "sub_schema", "run_graph", "call_made", "graph_accepts", "research_run", "time_merge"]
 
 
 @probe
@@ -76,7 +47,7 @@ def channels(ctx, schema_name):
     return {"keys": keys, "channels": found}
 
 
-def _sub_schema(ctx, schema_name, keys):
+def sub_schema(ctx, schema_name, keys):
     """A TypedDict with only ``keys`` of the learner's schema, annotations (reducers) kept.
 
     Testing one key alone means a broken rule on another key cannot fail this one.
@@ -95,7 +66,7 @@ def run_graph(ctx, schema_name, keys, steps, writes, graph_input):
     Every node of step i has an edge to every node of step i+1, so the nodes
     of one step run in parallel; each node returns its entry of ``writes``.
     """
-    builder = StateGraph(_sub_schema(ctx, schema_name, keys))
+    builder = StateGraph(sub_schema(ctx, schema_name, keys))
     for step in steps:
         for name in step:
             update = writes[name]

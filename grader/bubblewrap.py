@@ -1,0 +1,120 @@
+"""The sandbox a learner's code runs in, as a bubblewrap command line (LAB-SPEC §7).
+
+bubblewrap (``bwrap``, Debian package ``bubblewrap``) builds it: new user,
+pid, IPC, network, UTS, cgroup and mount namespaces, no way to make further
+user namespaces, and a root that holds only
+
+- the Python runtime and the lab's installed dependencies, read-only, at
+  their own paths (so LangGraph's lazy imports still find their files);
+- ``/submission``: the task's private copy of the submission, read-only;
+- ``/tmp`` and ``/dev/shm``: fresh tmpfs, each capped in size;
+- a minimal ``/dev`` and the sandbox's own ``/proc``.
+
+No repository, no other submission, no gradebook, no course folder, no home
+directory, no ``/etc``. The grader's own package is hidden even where it is
+installed inside the runtime (a wheel in site-packages). Everything in the
+sandbox — files, shared memory, processes — goes when its pid namespace's
+first process is killed. The sandboxed command is ``cat``: it echoes one
+byte once the sandbox is ready and then holds the namespaces open until the
+keeper (``grader.keeper``) ends the task; the learner's process is forked
+from the warm zygote and joins those namespaces (``grader.namespaces``).
+"""
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+__all__ = ["SUBMISSION", "executable", "unavailable", "runtime_paths", "command", "INSTALL_HINT", "learner_uid"]
+
+SUBMISSION = "/submission"  # where the sandbox sees its submission
+INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), "
+                "or pass --no-sandbox to grade one trusted submission without it")
+# Learner uids when the grader runs as root: one per task, far above real accounts, and below
+# 2**31, which bubblewrap cannot map (it parses uids as signed ints).
+_UID_BASE = 2_000_000_000
+_TOP_LEVEL = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+
+def learner_uid(keeper_pid: int) -> int:
+    """The uid a task's sandbox runs as: its own when the grader is root (unique while the task runs)."""
+    return _UID_BASE + keeper_pid if os.geteuid() == 0 else os.getuid()
+
+
+def executable() -> str | None:
+    return shutil.which("bwrap")
+
+
+@functools.cache
+def unavailable() -> str | None:
+    """None when a sandbox can be made here; otherwise why not, and what to do."""
+    bwrap = executable()
+    if bwrap is None:
+        return f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
+    # The same kind of sandbox a task gets, run as the same kind of uid.
+    args = [bwrap, *_namespaces(), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "true"]
+    as_learner = {}
+    if os.geteuid() == 0:
+        uid = learner_uid(os.getpid())
+        as_learner = {"user": uid, "group": uid, "extra_groups": []}
+    try:
+        done = subprocess.run(args, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL, **as_learner)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"bubblewrap could not run ({exc}): {INSTALL_HINT}"
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        return (f"bubblewrap cannot make a sandbox here ({reason}); it needs unprivileged user namespaces "
+                "(sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also "
+                "kernel.apparmor_restrict_unprivileged_userns=0), or pass --no-sandbox to grade one trusted submission")
+    return None
+
+
+def _namespaces() -> list[str]:
+    return ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+            "--hostname", "agstate"]
+
+
+def runtime_paths() -> list[str]:
+    """Host directories the learner's Python needs besides /usr: the interpreter, its stdlib, the lab's environment."""
+    found = ["/usr"]
+    candidates = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix),
+                  os.path.dirname(os.path.realpath(sys.executable))}
+    for path in sorted(candidates, key=len):  # parents before their subdirectories
+        if os.path.isdir(path) and not any(_within(path, outer) for outer in found):
+            found.append(path)
+    return found
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _hidden(bound: list[str]) -> list[str]:
+    """Directories to cover with an empty tmpfs: the grader's own package, if it lies inside a bound one."""
+    grader = str(Path(__file__).resolve().parent)
+    return [grader] if any(_within(grader, path) for path in bound) else []
+
+
+def command(sources: dict[str, str], tmp_bytes: int, shm_bytes: int, info_fd: int) -> list[str]:
+    """bwrap's command line; ``sources`` maps each sandbox path to where bwrap reads it on the host.
+
+    ``sources`` holds every ``runtime_paths()`` entry and ``SUBMISSION``; the caller may point
+    them at bind mounts of its own (a root grader does, see ``grader.keeper``).
+    """
+    args = [executable(), *_namespaces()]
+    for name in _TOP_LEVEL:  # merged-/usr systems have symlinks here; others real directories
+        host = Path("/") / name
+        if host.is_symlink():
+            args += ["--symlink", os.readlink(host), str(host)]
+        elif host.is_dir() and str(host) not in sources:
+            args += ["--ro-bind", str(host), str(host)]
+    for dest, source in sources.items():
+        args += ["--ro-bind", source, dest]
+    for path in _hidden(list(sources)):
+        args += ["--size", "4096", "--tmpfs", path]
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(shm_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+             "--size", str(tmp_bytes), "--tmpfs", "/tmp", "--remount-ro", "/", "--chdir", "/tmp",
+             "--info-fd", str(info_fd), "--", shutil.which("cat") or "/bin/cat"]
+    return args

@@ -1,0 +1,294 @@
+"""One task's learner process from birth to the end of its sandbox, in a fresh child of the zygote.
+
+The keeper runs as the grader's user, outside every namespace, and never
+runs learner code. For a sandboxed task it
+
+1. makes the task's cgroup (as root, where the machine has one);
+2. starts bubblewrap as the task's uid, and waits until ``cat`` inside
+   echoes the ping: the sandbox is complete;
+3. forks the *joiner*, which drops to that uid, enters the sandbox's
+   namespaces, drops every capability and forks the *learner*: the first
+   process of the sandbox's pid namespace that comes from the warm zygote
+   (``grader.child.run_learner``);
+4. waits until the learner ends or the grading side asks it to stop
+   (``Session`` closes its end of the control socket), then SIGKILLs the
+   sandbox's first process — the kernel then kills every process in the pid
+   namespace, and the mount and IPC namespaces (with ``/tmp``, ``/dev/shm`` and
+   SysV shared memory) go with them — removes the cgroup and reports how the
+   learner ended, as one JSON line, before closing the control socket.
+
+A root grader's learner uid cannot read paths under a private directory
+(root's home is 0700, and so may be the lab's checkout): the keeper first
+bind-mounts what the sandbox needs into a private mount namespace of its own,
+under a directory that uid can reach, and points bubblewrap there.
+
+Without a sandbox the keeper forks the learner directly, as a subreaper
+that kills whatever the learner detached.
+"""
+
+import json
+import os
+import select
+import signal
+import tempfile
+import time
+
+from grader import bubblewrap, cgroups, child, containment, namespaces
+from grader.containment import Limits
+
+__all__ = ["keep"]
+
+_READY_TIMEOUT = 30.0
+# bwrap's two processes, cat, the joiner: in the task's uid and cgroup besides the learner's own.
+_SANDBOX_PROCESSES = 4
+
+
+def keep(message: bytes, fds: list[int]) -> None:
+    """Entry point in the zygote's child; never returns."""
+    conn_fd, output_fd, control_fd = fds
+    for fd in fds:  # received inheritable: bubblewrap (and so the sandbox) must not get them through exec
+        os.set_inheritable(fd, False)
+    try:
+        request = json.loads(message)
+        limits = Limits(**request["limits"])
+        if request["sandbox"]:
+            ended = _sandboxed(request, limits, conn_fd, output_fd, control_fd)
+        else:
+            ended = _unsandboxed(request, limits, conn_fd, output_fd, control_fd)
+    except BaseException as exc:  # the grader's own failure: the grading side reports it, not the learner
+        ended = {"error": f"{type(exc).__name__}: {exc}"}
+    _send(control_fd, ended or {"stopped": True})
+    os._exit(0)
+
+
+def _sandboxed(request: dict, limits: Limits, conn_fd: int, output_fd: int, control_fd: int) -> dict:
+    uid = bubblewrap.learner_uid(os.getpid())
+    sources = {path: path for path in bubblewrap.runtime_paths()}
+    sources[bubblewrap.SUBMISSION] = request["submission"]
+    scratch = ended = None
+    if os.geteuid() == 0:
+        scratch, sources = _reachable(sources)
+    found = cgroups.detected()
+    group = found.create(os.getppid(), os.getpid(), limits.memory_bytes, limits.processes + _SANDBOX_PROCESSES) \
+        if isinstance(found, cgroups.Cgroups) else None
+    try:
+        with _Bubblewrap(sources, limits, uid, group) as sandbox:
+            running = containment.tasks_of_uid(uid)
+            joiner, status = _fork_joiner(sandbox, uid, group, request, limits, running, conn_fd, output_fd)
+            os.close(conn_fd)
+            os.close(output_fd)
+            ended = _wait(control_fd, status, sandbox)
+            sandbox.stop()
+            os.waitpid(joiner, 0)
+            os.close(status)
+    finally:
+        if group is not None:
+            if ended and "code" in ended:
+                ended.update(memory_limit=group.hit_memory_limit(), process_limit=group.hit_process_limit())
+            group.close()
+        if scratch is not None:
+            _remove_view(scratch)
+    return ended
+
+
+def _reachable(sources: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """Bind mounts of ``sources`` under a directory any uid can reach, in a private mount namespace."""
+    scratch = tempfile.mkdtemp(prefix="agstate-sandbox-")
+    os.chmod(scratch, 0o711)
+    view = os.path.join(scratch, "view")
+    os.mkdir(view, 0o755)
+    namespaces.unshare_mounts()
+    namespaces.mount_tmpfs(view, size=2**20)
+    mapped = {}
+    for index, (dest, source) in enumerate(sources.items()):
+        target = os.path.join(view, str(index))
+        os.mkdir(target)
+        namespaces.bind(source, target)
+        mapped[dest] = target
+    return scratch, mapped
+
+
+def _remove_view(scratch: str) -> None:
+    view = os.path.join(scratch, "view")
+    try:
+        namespaces.unmount(view)
+    except OSError:
+        pass
+    for path in (view, scratch):
+        try:
+            os.rmdir(path)
+        except OSError:
+            pass
+
+
+class _Bubblewrap:
+    """A running bwrap whose ``cat`` has echoed the ping; ``stop`` kills its whole pid namespace."""
+
+    def __init__(self, sources: dict[str, str], limits: Limits, uid: int, group):
+        self.sources, self.limits, self.uid, self.group = sources, limits, uid, group
+        self.pid = self.init = self.init_fd = None
+
+    def __enter__(self):
+        ping_r, ping_w = os.pipe()
+        echo_r, echo_w = os.pipe()
+        info_r, info_w = os.pipe()
+        errors_r, errors_w = os.pipe()
+        args = bubblewrap.command(self.sources, self.limits.tmp_bytes, self.limits.shm_bytes, info_w)
+        self.pid = os.fork()
+        if self.pid == 0:  # this keeper is single-threaded: Python code is safe between fork and exec
+            try:
+                if self.group is not None:
+                    self.group.add(0)
+                if os.geteuid() == 0:
+                    containment.switch_uid(self.uid)
+                os.dup2(ping_r, 0)
+                os.dup2(echo_w, 1)
+                os.dup2(errors_w, 2)
+                os.set_inheritable(info_w, True)
+                os.execve(args[0], args, {"PATH": "/usr/bin:/bin"})
+            finally:
+                os._exit(127)
+        for fd in (ping_r, echo_w, info_w, errors_w):
+            os.close(fd)
+        self._ping, self._echo, self._errors = ping_w, echo_r, errors_r
+        try:
+            info = json.loads(_read_all(info_r, _READY_TIMEOUT) or b"{}")
+            self.init = info.get("child-pid")
+            if not self.init:
+                raise RuntimeError(f"bubblewrap did not start: {self._complaint()}")
+            self.init_fd = os.pidfd_open(self.init)
+            os.write(self._ping, b"x")
+            if not select.select([self._echo], [], [], _READY_TIMEOUT)[0] or os.read(self._echo, 1) != b"x":
+                raise RuntimeError(f"the sandbox did not come up: {self._complaint()}")
+        except BaseException:
+            self.stop()
+            raise
+        finally:
+            os.close(info_r)
+        return self
+
+    def namespaces(self) -> namespaces.Namespaces:
+        return namespaces.Namespaces.of(self.init)
+
+    def _complaint(self) -> str:
+        self.stop()
+        text = _read_all(self._errors, 1.0).decode(errors="replace").strip()
+        return text.splitlines()[-1] if text else "no message"
+
+    def stop(self) -> None:
+        if self.init_fd is not None:
+            try:
+                signal.pidfd_send_signal(self.init_fd, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.close(self.init_fd)
+            self.init_fd = None
+        if self.pid is not None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)  # bwrap's own process: its --die-with-parent children follow
+            except ProcessLookupError:
+                pass
+            os.waitpid(self.pid, 0)
+            self.pid = None
+
+    def __exit__(self, *exc):
+        self.stop()
+        for fd in (self._ping, self._echo, self._errors):
+            os.close(fd)
+
+
+def _fork_joiner(sandbox: _Bubblewrap, uid: int, group, request: dict, limits: Limits, running: int,
+                 conn_fd: int, output_fd: int) -> tuple[int, int]:
+    """Fork the joiner; its pid, and the pipe on which it reports how the learner ended."""
+    status_r, status_w = os.pipe()
+    found = sandbox.namespaces()
+    pid = os.fork()
+    if pid == 0:
+        containment.close_fds_except((conn_fd, output_fd, status_w, *found.fds.values()))
+        try:
+            if group is not None:
+                group.add(0)
+            if os.geteuid() == 0:
+                containment.switch_uid(uid)
+            namespaces.enter(found)
+            found.close()
+            namespaces.drop_capabilities()
+            learner = os.fork()
+            if learner == 0:
+                os.close(status_w)
+                child.run_learner(conn_fd, output_fd, request, limits, running + _SANDBOX_PROCESSES)
+            os.close(conn_fd)
+            os.close(output_fd)
+            _, raw = os.waitpid(learner, 0)
+            _send(status_w, _describe_status(raw))
+        except BaseException as exc:
+            _send(status_w, {"error": f"entering the sandbox failed: {type(exc).__name__}: {exc}"})
+        os._exit(0)
+    os.close(status_w)
+    found.close()
+    return pid, status_r
+
+
+def _unsandboxed(request: dict, limits: Limits, conn_fd: int, output_fd: int, control_fd: int) -> dict:
+    """The learner runs as the grader's own user, with rlimits only: for one trusted submission."""
+    containment.become_subreaper()
+    learner = os.fork()
+    if learner == 0:
+        child.run_learner(conn_fd, output_fd, request, limits, containment.tasks_of_uid(os.getuid()))
+    os.close(conn_fd)
+    os.close(output_fd)
+    learner_fd = os.pidfd_open(learner)
+    stopping = _wait_fds(control_fd, [learner_fd])
+    os.close(learner_fd)
+    pid, raw = os.waitpid(learner, os.WNOHANG)
+    ended = _describe_status(raw) if pid else None
+    try:
+        os.killpg(learner, signal.SIGKILL)  # the learner's session and process group, then anything it detached
+    except (ProcessLookupError, PermissionError):
+        pass
+    containment.kill_descendants()
+    if ended is None and not stopping:
+        ended = _describe_status(os.waitpid(learner, 0)[1])
+    return ended
+
+
+def _wait(control_fd: int, status_fd: int, sandbox: _Bubblewrap) -> dict | None:
+    """Until the learner ended (how) or the grading side asked to stop (None)."""
+    if _wait_fds(control_fd, [status_fd, sandbox.init_fd]):
+        return None
+    return _read_status(status_fd, timeout=1.0)
+
+
+def _wait_fds(control_fd: int, others: list[int]) -> bool:
+    """Block until one of the fds is readable; True when it is the grading side asking to stop."""
+    return control_fd in select.select([control_fd, *others], [], [])[0]
+
+
+def _read_status(fd: int, timeout: float) -> dict | None:
+    text = _read_all(fd, timeout)
+    return json.loads(text) if text else None
+
+
+def _describe_status(raw: int) -> dict:
+    if os.WIFSIGNALED(raw):
+        return {"signal": signal.Signals(os.WTERMSIG(raw)).name, "code": None}
+    return {"signal": None, "code": os.WEXITSTATUS(raw)}
+
+
+def _read_all(fd: int, timeout: float) -> bytes:
+    """Everything on ``fd`` until EOF or ``timeout`` seconds."""
+    data, deadline = b"", time.monotonic() + timeout
+    while True:
+        if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            return data
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return data
+        data += chunk
+
+
+def _send(fd: int, message: dict) -> None:
+    try:
+        os.write(fd, json.dumps(message).encode() + b"\n")
+    except OSError:
+        pass  # the grading side is gone: nobody to tell

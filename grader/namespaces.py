@@ -1,0 +1,128 @@
+"""The few Linux calls that put a forked process into a sandbox bubblewrap has built.
+
+Python 3.11 has no ``os.setns``, ``mount`` or ``capset``; these are thin ctypes
+wrappers around libc, each raising ``OSError`` with the call that failed.
+The sequence itself (``enter``) follows what ``nsenter`` and ``flatpak enter``
+do to join a running bubblewrap instance: the user namespace first, then the
+others, then the nested user namespace of ``--disable-userns``; then every
+capability is dropped, because entering a user namespace grants them all.
+"""
+
+import ctypes
+import fcntl
+import os
+
+__all__ = ["Namespaces", "enter", "drop_capabilities", "capabilities", "unshare_mounts", "mount_tmpfs", "bind", "unmount"]
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+_NS_GET_USERNS = 0xB701  # ioctl on a namespace fd: the user namespace that owns it
+_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 4096, 16384, 1 << 18
+_MNT_DETACH = 2
+_PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 38, 47, 4
+_CAPABILITY_VERSION_3 = 0x20080522
+
+_libc = ctypes.CDLL(None, use_errno=True)
+with open("/proc/sys/kernel/cap_last_cap") as _handle:  # read now: a process entering a sandbox has no /proc/self
+    _CAP_LAST = int(_handle.read())
+
+# The namespaces of a sandbox, by the name /proc/<pid>/ns/ gives each.
+KINDS = {"mnt": CLONE_NEWNS, "pid": CLONE_NEWPID, "ipc": CLONE_NEWIPC, "uts": CLONE_NEWUTS, "net": CLONE_NEWNET}
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+class Namespaces:
+    """Open file descriptors of a running sandbox's namespaces (``/proc/<pid>/ns/*``)."""
+
+    def __init__(self, fds: dict[str, int]):
+        self.fds = fds
+
+    @classmethod
+    def of(cls, pid: int) -> "Namespaces":
+        fds = {}
+        try:
+            for name in ("user", *KINDS):
+                fds[name] = os.open(f"/proc/{pid}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            cls(fds).close()
+            raise
+        return cls(fds)
+
+    def close(self) -> None:
+        for fd in self.fds.values():
+            os.close(fd)
+        self.fds = {}
+
+
+def enter(namespaces: Namespaces) -> None:
+    """Join every namespace of the sandbox; the pid namespace applies to this process's children.
+
+    The caller is single-threaded and runs as the uid bubblewrap ran as, so it
+    owns the sandbox's outer user namespace. That namespace is reached from
+    the mount namespace's owner: with ``--disable-userns`` the sandbox's own
+    processes sit in a second, nested user namespace, which is joined last.
+    """
+    outer = fcntl.ioctl(namespaces.fds["mnt"], _NS_GET_USERNS)
+    try:
+        _check(_libc.setns(outer, CLONE_NEWUSER), "setns(user)")
+    finally:
+        os.close(outer)
+    for name, kind in KINDS.items():
+        _check(_libc.setns(namespaces.fds[name], kind), f"setns({name})")
+    _check(_libc.setns(namespaces.fds["user"], CLONE_NEWUSER), "setns(nested user)")
+    os.chdir("/")
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capabilities() -> None:
+    """No capability left, none to regain: bounding and ambient sets cleared, no_new_privs set."""
+    for cap in range(_CAP_LAST + 1):
+        _check(_libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0), f"prctl(PR_CAPBSET_DROP, {cap})")
+    _check(_libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "prctl(PR_CAP_AMBIENT_CLEAR_ALL)")
+    header = _CapHeader(_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    _check(_libc.capset(ctypes.byref(header), data), "capset")
+    _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+
+
+def capabilities() -> dict[str, int]:
+    """This process's capability sets, from /proc/self/status (``{"CapEff": 0, ...}``)."""
+    with open("/proc/self/status") as handle:
+        return {key: int(value, 16) for key, _, value in (line.partition(":\t") for line in handle)
+                if key.startswith("Cap")}
+
+
+def unshare_mounts() -> None:
+    """A private copy of this process's mount namespace: what it mounts, nobody else sees (root only)."""
+    _check(_libc.unshare(CLONE_NEWNS), "unshare(mount)")
+    _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate /")
+
+
+def mount_tmpfs(target: str, size: int, mode: int = 0o755) -> None:
+    options = f"mode={mode:o},size={size}".encode()
+    _check(_libc.mount(b"tmpfs", os.fsencode(target), b"tmpfs", _MS_NOSUID | _MS_NODEV, options), f"mount tmpfs {target}")
+
+
+def bind(source: str, target: str) -> None:
+    _check(_libc.mount(os.fsencode(source), os.fsencode(target), None, _MS_BIND | _MS_REC, None),
+           f"mount --rbind {source} {target}")
+
+
+def unmount(target: str) -> None:
+    _check(_libc.umount2(os.fsencode(target), _MNT_DETACH), f"umount {target}")

@@ -1,0 +1,48 @@
+"""Trusted scenarios run inside the learner's process, one module per part.
+
+A probe calls the learner's code (a function, a schema, a graph builder) and
+returns plain data about what happened: results, arguments after the call,
+final graph states, channel kinds. Probes never judge; the grading process
+compares their data with the rules. The zygote imports every part's probes
+(``load``) before it forks a learner; the grading side never needs them,
+and they import nothing of the grading side (no rules, models or answers).
+"""
+
+import importlib
+
+__all__ = ["Context", "Missing", "PROBES", "PARTS", "probe", "load"]
+
+PARTS = ("state", "board", "events", "branches")
+PROBES = {}
+
+
+class Missing(Exception):
+    """The learner's module lacks a name the task needs."""
+
+
+class Context:
+    """What a probe may use: the learner's module and the submission path."""
+
+    def __init__(self, module, submission):
+        self.module = module
+        self.submission = submission
+
+    def get(self, name: str):
+        try:
+            return getattr(self.module, name)
+        except AttributeError:
+            raise Missing(f"agstate/{self.module.__name__.rsplit('.', 1)[-1]}.py has no '{name}'") from None
+
+
+def probe(fn):
+    """Register ``fn`` under its name; two probes of one name would silently answer for each other."""
+    if fn.__name__ in PROBES:
+        raise ValueError(f"probe {fn.__name__!r} is defined twice ({PROBES[fn.__name__].__module__} and {fn.__module__})")
+    PROBES[fn.__name__] = fn
+    return fn
+
+
+def load() -> None:
+    """Import every part's probes (idempotent)."""
+    for part in PARTS:
+        importlib.import_module(f"grader.probes.{part}")
