@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 # JupyterLab refuses to run as root without this flag (containers, CI).
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test grade learner check-learner clean browser
+.PHONY: lab test test-fast test-hostile grade learner check-learner clean browser sandbox
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("agstate lab needs Python 3.11 or newer" if sys.version_info < (3, 11) else 0)'
@@ -18,11 +18,19 @@ $(STAMP): pyproject.toml
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
 	@touch $(STAMP)
 
-lab: $(STAMP)
+lab: $(STAMP) sandbox
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG)
 
-test: $(STAMP) browser
+test: $(STAMP) browser sandbox
 	$(PY) -m pytest -n auto
+
+# The inner loop: the grader's own unit tests and the quick checks (no notebooks, servers, corpora or browsers).
+test-fast: $(STAMP) sandbox
+	$(PY) -m pytest -n auto -m "not slow" --ignore=tests/test_hostile.py --ignore=tests/test_mutants.py
+
+# The hostile corpus alone (as root: also as an ordinary user, from private checkouts).
+test-hostile: $(STAMP) sandbox
+	$(PY) -m pytest -n auto tests/test_hostile.py
 
 # The browser test (tests/test_board_browser.py) drives Debian's Chromium through Playwright;
 # Playwright's own browser download is never used.
@@ -31,7 +39,14 @@ browser:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
 		{ echo "the browser test needs Debian's chromium: sudo apt-get install -y chromium" >&2; exit 1; }
 
-grade: $(STAMP)
+# Every learner process runs in bubblewrap (Debian package bubblewrap); installed here when missing and root.
+# Without it the lab still opens and check() still grades your own work, saying it ran unsandboxed.
+sandbox:
+	@command -v bwrap >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; } || \
+		echo "note: the grader's sandbox needs bubblewrap: sudo apt-get install -y bubblewrap (Fedora: sudo dnf install bubblewrap)" >&2
+
+grade: $(STAMP) sandbox
 	$(VENV)/bin/agstate-grade .
 
 learner: $(STAMP)

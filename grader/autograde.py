@@ -90,13 +90,14 @@ class GradedExecute(Execute):
         return _REPORTS[key]
 
     def _grade(self, submission: Path) -> dict:
-        command = [sys.executable, "-m", "grader", str(submission), "--json", "--seed", str(self.seed),
+        # -I, and a working directory no student can write: a grader/ package in the course folder is never imported.
+        command = [sys.executable, "-I", "-m", "grader", str(submission.resolve()), "--json", "--seed", str(self.seed),
                    "--examples", str(self.examples), "--timeout", str(self.grader_timeout), "--jobs", "1"]
         tasks = [task_id for task_id, task in TASKS.items() if task.lab in self.labs]
         if tasks:
             command += ["--task", *tasks]
         self.log.info("Grading %s outside the kernel: %s", submission, " ".join(command[1:]))
-        done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd="/")
         try:
             return json.loads(done.stdout)
         except json.JSONDecodeError:

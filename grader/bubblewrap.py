@@ -27,11 +27,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["SUBMISSION", "executable", "unavailable", "runtime_paths", "command", "INSTALL_HINT", "learner_uid"]
+__all__ = ["SUBMISSION", "executable", "unavailable", "runtime_paths", "command", "INSTALL_HINT", "NOT_INSTALLED",
+           "learner_uid"]
 
 SUBMISSION = "/submission"  # where the sandbox sees its submission
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), "
                 "or pass --no-sandbox to grade one trusted submission without it")
+NOT_INSTALLED = f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
 # Learner uids when the grader runs as root: one per task, far above real accounts, and below
 # 2**31, which bubblewrap cannot map (it parses uids as signed ints).
 _UID_BASE = 2_000_000_000
@@ -52,7 +54,7 @@ def unavailable() -> str | None:
     """None when a sandbox can be made here; otherwise why not, and what to do."""
     bwrap = executable()
     if bwrap is None:
-        return f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
+        return NOT_INSTALLED
     # The same kind of sandbox a task gets, run as the same kind of uid.
     args = [bwrap, *_namespaces(), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "true"]
     as_learner = {}
@@ -104,6 +106,10 @@ def command(sources: dict[str, str], tmp_bytes: int, shm_bytes: int, info_fd: in
     them at bind mounts of its own (a root grader does, see ``grader.keeper``).
     """
     args = [executable(), *_namespaces()]
+    # The fresh file systems first: a runtime that lives under /tmp (a checkout made by mktemp) is then
+    # bound on top of the sandbox's own /tmp, not hidden under it.
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(shm_bytes), "--tmpfs", "/dev/shm",
+             "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
     for name in _TOP_LEVEL:  # merged-/usr systems have symlinks here; others real directories
         host = Path("/") / name
         if host.is_symlink():
@@ -114,7 +120,6 @@ def command(sources: dict[str, str], tmp_bytes: int, shm_bytes: int, info_fd: in
         args += ["--ro-bind", source, dest]
     for path in _hidden(list(sources)):
         args += ["--size", "4096", "--tmpfs", path]
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(shm_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
-             "--size", str(tmp_bytes), "--tmpfs", "/tmp", "--remount-ro", "/", "--chdir", "/tmp",
+    args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp",
              "--info-fd", str(info_fd), "--", shutil.which("cat") or "/bin/cat"]
     return args

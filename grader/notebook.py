@@ -39,7 +39,8 @@ def check(target: str | None = None, *, seed: int | None = None) -> float:
     if os.environ.get(SCORED_OUTSIDE) == "1":
         print("Scored by the course's grader outside this notebook: see the feedback.")
         return None
-    args = [sys.executable, "-m", "grader", str(workspace()), "--json", *target_options(target)]
+    # -I: neither the working directory nor PYTHON* variables can put another "grader" in front of this one.
+    args = [sys.executable, "-I", "-m", "grader", str(workspace()), "--json", *target_options(target)]
     if seed is not None:
         args += ["--seed", str(seed)]
     done = subprocess.run(args, capture_output=True, text=True)
@@ -86,7 +87,11 @@ def scorecard_html(report: dict, repeat: str | None = None) -> str:
             f"<td>{task['score']:g} / {task['max_score']:g}</td><td>{task['status'].replace('_', ' ')}</td>"
             f"<td style='text-align:left'>{feedback}</td></tr>"
         )
-    return (
+    warning = ""
+    if report.get("sandbox") == "none":
+        warning = ("<p><b>Graded without a sandbox:</b> your code ran with your own rights. Install bubblewrap "
+                   "(<code>apt-get install bubblewrap</code>) for a grade an instructor would give.</p>")
+    return warning + (
         "<table><thead><tr><th></th><th>task</th><th>points</th><th>status</th><th style='text-align:left'>feedback</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
         f"<p><b>{report['score']:g} / {report['max_score']:g}</b> — seed {report['seed']} "

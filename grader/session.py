@@ -179,8 +179,10 @@ class Session:
 
     def _receive(self, timeout: float, doing: str) -> dict:
         if not self._conn.poll(timeout):
-            self.close()
-            raise ChildFailed("timeout", f"your code took longer than {timeout:.1f} s while {doing}")
+            ended = self.close()
+            # Thrashing at the memory limit looks like slowness: say so when the keeper saw it.
+            note = "; the task's processes had reached their memory limit" if ended.get("memory_limit") else ""
+            raise ChildFailed("timeout", f"your code took longer than {timeout:.1f} s while {doing}{note}")
         try:
             return wire.loads(self._conn.recv_bytes(wire.MAX_MESSAGE_BYTES))
         except (EOFError, OSError):
@@ -200,11 +202,7 @@ class Session:
 
     def _ended(self) -> dict:
         """The keeper's word on how the learner's process ended (it says so once the process is gone)."""
-        line = _read_line(self._control, 2.0)
-        try:
-            return json.loads(line) if line else {}
-        except ValueError:
-            return {}
+        return _parse(_read_line(self._control, 2.0))
 
     def output_tail(self) -> str:
         """The last lines the learner's code printed, for feedback."""
@@ -215,8 +213,9 @@ class Session:
         text = "".join(c if c.isprintable() or c in "\n\t" else "?" for c in text)
         return text.strip()[-_OUTPUT_TAIL_CHARS:]
 
-    def close(self) -> None:
-        """End the learner's process and its sandbox; returns once the keeper has cleaned up."""
+    def close(self) -> dict:
+        """End the learner's process and its sandbox; returns, once the keeper has cleaned up, its last word."""
+        last = {}
         if self._conn is not None:
             self._conn.close()
             self._conn = None
@@ -224,8 +223,8 @@ class Session:
             try:
                 self._control.shutdown(socket.SHUT_WR)  # the keeper's cue to stop
                 deadline = time.monotonic() + _TEARDOWN_TIMEOUT
-                while _read_line(self._control, max(0.0, deadline - time.monotonic())):
-                    pass  # until EOF: the keeper closes it once everything is gone
+                while line := _read_line(self._control, max(0.0, deadline - time.monotonic())):
+                    last = _parse(line)  # until EOF: the keeper closes it once everything is gone
             except OSError:
                 pass
             self._control.close()
@@ -233,6 +232,15 @@ class Session:
         if self._drain is not None:
             self._drain.stop()
             self._drain = None
+        return last
+
+
+def _parse(line: bytes) -> dict:
+    try:
+        found = json.loads(line) if line else {}
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def _read_line(sock: socket.socket, timeout: float) -> bytes:

@@ -233,7 +233,7 @@ def test_autograde_scores_equal_agstate_grade(tmp_path):
         text = "\n".join(page.read_text() for page in pages)
         assert not [leak for leak in ("grader/checking.py", "grader/runner.py", "site-packages/hypothesis") if leak in text]
     gus = (feedback / "gus" / ASSIGNMENT / "03_dedupe.html").read_text()
-    assert "missing: the submission has no agstate/__init__.py" in gus
+    assert "missing: the submission has no agstate/state.py" in gus
     dee = (feedback / "dee" / ASSIGNMENT / "03_dedupe.html").read_text()
     assert "merge_sources() is not written yet" in dee
 

@@ -446,25 +446,28 @@ return _hostile_down(0)
     ),
     # -- resources ----------------------------------------------------------------------------
     Hostile(
-        "memory_bomb", "windowed",
+        "memory_bomb", "import",
         """
-global _HOSTILE_HOARD
-if "_HOSTILE_HOARD" not in globals():
-    _HOSTILE_HOARD = []
-# 64 MiB at a time, every page written; never more than 4 GiB, limit or not. When the memory runs
-# out, it says how much it held (a child killed for its memory says nothing: its feedback does).
+import os as _os
+# At import, 64 MiB at a time, every page written; never more than 4 GiB, limit or not. When the
+# memory runs out it prints how much it held and ends its process, so every task's feedback quotes
+# it (a process killed for its memory says nothing: its feedback names the limit instead).
+_hoard = []
 try:
-    while len(_HOSTILE_HOARD) < 64:
-        _HOSTILE_HOARD.append(b"\\x01" * (64 << 20))
+    while len(_hoard) < 64:
+        _chunk = bytearray(64 << 20)
+        _chunk[::4096] = b"\\x01" * len(range(0, 64 << 20, 4096))
+        _hoard.append(_chunk)
 except MemoryError:
-    _held = 64 * len(_HOSTILE_HOARD)
-    _HOSTILE_HOARD.clear()
-    raise RuntimeError("HOSTILE-HELD %d MiB" % _held)
+    pass
+_held = 64 * len(_hoard)
+_hoard.clear()
+print("HOSTILE-HELD %d MiB" % _held, flush=True)
+_os._exit(3)
 """,
-        frozenset({WINDOW}),
-        "windowed hoards memory (up to 4 GiB) before making its reducer; only state.window calls windowed",
-        # No pinned status: MemoryError (error), a killed child (crashed) or, on a loaded machine, the
-        # time spent filling the allowed memory (timeout) are all fair; test_hostile checks the limit held.
+        ALL,
+        "at import, hoards memory (up to 4 GiB) until a memory limit stops it, then ends its process: no task runs",
+        statuses={task: "crashed" for task in PART_A},
     ),
     Hostile(
         "memory_across_processes", "import",

@@ -1,0 +1,153 @@
+"""No data breaks what the grader writes: reports, the log, the gradebook, the scorecard (LAB-SPEC §7)."""
+
+import csv
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grader.cli import render_text
+from grader.gradebook import Gradebook, read_log, record
+from grader.output import MAX_ITEMS, MAX_TEXT, clean, display_path, for_terminal, to_json
+from grader.runner import _missing_module
+from grader.staging import MAX_BYTES, MAX_FILES, StagingError, staged
+
+# JSON-like data as a learner's process could make it: any text (lone surrogates too), any float.
+learner_data = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(alphabet=st.characters(codec=None), max_size=80),
+    lambda inner: st.lists(inner, max_size=60) | st.dictionaries(st.text(max_size=5), inner, max_size=60),
+    max_leaves=200)
+
+
+@settings(max_examples=300, deadline=None)
+@given(learner_data)
+def test_cleaned_data_is_strict_json_and_cleaning_twice_changes_nothing(value):
+    once = clean(value)
+    assert clean(once) == once
+    text = to_json(value, ensure_ascii=False)
+    text.encode("utf-8")  # no lone surrogate left
+    assert json.loads(text, parse_constant=pytest.fail) == once
+
+
+def test_long_strings_and_containers_are_cut_with_a_marker_saying_how_much():
+    text = clean("x" * 40_000_000)
+    assert len(text) <= MAX_TEXT and text.endswith(f"({40_000_000 - MAX_TEXT + 40} more characters)")
+    items = clean(list(range(1000)))
+    assert len(items) == MAX_ITEMS and items[-1] == f"… ({1000 - MAX_ITEMS + 1} more items)"
+    assert clean(float("nan")) == "nan" and clean([float("-inf")]) == ["-inf"]
+    assert clean("\udcff") == "\\udcff"
+
+
+def test_the_terminal_gets_escapes_not_control_codes():
+    shown = for_terminal("a\x1b[2J\x1b]0;pwned\x07\u202eevil\u2028b\nc\td")
+    assert shown == "a\\x1b[2J\\x1b]0;pwned\\x07\\u202eevil\\u2028b\nc\td"
+
+
+def test_a_scorecard_escapes_what_the_learner_sent():
+    report = {"submission": "sub", "seed": 1, "score": 0.0, "max_score": 5.0, "sandbox": "bubblewrap",
+              "tasks": [{"id": "state.decisions", "lab": "state", "score": 0.0, "max_score": 5.0, "status": "failed",
+                         "feedback": "returned '\x1b[31mred\x1b[0m'"}]}
+    text = render_text(report)
+    assert "\x1b" not in text and "\\x1b[31mred" in text
+    assert text.endswith("(repeat: agstate-grade sub --task state.decisions --seed 1)")
+
+
+def test_a_repeat_line_keeps_the_parts_graded():
+    tasks = [{"id": task_id, "lab": "state", "score": 1.0, "max_score": 1.0, "status": "passed", "feedback": ""}
+             for task_id in ("state.overwrite", "state.append", "state.budget", "state.dedupe", "state.keep_max",
+                             "state.window", "state.schemas", "state.decisions")]
+    report = {"submission": "sub", "seed": 7, "score": 8.0, "max_score": 8.0, "tasks": tasks}
+    assert render_text(report).endswith("(repeat: agstate-grade sub --lab state --seed 7)")
+
+
+def test_a_path_that_is_not_utf8_is_shown_with_escapes():
+    assert display_path(os.fsdecode(b"submitted/ren\xe9e")) == "submitted/ren\\xe9e"
+
+
+def _report(submission: str, feedback: str = "ok") -> dict:
+    return {"submission": submission, "seed": 3, "score": 1.0, "max_score": 1.0, "sandbox": "bubblewrap",
+            "tasks": [{"id": "state.decisions", "lab": "state", "score": 1.0, "max_score": 1.0, "status": "passed",
+                       "feedback": feedback}]}
+
+
+def test_a_log_record_is_one_ascii_line_whatever_it_holds(tmp_path):
+    line = record(_report("s", "a\u2028b\u2029c\x85d\rnan"))
+    assert line.endswith("\n") and line.count("\n") == 1 and line.isascii() and len(line.splitlines()) == 1
+    book = Gradebook(str(tmp_path / "grades.csv"), {})
+    book.add(_report("one", "x\u2028y"))
+    book.add(_report("two"))
+    assert set(read_log(str(tmp_path / "grades.csv"))) == {"one", "two"}
+    assert read_log(str(tmp_path / "grades.csv"))["one"]["tasks"][0]["feedback"] == "x\u2028y"
+
+
+def test_a_symlink_planted_at_the_log_is_refused_and_its_target_untouched(tmp_path):
+    target = tmp_path / "instructor.txt"
+    target.write_text("precious\n")
+    (tmp_path / "grades.jsonl").symlink_to(target)
+    with pytest.raises(OSError, match="symbolic link"):
+        Gradebook(str(tmp_path / "grades.csv"), {})
+    assert target.read_text() == "precious\n"
+
+
+def test_a_symlink_planted_at_the_gradebook_is_replaced_not_written_through(tmp_path):
+    target = tmp_path / "instructor.txt"
+    target.write_text("precious\n")
+    (tmp_path / "grades.csv").symlink_to(target)
+    Gradebook(str(tmp_path / "grades.csv"), {}).add(_report("=HYPERLINK(\"http://x\")"))
+    assert target.read_text() == "precious\n" and not (tmp_path / "grades.csv").is_symlink()
+    rows = list(csv.reader((tmp_path / "grades.csv").open()))
+    assert rows[1][0] == "'=HYPERLINK(\"http://x\")"  # text in a spreadsheet, not a formula
+
+
+# -- staging: the copy of a stranger's folder ------------------------------------------------
+def _package(tmp_path: Path) -> Path:
+    package = tmp_path / "sub" / "agstate"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "state.py").write_text("X = 1\n")
+    return tmp_path / "sub"
+
+
+def test_a_sparse_file_is_refused_by_its_apparent_size(tmp_path):
+    sub = _package(tmp_path)
+    with open(sub / "agstate" / "big.bin", "wb") as handle:
+        handle.truncate(10 * 2**30)
+    with pytest.raises(StagingError, match=f"more than {MAX_BYTES // 2**20} MB"):
+        with staged(sub):
+            pass
+
+
+def test_too_many_files_are_refused(tmp_path):
+    sub = _package(tmp_path)
+    for number in range(MAX_FILES):
+        (sub / "agstate" / f"f{number}.txt").write_text("")
+    with pytest.raises(StagingError, match=f"more than {MAX_FILES} files"):
+        with staged(sub):
+            pass
+
+
+def test_links_and_fifos_are_left_out_and_named(tmp_path):
+    sub = _package(tmp_path)
+    os.mkfifo(sub / "agstate" / "pipe")
+    (sub / "agstate" / "state.py").unlink()
+    (sub / "agstate" / "state.py").symlink_to("/etc/passwd")
+    with staged(sub) as (copy, skipped):
+        assert sorted(p.name for p in (copy / "agstate").iterdir()) == ["__init__.py"]
+        assert skipped == ["agstate/pipe (not a regular file)", "agstate/state.py (a symbolic link)"]
+        assert _missing_module(copy, "state", skipped)["feedback"] == (
+            "missing: the submission has no agstate/state.py (agstate/state.py is a symbolic link: hand in the file itself)")
+        assert os.stat(copy).st_mode & 0o777 == 0o755 and os.stat(copy.parent).st_mode & 0o777 == 0o700
+
+
+def test_a_folder_named_like_the_module_is_not_the_module(tmp_path):
+    sub = _package(tmp_path)
+    (sub / "agstate" / "state.py").unlink()
+    (sub / "agstate" / "state").mkdir()
+    (sub / "agstate" / "state" / "__init__.py").write_text("X = 1\n")
+    with staged(sub) as (copy, skipped):
+        assert _missing_module(copy, "state", skipped)["feedback"] == (
+            "missing: the submission has no agstate/state.py (agstate/state/ is a folder: the exercise is the file "
+            "agstate/state.py)")

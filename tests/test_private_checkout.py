@@ -1,0 +1,35 @@
+"""Where the lab lives does not matter: a checkout in a 0700 folder grades the whole reference with full marks.
+
+As root the learner's processes run under uids of their own, which cannot
+read a private folder (root's home is 0700, and so is the folder `mktemp -d`
+makes): the sandbox must reach the lab's own environment all the same. As an
+ordinary user the grader runs as that user, from that user's own checkout.
+``tests/private_clone.py`` builds both checkouts (copies of this working
+tree with their own venvs); the hostile corpus runs from the same ones.
+"""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from private_clone import ORDINARY_USER, as_account, private_clone
+
+ACCOUNTS = [None, ORDINARY_USER] if os.geteuid() == 0 else [None]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("account", ACCOUNTS, ids=["as the tests' user" if a is None else "as an ordinary user"
+                                                    for a in ACCOUNTS])
+def test_a_private_checkout_grades_the_reference_with_full_marks(account):
+    clone = private_clone(account)
+    assert os.stat(clone.lab.parent).st_mode & 0o777 == 0o700 and os.stat(clone.lab.parent).st_uid == clone.uid
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": clone.home, "LANG": "C.UTF-8"}
+    done = subprocess.run(as_account(clone, [str(clone.python), "-m", "grader", "solutions", "--json", "--seed", "17",
+                                             "--jobs", "1"]), capture_output=True, text=True, cwd=clone.lab, env=env,
+                          timeout=900)
+    report = json.loads(done.stdout)
+    lost = [(t["id"], t["status"], t["feedback"][:200]) for t in report["tasks"] if t["status"] != "passed"]
+    assert report["sandbox"] == "bubblewrap" and report["score"] == report["max_score"] == 400.0, lost
+    assert done.returncode == 0, done.stderr[-2000:]

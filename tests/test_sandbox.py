@@ -1,0 +1,178 @@
+"""The sandbox as the learner's code sees it, and what is left of it afterwards (LAB-SPEC §7).
+
+A submission whose module defines ``facts()`` — what its process can see and
+do — is run through a real ``Session``; the tests read the answer as plain
+data, so every claim of ``grader/bubblewrap.py`` is checked from inside.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, SOLUTIONS, run_cli
+from grader import bubblewrap, cgroups, zygote
+from grader.containment import Limits
+from grader.session import Session
+from grader.staging import staged
+
+IS_ROOT = os.geteuid() == 0
+
+FACTS = textwrap.dedent('''
+    import ctypes, gc, os, socket, sys
+
+
+    def facts():
+        libc = ctypes.CDLL(None, use_errno=True)
+        status = dict(line.rstrip("\\n").split(":\\t", 1) for line in open("/proc/self/status") if ":\\t" in line)
+
+        def readable(path):  # a folder's listing, or whether a file opens; None when nothing is there
+            try:
+                if os.path.isdir(path):
+                    return sorted(os.listdir(path))
+                open(path, "rb").close()
+                return True
+            except OSError:
+                return None
+
+        def writable(folder):
+            try:
+                with open(os.path.join(folder, "probe"), "w") as handle:
+                    handle.write("x")
+                os.unlink(os.path.join(folder, "probe"))
+                return True
+            except OSError:
+                return False
+
+        tmp = os.statvfs("/tmp")
+        return {
+            "uid": os.getuid(), "cwd": os.getcwd(), "hostname": socket.gethostname(),
+            "cap_eff": int(status["CapEff"], 16), "no_new_privs": status.get("NoNewPrivs", "").strip(),
+            "root": sorted(os.listdir("/")), "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+            "nested_userns": libc.unshare(0x10000000), "interfaces": sorted(name for _, name in socket.if_nameindex()),
+            "tmp_bytes": tmp.f_blocks * tmp.f_frsize, "writable": [f for f in ("/", "/usr", sys.prefix, "/submission",
+                                                                           "/tmp", "/dev/shm") if writable(f)],
+            "readable": {path: readable(path) for path in @PATHS@},
+            "grading_modules": sorted(m for m in sys.modules if m.startswith(("grader.tasks", "hypothesis", "grader.checking",
+                                                                            "grader.runner", "grader.batch"))),
+            "reports": sum(1 for o in gc.get_objects() if isinstance(o, dict) and {"score", "max_score"} <= o.keys()),
+            "environ": sorted(os.environ),
+        }
+''')
+
+
+@pytest.fixture
+def facts(tmp_path):
+    """The ``facts()`` of a learner process in the sandbox a task gets."""
+    secrets = [str(ROOT), str(SOLUTIONS / "agstate" / "state.py"), str(tmp_path), "/root", "/home", "/etc/passwd",
+               str(Path(sys.prefix) / "lib"), "/var"]
+    submission = tmp_path / "submission"
+    shutil.copytree(SOLUTIONS / "agstate", submission / "agstate", ignore=shutil.ignore_patterns("__pycache__"))
+    (submission / "agstate" / "state.py").write_text(
+        (SOLUTIONS / "agstate" / "state.py").read_text() + FACTS.replace("@PATHS@", repr(secrets)))
+    with staged(submission) as (copy, _):
+        with Session(copy, "state", Limits(cpu_seconds=30)) as session:
+            answer = session.probe("call", "facts", [], timeout=30)
+    return answer["result"], secrets
+
+
+def test_the_learner_sees_only_the_runtime_its_submission_and_a_capped_tmp(facts):
+    seen, secrets = facts
+    assert seen["root"] == sorted(seen["root"]) and {"submission", "tmp", "proc", "dev", "usr"} <= set(seen["root"])
+    assert not {"home", "etc", "var", "opt", "srv", "mnt"} & set(seen["root"]), seen["root"]
+    readable = seen["readable"]
+    assert readable.pop(str(Path(sys.prefix) / "lib")), "the lab's environment must be readable (lazy imports)"
+    # A folder on the way to a bound path exists, empty but for that way (/root holds .pyenv and nothing else).
+    for path, found in readable.items():
+        on_the_way = sorted({bound[len(path) + 1:].split("/")[0] for bound in bubblewrap.runtime_paths()
+                             if bound.startswith(path.rstrip("/") + "/")})
+        assert found in (None, on_the_way) and found is not True, f"{path} is visible in the sandbox: {found}"
+    assert seen["writable"] == ["/tmp", "/dev/shm"], seen["writable"]
+    assert seen["tmp_bytes"] == Limits(cpu_seconds=1).tmp_bytes
+    assert seen["cwd"] == "/tmp"
+
+
+def test_the_learner_is_alone_without_privileges_network_or_namespaces_of_its_own(facts):
+    seen, _ = facts
+    assert seen["cap_eff"] == 0 and seen["no_new_privs"] == "1"
+    assert seen["nested_userns"] == -1, "the learner could make a user namespace of its own"
+    assert seen["interfaces"] == ["lo"], seen["interfaces"]
+    assert seen["hostname"] == "agstate"
+    assert seen["pids"][:2] == [1, 2] and len(seen["pids"]) <= 4, f"processes visible: {seen['pids']}"
+    if IS_ROOT:
+        assert seen["uid"] >= 2_000_000_000, "as root, each task runs as a uid of its own"
+
+
+def test_the_learner_holds_nothing_of_the_grading_side(facts):
+    seen, _ = facts
+    assert seen["grading_modules"] == [], "the learner's process holds the grader's rules, models or Hypothesis"
+    assert seen["reports"] == 0
+    assert set(seen["environ"]) <= {"PATH", "LANG", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "HOME", "TMPDIR",
+                                    cgroups.DISABLE}, seen["environ"]
+
+
+def _living(uids: set[int] | None = None) -> list[tuple[int, int]]:
+    """(uid, pid) of every process that is not a zombie (a killed process's exit is reaped by init)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            uid = os.stat(f"/proc/{pid}").st_uid
+            with open(f"/proc/{pid}/stat") as handle:
+                state = handle.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in ("Z", "X") and (uids is None or uid in uids):
+            found.append((uid, int(pid)))
+    return found
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="task uids and cgroups are made by a root grader")
+def test_closing_a_session_leaves_no_process_cgroup_or_folder(tmp_path):
+    submission = tmp_path / "submission"
+    shutil.copytree(SOLUTIONS / "agstate", submission / "agstate")
+    found = cgroups.detected()
+    with staged(submission) as (copy, _):
+        session = Session(copy, "state", Limits(cpu_seconds=30))
+        session.probe("attr", "WINDOW", timeout=30)
+        keepers = subprocess.run(["pgrep", "-P", str(zygote.shared()._process.pid)], capture_output=True,
+                                 text=True).stdout.split()
+        learners = {bubblewrap.learner_uid(int(pid)) for pid in keepers}
+        assert learners and {uid for uid, _ in _living(learners)}, "no learner uid while the task runs"
+        session.close()
+    assert not _living(learners), f"processes of the task's uid outlived its session: {_living(learners)}"
+    if isinstance(found, cgroups.Cgroups):
+        assert not [p for _, parent in found.parents for p in parent.glob(f"agstate-{os.getpid()}-*")]
+    for pid in keepers:
+        assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob(f"agstate-sandbox-{pid}-*")), "a sandbox's folder is left"
+
+
+def test_cgroups_can_be_turned_off(monkeypatch):
+    monkeypatch.setenv(cgroups.DISABLE, "off")
+    assert cgroups.detect() == "cgroups are turned off (AGSTATE_CGROUPS=off)"
+
+
+def test_without_bubblewrap_one_submission_is_graded_and_says_so_and_a_batch_is_refused(tmp_path):
+    no_bwrap = {**os.environ, "PATH": str(tmp_path)}  # no bwrap on PATH
+    one = subprocess.run([sys.executable, "-m", "grader", str(SOLUTIONS), "--task", "state.decisions", "--json",
+                          "--seed", "1"], capture_output=True, text=True, env=no_bwrap, cwd=ROOT, timeout=120)
+    assert one.returncode == 0, one.stderr
+    assert json.loads(one.stdout)["sandbox"] == "none"
+    assert "bubblewrap (bwrap) is not installed" in one.stderr and "WITHOUT a sandbox" in one.stderr
+    two = subprocess.run([sys.executable, "-m", "grader", str(SOLUTIONS), str(ROOT), "--task", "state.decisions"],
+                         capture_output=True, text=True, env=no_bwrap, cwd=ROOT, timeout=120)
+    assert two.returncode == 2 and two.stdout == ""
+    assert two.stderr.strip().splitlines() == [
+        f"agstate-grade: refusing to grade 2 submissions without a sandbox: {bubblewrap.NOT_INSTALLED}"]
+
+
+def test_no_sandbox_is_a_loud_explicit_choice():
+    done = run_cli(str(SOLUTIONS), "--task", "state.decisions", "--no-sandbox", "--seed", "1")
+    assert done.returncode == 0
+    assert "WITHOUT a sandbox" in done.stderr and "WARNING: graded WITHOUT a sandbox" in done.stdout
+    as_json = run_cli(str(SOLUTIONS), "--task", "state.decisions", "--no-sandbox", "--json", "--seed", "1")
+    assert json.loads(as_json.stdout)["sandbox"] == "none"
