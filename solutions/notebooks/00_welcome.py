@@ -97,9 +97,11 @@ assert (workspace() / "agstate" / "state.py").is_file()
 #   notebook states. The grader checks each rule on many random examples:
 #   random node names, strings (unicode, empty, repeated), numbers (negative,
 #   zero, large), list lengths and window sizes. A seed fixes them all.
-# - **Your code runs in a separate process**, under time and memory limits.
-#   It only computes; the grading process compares its answers with the
-#   rules. An infinite loop or a crash costs you that task, nothing else.
+# - **Your code runs in a separate process, in a sandbox**, under time and
+#   memory limits: it sees your `agstate/` folder and the Python packages,
+#   nothing else. It only computes; the grading process compares its answers
+#   with the rules. An infinite loop or a crash costs you that task, nothing
+#   else.
 # - **Feedback is a counterexample.** When a rule breaks, the grader shrinks
 #   the failing input to the smallest one it can find, and tells you the call,
 #   what it expected, what it got, and the rule.
