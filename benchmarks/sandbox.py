@@ -78,6 +78,9 @@ def grade(code: Path, paths: list[Path], extra: list[str], args) -> tuple[float,
         reports = json.loads(done.stdout)
     except json.JSONDecodeError:
         sys.exit(f"grading failed ({done.returncode}) in {code}: {shlex.join(command)}\n{done.stderr[-3000:]}")
+    reports = reports if isinstance(reports, list) else [reports]
+    if len(reports) != len(paths):
+        sys.exit(f"expected {len(paths)} reports from {shlex.join(command)}, got {len(reports)}")
     return seconds, [report["score"] for report in reports]
 
 

@@ -21,14 +21,21 @@ from the warm zygote and joins those namespaces (``grader.namespaces``).
 """
 
 import functools
+import json
 import os
+import select
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-__all__ = ["SUBMISSION", "executable", "unavailable", "runtime_paths", "command", "INSTALL_HINT", "NOT_INSTALLED",
-           "learner_uid"]
+from grader import containment, namespaces
+from grader.containment import Limits
+
+__all__ = ["SUBMISSION", "Sandbox", "executable", "unavailable", "runtime_paths", "command", "read_until_eof",
+           "INSTALL_HINT", "NOT_INSTALLED", "learner_uid"]
 
 SUBMISSION = "/submission"  # where the sandbox sees its submission
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), "
@@ -38,6 +45,7 @@ NOT_INSTALLED = f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
 # 2**31, which bubblewrap cannot map (it parses uids as signed ints).
 _UID_BASE = 2_000_000_000
 _TOP_LEVEL = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+_READY_TIMEOUT = 30.0
 
 
 def learner_uid(keeper_pid: int) -> int:
@@ -123,3 +131,97 @@ def command(sources: dict[str, str], tmp_bytes: int, shm_bytes: int, info_fd: in
     args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp",
              "--info-fd", str(info_fd), "--", shutil.which("cat") or "/bin/cat"]
     return args
+
+
+class Sandbox:
+    """A running bwrap whose ``cat`` has echoed the ping; ``stop`` kills its whole pid namespace.
+
+    ``uid``: the uid bwrap runs as (a root grader switches to it); ``group``: the task's cgroup, if any.
+    """
+
+    def __init__(self, sources: dict[str, str], limits: Limits, uid: int, group):
+        self.sources, self.limits, self.uid, self.group = sources, limits, uid, group
+        self.pid = self.init = self.init_fd = None
+        self._ping = self._echo = self._errors = None
+
+    def __enter__(self):
+        ping_r, ping_w = os.pipe()
+        echo_r, echo_w = os.pipe()
+        info_r, info_w = os.pipe()
+        errors_r, errors_w = os.pipe()
+        args = command(self.sources, self.limits.tmp_bytes, self.limits.shm_bytes, info_w)
+        self.pid = os.fork()
+        if self.pid == 0:  # the keeper is single-threaded: Python code is safe between fork and exec
+            try:
+                if self.group is not None:
+                    self.group.add(0)
+                if os.geteuid() == 0:
+                    containment.switch_uid(self.uid)
+                os.dup2(ping_r, 0)
+                os.dup2(echo_w, 1)
+                os.dup2(errors_w, 2)
+                os.set_inheritable(info_w, True)
+                os.execve(args[0], args, {"PATH": "/usr/bin:/bin"})
+            finally:
+                os._exit(127)
+        for fd in (ping_r, echo_w, info_w, errors_w):
+            os.close(fd)
+        self._ping, self._echo, self._errors = ping_w, echo_r, errors_r
+        try:
+            info = json.loads(read_until_eof(info_r, _READY_TIMEOUT) or b"{}")
+            self.init = info.get("child-pid")
+            if not self.init:
+                raise RuntimeError(f"bubblewrap did not start: {self._complaint()}")
+            self.init_fd = os.pidfd_open(self.init)
+            os.write(self._ping, b"x")
+            if not select.select([self._echo], [], [], _READY_TIMEOUT)[0] or os.read(self._echo, 1) != b"x":
+                raise RuntimeError(f"the sandbox did not come up: {self._complaint()}")
+        except BaseException:
+            self.__exit__()
+            raise
+        finally:
+            os.close(info_r)
+        return self
+
+    def namespaces(self) -> namespaces.Namespaces:
+        return namespaces.Namespaces.of(self.init)
+
+    def _complaint(self) -> str:
+        self.stop()
+        text = read_until_eof(self._errors, 1.0).decode(errors="replace").strip()
+        return text.splitlines()[-1] if text else "no message"
+
+    def stop(self) -> None:
+        if self.init_fd is not None:
+            try:
+                signal.pidfd_send_signal(self.init_fd, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.close(self.init_fd)
+            self.init_fd = None
+        if self.pid is not None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)  # bwrap's own process: its --die-with-parent children follow
+            except ProcessLookupError:
+                pass
+            os.waitpid(self.pid, 0)
+            self.pid = None
+
+    def __exit__(self, *exc):
+        self.stop()
+        for fd in (self._ping, self._echo, self._errors):
+            if fd is not None:
+                os.close(fd)
+        self._ping = self._echo = self._errors = None
+
+
+def read_until_eof(fd: int, timeout: float) -> bytes:
+    """Everything on ``fd`` until EOF or ``timeout`` seconds."""
+    data, deadline = b"", time.monotonic() + timeout
+    while True:
+        if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            return data
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return data
+        data += chunk

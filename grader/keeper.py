@@ -31,14 +31,12 @@ import os
 import select
 import signal
 import tempfile
-import time
 
 from grader import bubblewrap, cgroups, child, containment, namespaces
 from grader.containment import Limits
 
 __all__ = ["keep"]
 
-_READY_TIMEOUT = 30.0
 # bwrap's two processes, cat, the joiner: in the task's uid and cgroup besides the learner's own.
 _SANDBOX_PROCESSES = 4
 
@@ -65,14 +63,16 @@ def _sandboxed(request: dict, limits: Limits, conn_fd: int, output_fd: int, cont
     uid = bubblewrap.learner_uid(os.getpid())
     sources = {path: path for path in bubblewrap.runtime_paths()}
     sources[bubblewrap.SUBMISSION] = request["submission"]
-    scratch = ended = None
-    if os.geteuid() == 0:
-        scratch, sources = _reachable(sources)
+    scratch = group = ended = None
+    limits_hit = {}
     found = cgroups.detected()
-    group = found.create(os.getppid(), os.getpid(), limits.memory_bytes, limits.processes + _SANDBOX_PROCESSES) \
-        if isinstance(found, cgroups.Cgroups) else None
     try:
-        with _Bubblewrap(sources, limits, uid, group) as sandbox:
+        if os.geteuid() == 0:
+            scratch = tempfile.mkdtemp(prefix=f"agstate-sandbox-{os.getpid()}-")  # named after its keeper
+            sources = _reachable(scratch, sources)
+        if isinstance(found, cgroups.Cgroups):
+            group = found.create(os.getppid(), os.getpid(), limits.memory_bytes, limits.processes + _SANDBOX_PROCESSES)
+        with bubblewrap.Sandbox(sources, limits, uid, group) as sandbox:
             running = containment.tasks_of_uid(uid)
             joiner, status = _fork_joiner(sandbox, uid, group, request, limits, running, conn_fd, output_fd)
             os.close(conn_fd)
@@ -88,14 +88,13 @@ def _sandboxed(request: dict, limits: Limits, conn_fd: int, output_fd: int, cont
         if scratch is not None:
             _remove_view(scratch)
     ended = ended or {"stopped": True}  # the grading side asked: it knows why (a time-out, the task's end)
-    if group is not None and "error" not in ended:
+    if "error" not in ended:
         ended.update(limits_hit)
     return ended
 
 
-def _reachable(sources: dict[str, str]) -> tuple[str, dict[str, str]]:
-    """Bind mounts of ``sources`` under a directory any uid can reach, in a private mount namespace."""
-    scratch = tempfile.mkdtemp(prefix=f"agstate-sandbox-{os.getpid()}-")  # named after its keeper
+def _reachable(scratch: str, sources: dict[str, str]) -> dict[str, str]:
+    """``sources`` bind-mounted under ``scratch``, which any uid can reach, in a private mount namespace."""
     os.chmod(scratch, 0o711)
     view = os.path.join(scratch, "view")
     os.mkdir(view, 0o755)
@@ -107,7 +106,7 @@ def _reachable(sources: dict[str, str]) -> tuple[str, dict[str, str]]:
         os.mkdir(target)
         namespaces.bind(source, target)
         mapped[dest] = target
-    return scratch, mapped
+    return mapped
 
 
 def _remove_view(scratch: str) -> None:
@@ -123,83 +122,7 @@ def _remove_view(scratch: str) -> None:
             pass
 
 
-class _Bubblewrap:
-    """A running bwrap whose ``cat`` has echoed the ping; ``stop`` kills its whole pid namespace."""
-
-    def __init__(self, sources: dict[str, str], limits: Limits, uid: int, group):
-        self.sources, self.limits, self.uid, self.group = sources, limits, uid, group
-        self.pid = self.init = self.init_fd = None
-
-    def __enter__(self):
-        ping_r, ping_w = os.pipe()
-        echo_r, echo_w = os.pipe()
-        info_r, info_w = os.pipe()
-        errors_r, errors_w = os.pipe()
-        args = bubblewrap.command(self.sources, self.limits.tmp_bytes, self.limits.shm_bytes, info_w)
-        self.pid = os.fork()
-        if self.pid == 0:  # this keeper is single-threaded: Python code is safe between fork and exec
-            try:
-                if self.group is not None:
-                    self.group.add(0)
-                if os.geteuid() == 0:
-                    containment.switch_uid(self.uid)
-                os.dup2(ping_r, 0)
-                os.dup2(echo_w, 1)
-                os.dup2(errors_w, 2)
-                os.set_inheritable(info_w, True)
-                os.execve(args[0], args, {"PATH": "/usr/bin:/bin"})
-            finally:
-                os._exit(127)
-        for fd in (ping_r, echo_w, info_w, errors_w):
-            os.close(fd)
-        self._ping, self._echo, self._errors = ping_w, echo_r, errors_r
-        try:
-            info = json.loads(_read_all(info_r, _READY_TIMEOUT) or b"{}")
-            self.init = info.get("child-pid")
-            if not self.init:
-                raise RuntimeError(f"bubblewrap did not start: {self._complaint()}")
-            self.init_fd = os.pidfd_open(self.init)
-            os.write(self._ping, b"x")
-            if not select.select([self._echo], [], [], _READY_TIMEOUT)[0] or os.read(self._echo, 1) != b"x":
-                raise RuntimeError(f"the sandbox did not come up: {self._complaint()}")
-        except BaseException:
-            self.stop()
-            raise
-        finally:
-            os.close(info_r)
-        return self
-
-    def namespaces(self) -> namespaces.Namespaces:
-        return namespaces.Namespaces.of(self.init)
-
-    def _complaint(self) -> str:
-        self.stop()
-        text = _read_all(self._errors, 1.0).decode(errors="replace").strip()
-        return text.splitlines()[-1] if text else "no message"
-
-    def stop(self) -> None:
-        if self.init_fd is not None:
-            try:
-                signal.pidfd_send_signal(self.init_fd, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            os.close(self.init_fd)
-            self.init_fd = None
-        if self.pid is not None:
-            try:
-                os.kill(self.pid, signal.SIGKILL)  # bwrap's own process: its --die-with-parent children follow
-            except ProcessLookupError:
-                pass
-            os.waitpid(self.pid, 0)
-            self.pid = None
-
-    def __exit__(self, *exc):
-        self.stop()
-        for fd in (self._ping, self._echo, self._errors):
-            os.close(fd)
-
-
-def _fork_joiner(sandbox: _Bubblewrap, uid: int, group, request: dict, limits: Limits, running: int,
+def _fork_joiner(sandbox: bubblewrap.Sandbox, uid: int, group, request: dict, limits: Limits, running: int,
                  conn_fd: int, output_fd: int) -> tuple[int, int]:
     """Fork the joiner; its pid, and the pipe on which it reports how the learner ended."""
     status_r, status_w = os.pipe()
@@ -254,7 +177,7 @@ def _unsandboxed(request: dict, limits: Limits, conn_fd: int, output_fd: int, co
     return ended
 
 
-def _wait(control_fd: int, status_fd: int, sandbox: _Bubblewrap) -> dict | None:
+def _wait(control_fd: int, status_fd: int, sandbox: bubblewrap.Sandbox) -> dict | None:
     """Until the learner ended (how) or the grading side asked to stop (None)."""
     if _wait_fds(control_fd, [status_fd, sandbox.init_fd]):
         return None
@@ -267,7 +190,7 @@ def _wait_fds(control_fd: int, others: list[int]) -> bool:
 
 
 def _read_status(fd: int, timeout: float) -> dict | None:
-    text = _read_all(fd, timeout)
+    text = bubblewrap.read_until_eof(fd, timeout)
     return json.loads(text) if text else None
 
 
@@ -275,18 +198,6 @@ def _describe_status(raw: int) -> dict:
     if os.WIFSIGNALED(raw):
         return {"signal": signal.Signals(os.WTERMSIG(raw)).name, "code": None}
     return {"signal": None, "code": os.WEXITSTATUS(raw)}
-
-
-def _read_all(fd: int, timeout: float) -> bytes:
-    """Everything on ``fd`` until EOF or ``timeout`` seconds."""
-    data, deadline = b"", time.monotonic() + timeout
-    while True:
-        if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
-            return data
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            return data
-        data += chunk
 
 
 def _send(fd: int, message: dict) -> None:
