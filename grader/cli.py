@@ -5,6 +5,7 @@ Exit status: 0 every graded task passed, 1 some did not, 2 usage error.
 
 import argparse
 import glob
+import json
 import os
 import random
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from grader import bubblewrap, gradebook
 from grader.containment import DEFAULT_MEMORY_MB
-from grader.output import display_path, for_terminal, to_json
+from grader.output import clean, display_path, for_terminal
 from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
 from grader.tasks import LABS, TASKS
 
@@ -181,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     progress.close()
     if args.json:
-        print(to_json(reports[0] if single else reports, indent=2, ensure_ascii=False))
+        cleaned = [clean(report) for report in reports]  # each report, never the list: a class has no size cap
+        print(json.dumps(cleaned[0] if single else cleaned, indent=2, ensure_ascii=False, allow_nan=False))
     elif not single:
         total = sum(r["score"] for r in reports)
         print(f"{len(reports)} submissions graded with seed {seed}; mean score {total / len(reports):.1f}"

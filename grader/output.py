@@ -5,17 +5,16 @@ counterexamples, exception messages, printed output, and the submission's
 own folder name. ``clean`` makes a report safe to write anywhere: lone
 surrogates (not encodable as UTF-8) become visible escapes, NaN and
 infinities become strings (strict JSON has neither), and long strings and
-containers are cut with a marker saying how much was left out. ``to_json``
-writes strict JSON; ``for_terminal`` escapes control characters (ANSI escape
+containers are cut with a marker saying how much was left out (each
+report on its own: a class's list of reports is never cut); ``for_terminal`` escapes control characters (ANSI escape
 codes, bidi overrides) so a scorecard cannot rewrite the terminal it prints to.
 """
 
-import json
 import math
 import os
 import unicodedata
 
-__all__ = ["clean", "to_json", "for_terminal", "display_path", "MAX_TEXT", "MAX_ITEMS"]
+__all__ = ["clean", "for_terminal", "display_path", "MAX_TEXT", "MAX_ITEMS"]
 
 MAX_TEXT = 2000  # characters of one string
 MAX_ITEMS = 50  # items of one list or dict
@@ -64,11 +63,6 @@ def _has_surrogate(text: str) -> bool:
         return False
     except UnicodeEncodeError:
         return True
-
-
-def to_json(value, **options) -> str:
-    """Strict JSON of ``clean(value)``: never NaN, never a lone surrogate."""
-    return json.dumps(clean(value), allow_nan=False, **options)
 
 
 def for_terminal(text: str) -> str:

@@ -53,6 +53,15 @@ def test_a_part_left_out_is_missing_not_skipped(classroom):
             assert task["feedback"] == f"missing: the submission has no agstate/{LABS[task['lab']]}.py"
 
 
+def test_a_class_larger_than_any_cap_gets_every_report(tmp_path):
+    for number in range(60):  # more than output.MAX_ITEMS: the list of reports is never cut
+        shutil.copytree(SOLUTIONS / "agstate", tmp_path / f"s{number:02d}" / "agstate", ignore=PART_A_PACKAGE)
+    done = run_cli(str(tmp_path / "s*"), "--json", "--seed", "3", "--task", "state.decisions", "--jobs", "2")
+    reports = json.loads(done.stdout)
+    assert [r["submission"] for r in reports] == [str(tmp_path / f"s{number:02d}") for number in range(60)]
+    assert done.returncode == 0, done.stderr
+
+
 def test_a_glob_that_matches_nothing_is_a_usage_error(tmp_path):
     done = run_cli(str(tmp_path / "submitted" / "*" / "agstate-lab"))
     assert done.returncode == 2 and "no submission directory matches" in done.stderr
