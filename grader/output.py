@@ -5,9 +5,10 @@ counterexamples, exception messages, printed output, and the submission's
 own folder name. ``clean`` makes a report safe to write anywhere: lone
 surrogates (not encodable as UTF-8) become visible escapes, NaN and
 infinities become strings (strict JSON has neither), and long strings and
-containers are cut with a marker saying how much was left out (each
-report on its own: a class's list of reports is never cut); ``for_terminal`` escapes control characters (ANSI escape
-codes, bidi overrides) so a scorecard cannot rewrite the terminal it prints to.
+containers are cut with a marker saying how much was left out (clean each
+report on its own: a class's list of reports is never cut).
+``for_terminal`` escapes control characters (ANSI escape codes, bidi
+overrides) so a scorecard cannot rewrite the terminal it prints to.
 """
 
 import math
