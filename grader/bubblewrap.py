@@ -31,7 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-from grader import containment, namespaces
+from grader import namespaces
 from grader.containment import Limits
 
 __all__ = ["SUBMISSION", "Sandbox", "executable", "unavailable", "runtime_paths", "command", "read_until_eof",
@@ -46,6 +46,7 @@ NOT_INSTALLED = f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
 _UID_BASE = 2_000_000_000
 _TOP_LEVEL = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _READY_TIMEOUT = 30.0
+_SETPRIV = shutil.which("setpriv") or "/usr/bin/setpriv"
 
 
 def learner_uid(keeper_pid: int) -> int:
@@ -136,37 +137,33 @@ def command(sources: dict[str, str], tmp_bytes: int, shm_bytes: int, info_fd: in
 class Sandbox:
     """A running bwrap whose ``cat`` has echoed the ping; ``stop`` kills its whole pid namespace.
 
-    ``uid``: the uid bwrap runs as (a root grader switches to it); ``group``: the task's cgroup, if any.
+    ``uid``: the uid bwrap runs as; a root grader starts it through util-linux's
+    ``setpriv``, so that bwrap is spawned (vfork and exec) rather than forked
+    from the large keeper. bwrap's own processes stay out of the task's
+    cgroup: only the learner's processes are counted there.
     """
 
-    def __init__(self, sources: dict[str, str], limits: Limits, uid: int, group):
-        self.sources, self.limits, self.uid, self.group = sources, limits, uid, group
+    def __init__(self, sources: dict[str, str], limits: Limits, uid: int):
+        self.sources, self.limits, self.uid = sources, limits, uid
         self.pid = self.init = self.init_fd = None
         self._ping = self._echo = self._errors = None
 
     def __enter__(self):
-        ping_r, ping_w = os.pipe()
-        echo_r, echo_w = os.pipe()
+        ping_r, self._ping = os.pipe()
+        self._echo, echo_w = os.pipe()
         info_r, info_w = os.pipe()
-        errors_r, errors_w = os.pipe()
+        self._errors, errors_w = os.pipe()
         args = command(self.sources, self.limits.tmp_bytes, self.limits.shm_bytes, info_w)
-        self.pid = os.fork()
-        if self.pid == 0:  # the keeper is single-threaded: Python code is safe between fork and exec
-            try:
-                if self.group is not None:
-                    self.group.add(0)
-                if os.geteuid() == 0:
-                    containment.switch_uid(self.uid)
-                os.dup2(ping_r, 0)
-                os.dup2(echo_w, 1)
-                os.dup2(errors_w, 2)
-                os.set_inheritable(info_w, True)
-                os.execve(args[0], args, {"PATH": "/usr/bin:/bin"})
-            finally:
-                os._exit(127)
-        for fd in (ping_r, echo_w, info_w, errors_w):
-            os.close(fd)
-        self._ping, self._echo, self._errors = ping_w, echo_r, errors_r
+        if os.geteuid() == 0:
+            args = [_SETPRIV, f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", "--", *args]
+        os.set_inheritable(info_w, True)
+        try:
+            self.pid = os.posix_spawn(args[0], args, {"PATH": "/usr/bin:/bin"},
+                                      file_actions=[(os.POSIX_SPAWN_DUP2, ping_r, 0), (os.POSIX_SPAWN_DUP2, echo_w, 1),
+                                                    (os.POSIX_SPAWN_DUP2, errors_w, 2)])
+        finally:
+            for fd in (ping_r, echo_w, info_w, errors_w):
+                os.close(fd)
         try:
             info = json.loads(read_until_eof(info_r, _READY_TIMEOUT) or b"{}")
             self.init = info.get("child-pid")

@@ -1,15 +1,16 @@
 """One task's learner process from birth to the end of its sandbox, in a fresh child of the zygote.
 
-The keeper runs as the grader's user, outside every namespace, and never
-runs learner code. For a sandboxed task it
+The keeper runs as the grader's user, outside the sandbox, and never runs
+learner code. For a sandboxed task it
 
 1. makes the task's cgroup (as root, where the machine has one);
-2. starts bubblewrap as the task's uid, and waits until ``cat`` inside
+2. spawns bubblewrap as the task's uid, and waits until ``cat`` inside
    echoes the ping: the sandbox is complete;
-3. forks the *joiner*, which drops to that uid, enters the sandbox's
-   namespaces, drops every capability and forks the *learner*: the first
-   process of the sandbox's pid namespace that comes from the warm zygote
-   (``grader.child.run_learner``);
+3. points its own next child at the sandbox's pid namespace and forks the
+   *learner*, which joins the cgroup, drops to the task's uid, enters the
+   sandbox's other namespaces, drops every capability and runs
+   ``grader.child.run_learner``: the first process of the sandbox that comes
+   from the warm zygote;
 4. waits until the learner ends or the grading side asks it to stop
    (``Session`` closes its end of the control socket), then SIGKILLs the
    sandbox's first process — the kernel then kills every process in the pid
@@ -37,8 +38,8 @@ from grader.containment import Limits
 
 __all__ = ["keep"]
 
-# bwrap's two processes, cat, the joiner: in the task's uid and cgroup besides the learner's own.
-_SANDBOX_PROCESSES = 4
+# bwrap's two processes and cat run as the task's uid besides the learner's own.
+_SANDBOX_PROCESSES = 3
 
 
 def keep(message: bytes, fds: list[int]) -> None:
@@ -60,6 +61,7 @@ def keep(message: bytes, fds: list[int]) -> None:
 
 
 def _sandboxed(request: dict, limits: Limits, conn_fd: int, output_fd: int, control_fd: int) -> dict:
+    root = os.geteuid() == 0  # asked now: inside a sandbox's user namespace an ordinary user may look like root
     uid = bubblewrap.learner_uid(os.getpid())
     sources = {path: path for path in bubblewrap.runtime_paths()}
     sources[bubblewrap.SUBMISSION] = request["submission"]
@@ -67,20 +69,34 @@ def _sandboxed(request: dict, limits: Limits, conn_fd: int, output_fd: int, cont
     limits_hit = {}
     found = cgroups.detected()
     try:
-        if os.geteuid() == 0:
+        if root:
             scratch = tempfile.mkdtemp(prefix=f"agstate-sandbox-{os.getpid()}-")  # named after its keeper
             sources = _reachable(scratch, sources)
         if isinstance(found, cgroups.Cgroups):
-            group = found.create(os.getppid(), os.getpid(), limits.memory_bytes, limits.processes + _SANDBOX_PROCESSES)
-        with bubblewrap.Sandbox(sources, limits, uid, group) as sandbox:
+            group = found.create(os.getppid(), os.getpid(), limits.memory_bytes, limits.processes + 1)
+        with bubblewrap.Sandbox(sources, limits, uid) as sandbox:
             running = containment.tasks_of_uid(uid)
-            joiner, status = _fork_joiner(sandbox, uid, group, request, limits, running, conn_fd, output_fd)
-            os.close(conn_fd)
-            os.close(output_fd)
-            ended = _wait(control_fd, status, sandbox)
-            sandbox.stop()
-            os.waitpid(joiner, 0)
-            os.close(status)
+            found_ns = sandbox.namespaces()
+            namespaces.enter_pid(found_ns)  # the next child is born in the sandbox's pid namespace
+            setup_r, setup_w = os.pipe()
+            learner = os.fork()
+            if learner == 0:
+                os.close(setup_r)
+                _become_learner(found_ns, uid if root else None, group, request, limits, running, conn_fd, output_fd,
+                                setup_w)
+            for fd in (setup_w, conn_fd, output_fd):
+                os.close(fd)
+            found_ns.close()
+            learner_fd = os.pidfd_open(learner)
+            stopping = _wait_fds(control_fd, [learner_fd, sandbox.init_fd])
+            os.close(learner_fd)
+            pid, raw = os.waitpid(learner, os.WNOHANG)
+            sandbox.stop()  # the kernel ends every process of the pid namespace, the learner's included
+            if not pid:
+                _, raw = os.waitpid(learner, 0)
+            failure = bubblewrap.read_until_eof(setup_r, 0).decode(errors="replace")
+            os.close(setup_r)
+            ended = {"error": failure} if failure else None if stopping else _describe_status(raw)
     finally:
         if group is not None:
             limits_hit = {"memory_limit": group.hit_memory_limit(), "process_limit": group.hit_process_limit()}
@@ -88,9 +104,32 @@ def _sandboxed(request: dict, limits: Limits, conn_fd: int, output_fd: int, cont
         if scratch is not None:
             _remove_view(scratch)
     ended = ended or {"stopped": True}  # the grading side asked: it knows why (a time-out, the task's end)
-    if "error" not in ended:
-        ended.update(limits_hit)
+    ended.update(limits_hit)
     return ended
+
+
+def _become_learner(found: namespaces.Namespaces, uid: int | None, group, request: dict, limits: Limits, running: int,
+                    conn_fd: int, output_fd: int, setup_fd: int) -> None:
+    """In the keeper's fresh child: into the cgroup, the task's ``uid`` (a root grader's) and the sandbox; then
+    the learner's code.
+
+    A failure here is the grader's, told to the keeper on ``setup_fd``, which
+    is closed before any learner code runs (so that code cannot write to it).
+    """
+    try:
+        containment.close_fds_except((conn_fd, output_fd, setup_fd, *found.fds.values()))
+        if group is not None:
+            group.add(0)
+        if uid is not None:
+            containment.switch_uid(uid)
+        namespaces.enter(found)
+        found.close()
+        namespaces.drop_capabilities()
+    except BaseException as exc:
+        os.write(setup_fd, f"entering the sandbox failed: {type(exc).__name__}: {exc}".encode())
+        os._exit(1)
+    os.close(setup_fd)
+    child.run_learner(conn_fd, output_fd, request, limits, running + _SANDBOX_PROCESSES)
 
 
 def _reachable(scratch: str, sources: dict[str, str]) -> dict[str, str]:
@@ -122,38 +161,6 @@ def _remove_view(scratch: str) -> None:
             pass
 
 
-def _fork_joiner(sandbox: bubblewrap.Sandbox, uid: int, group, request: dict, limits: Limits, running: int,
-                 conn_fd: int, output_fd: int) -> tuple[int, int]:
-    """Fork the joiner; its pid, and the pipe on which it reports how the learner ended."""
-    status_r, status_w = os.pipe()
-    found = sandbox.namespaces()
-    pid = os.fork()
-    if pid == 0:
-        containment.close_fds_except((conn_fd, output_fd, status_w, *found.fds.values()))
-        try:
-            if group is not None:
-                group.add(0)
-            if os.geteuid() == 0:
-                containment.switch_uid(uid)
-            namespaces.enter(found)
-            found.close()
-            namespaces.drop_capabilities()
-            learner = os.fork()
-            if learner == 0:
-                os.close(status_w)
-                child.run_learner(conn_fd, output_fd, request, limits, running + _SANDBOX_PROCESSES)
-            os.close(conn_fd)
-            os.close(output_fd)
-            _, raw = os.waitpid(learner, 0)
-            _send(status_w, _describe_status(raw))
-        except BaseException as exc:
-            _send(status_w, {"error": f"entering the sandbox failed: {type(exc).__name__}: {exc}"})
-        os._exit(0)
-    os.close(status_w)
-    found.close()
-    return pid, status_r
-
-
 def _unsandboxed(request: dict, limits: Limits, conn_fd: int, output_fd: int, control_fd: int) -> dict:
     """The learner runs as the grader's own user, with rlimits only: for one trusted submission."""
     containment.become_subreaper()
@@ -166,32 +173,19 @@ def _unsandboxed(request: dict, limits: Limits, conn_fd: int, output_fd: int, co
     stopping = _wait_fds(control_fd, [learner_fd])
     os.close(learner_fd)
     pid, raw = os.waitpid(learner, os.WNOHANG)
-    ended = _describe_status(raw) if pid else None
     try:
-        os.killpg(learner, signal.SIGKILL)  # the learner's session and process group, then anything it detached
+        os.killpg(learner, signal.SIGKILL)  # the learner's session and process group...
     except (ProcessLookupError, PermissionError):
         pass
-    containment.kill_descendants()
-    if ended is None and not stopping:
-        ended = _describe_status(os.waitpid(learner, 0)[1])
-    return ended
-
-
-def _wait(control_fd: int, status_fd: int, sandbox: bubblewrap.Sandbox) -> dict | None:
-    """Until the learner ended (how) or the grading side asked to stop (None)."""
-    if _wait_fds(control_fd, [status_fd, sandbox.init_fd]):
-        return None
-    return _read_status(status_fd, timeout=1.0)
+    if not pid:
+        _, raw = os.waitpid(learner, 0)
+    containment.kill_descendants()  # ...then whatever it detached
+    return None if stopping else _describe_status(raw)
 
 
 def _wait_fds(control_fd: int, others: list[int]) -> bool:
     """Block until one of the fds is readable; True when it is the grading side asking to stop."""
     return control_fd in select.select([control_fd, *others], [], [])[0]
-
-
-def _read_status(fd: int, timeout: float) -> dict | None:
-    text = bubblewrap.read_until_eof(fd, timeout)
-    return json.loads(text) if text else None
 
 
 def _describe_status(raw: int) -> dict:

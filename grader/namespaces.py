@@ -12,7 +12,8 @@ import ctypes
 import fcntl
 import os
 
-__all__ = ["Namespaces", "enter", "drop_capabilities", "capabilities", "unshare_mounts", "mount_tmpfs", "bind", "unmount"]
+__all__ = ["Namespaces", "enter_pid", "enter", "drop_capabilities", "capabilities", "unshare_mounts", "mount_tmpfs", "bind",
+           "unmount"]
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -63,23 +64,52 @@ class Namespaces:
         self.fds = {}
 
 
+def enter_pid(namespaces: Namespaces) -> None:
+    """Make this process's next children be born in the sandbox's pid namespace (it stays where it is).
+
+    Root may do so from where it is; any other user first joins the sandbox's
+    outer user namespace, which it owns (bubblewrap ran as that user).
+    """
+    if os.geteuid() != 0:
+        _enter_outer_user(namespaces)
+    _check(_libc.setns(namespaces.fds["pid"], CLONE_NEWPID), "setns(pid)")
+
+
 def enter(namespaces: Namespaces) -> None:
-    """Join every namespace of the sandbox; the pid namespace applies to this process's children.
+    """Join every other namespace of the sandbox, in a child born in its pid namespace (``enter_pid``).
 
     The caller is single-threaded and runs as the uid bubblewrap ran as, so it
     owns the sandbox's outer user namespace. That namespace is reached from
     the mount namespace's owner: with ``--disable-userns`` the sandbox's own
     processes sit in a second, nested user namespace, which is joined last.
     """
+    if _own_user_namespace() != _outer_user_id(namespaces):
+        _enter_outer_user(namespaces)
+    for name, kind in KINDS.items():
+        if name != "pid":
+            _check(_libc.setns(namespaces.fds[name], kind), f"setns({name})")
+    _check(_libc.setns(namespaces.fds["user"], CLONE_NEWUSER), "setns(nested user)")
+    os.chdir("/")
+
+
+def _enter_outer_user(namespaces: Namespaces) -> None:
     outer = fcntl.ioctl(namespaces.fds["mnt"], _NS_GET_USERNS)
     try:
         _check(_libc.setns(outer, CLONE_NEWUSER), "setns(user)")
     finally:
         os.close(outer)
-    for name, kind in KINDS.items():
-        _check(_libc.setns(namespaces.fds[name], kind), f"setns({name})")
-    _check(_libc.setns(namespaces.fds["user"], CLONE_NEWUSER), "setns(nested user)")
-    os.chdir("/")
+
+
+def _outer_user_id(namespaces: Namespaces) -> int:
+    outer = fcntl.ioctl(namespaces.fds["mnt"], _NS_GET_USERNS)
+    try:
+        return os.fstat(outer).st_ino
+    finally:
+        os.close(outer)
+
+
+def _own_user_namespace() -> int:
+    return os.stat("/proc/self/ns/user").st_ino
 
 
 class _CapHeader(ctypes.Structure):

@@ -172,6 +172,7 @@ def main(argv: list[str]) -> int:
         found.sweep()
     _warm_up()
     gc.collect()  # nothing of the warm-up's run stays for a learner to find
+    gc.freeze()  # what is left is never scanned again: a collection in a child would copy every page it touched
     deadline = time.monotonic() + 5
     while threading.active_count() > 1 and time.monotonic() < deadline:
         time.sleep(0.01)  # a thread pool of the warm-up winding down: forks must come from one thread
