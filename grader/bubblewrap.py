@@ -34,24 +34,28 @@ from pathlib import Path
 from grader import namespaces
 from grader.containment import Limits
 
-__all__ = ["SUBMISSION", "Sandbox", "executable", "unavailable", "runtime_paths", "command", "read_until_eof",
+__all__ = ["SUBMISSION", "UID_SLOTS", "Sandbox", "executable", "unavailable", "runtime_paths", "command", "read_until_eof",
            "INSTALL_HINT", "NOT_INSTALLED", "learner_uid"]
 
 SUBMISSION = "/submission"  # where the sandbox sees its submission
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), "
                 "or pass --no-sandbox to grade one trusted submission without it")
 NOT_INSTALLED = f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
-# Learner uids when the grader runs as root: one per task, far above real accounts, and below
-# 2**31, which bubblewrap cannot map (it parses uids as signed ints).
+# Learner uids when the grader runs as root: one per running task, far above real accounts, and below
+# 2**31 (pids stay below 2**22), which bubblewrap cannot map (it parses uids as signed ints).
 _UID_BASE = 2_000_000_000
 _TOP_LEVEL = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _READY_TIMEOUT = 30.0
+_EXIT_TIMEOUT = 2.0
 _SETPRIV = shutil.which("setpriv") or "/usr/bin/setpriv"
 
 
-def learner_uid(keeper_pid: int) -> int:
-    """The uid a task's sandbox runs as: its own when the grader is root (unique while the task runs)."""
-    return _UID_BASE + keeper_pid if os.geteuid() == 0 else os.getuid()
+UID_SLOTS = 32  # tasks of one zygote at once, each with a uid of its own
+
+
+def learner_uid(zygote_pid: int, slot: int) -> int:
+    """The uid a task's sandbox runs as: when the grader is root, one no other running task has."""
+    return _UID_BASE + (zygote_pid % 2**22) * UID_SLOTS + slot if os.geteuid() == 0 else os.getuid()
 
 
 def executable() -> str | None:
@@ -68,7 +72,7 @@ def unavailable() -> str | None:
     args = [bwrap, *_namespaces(), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "true"]
     as_learner = {}
     if os.geteuid() == 0:
-        uid = learner_uid(os.getpid())
+        uid = learner_uid(os.getpid(), 0)
         as_learner = {"user": uid, "group": uid, "extra_groups": []}
     try:
         done = subprocess.run(args, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL, **as_learner)
@@ -181,14 +185,19 @@ class Sandbox:
         return self
 
     def namespaces(self) -> namespaces.Namespaces:
-        return namespaces.Namespaces.of(self.init)
+        return namespaces.Namespaces.of(self.init_fd)
 
     def _complaint(self) -> str:
         self.stop()
         text = read_until_eof(self._errors, 1.0).decode(errors="replace").strip()
         return text.splitlines()[-1] if text else "no message"
 
-    def stop(self) -> None:
+    def kill(self) -> None:
+        """SIGKILL the sandbox's first process: the kernel kills every other process of its pid namespace.
+
+        The first process's exit completes once those are reaped: a caller that
+        forked one of them (the learner) reaps it before ``stop`` waits for bwrap.
+        """
         if self.init_fd is not None:
             try:
                 signal.pidfd_send_signal(self.init_fd, signal.SIGKILL)
@@ -196,11 +205,16 @@ class Sandbox:
                 pass
             os.close(self.init_fd)
             self.init_fd = None
+
+    def stop(self) -> None:
+        self.kill()
         if self.pid is not None:
-            try:
-                os.kill(self.pid, signal.SIGKILL)  # bwrap's own process: its --die-with-parent children follow
-            except ProcessLookupError:
-                pass
+            # bwrap's own process reaps the sandbox's first one and exits; SIGKILL only if it does not
+            # (its --die-with-parent children then follow).
+            outer = os.pidfd_open(self.pid)
+            if not select.select([outer], [], [], _EXIT_TIMEOUT)[0]:
+                os.kill(self.pid, signal.SIGKILL)
+            os.close(outer)
             os.waitpid(self.pid, 0)
             self.pid = None
 

@@ -19,7 +19,8 @@ import signal
 import time
 from dataclasses import asdict, dataclass
 
-__all__ = ["Limits", "apply_in_child", "close_fds_except", "switch_uid", "tasks_of_uid", "become_subreaper", "kill_descendants",
+__all__ = ["Limits", "apply_in_child", "close_fds_except", "switch_uid", "keep_machine_proc", "tasks_of_uid",
+           "become_subreaper", "kill_descendants",
            "DEFAULT_MEMORY_MB"]
 
 DEFAULT_MEMORY_MB = 1024
@@ -74,16 +75,37 @@ def close_fds_except(keep: tuple[int, ...]) -> None:
                 pass
 
 
+_MACHINE_PROC: list[int] = []  # an fd of the machine's /proc, when this process mounts one of its own
+
+
+def keep_machine_proc() -> None:
+    """Hold on to the machine's /proc before a /proc of another pid namespace covers it."""
+    _MACHINE_PROC.append(os.open("/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+
+
 def tasks_of_uid(uid: int) -> int:
-    """Processes and threads of ``uid`` this process can see in /proc."""
-    count = 0
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if os.stat(f"/proc/{pid}").st_uid == uid:
-                count += len(os.listdir(f"/proc/{pid}/task"))
-        except OSError:
-            continue
-    return count
+    """Processes and threads of ``uid`` on the machine (as far as this process can see)."""
+    proc = _MACHINE_PROC[0] if _MACHINE_PROC else os.open("/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        count = 0
+        for pid in filter(str.isdigit, os.listdir(proc)):
+            try:
+                if os.stat(pid, dir_fd=proc).st_uid == uid:
+                    count += len(_listdir_at(proc, f"{pid}/task"))
+            except OSError:
+                continue
+        return count
+    finally:
+        if not _MACHINE_PROC:
+            os.close(proc)
+
+
+def _listdir_at(folder: int, path: str) -> list[str]:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=folder)
+    try:
+        return os.listdir(fd)
+    finally:
+        os.close(fd)
 
 
 def become_subreaper() -> bool:

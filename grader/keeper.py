@@ -1,122 +1,193 @@
-"""One task's learner process from birth to the end of its sandbox, in a fresh child of the zygote.
+"""Each task's learner process, from birth to the end of its sandbox, kept by the zygote (``grader.zygote``).
 
-The keeper runs as the grader's user, outside the sandbox, and never runs
-learner code. For a sandboxed task it
+The zygote never runs learner code. For a sandboxed task (``Task``) it
 
 1. makes the task's cgroup (as root, where the machine has one);
 2. spawns bubblewrap as the task's uid, and waits until ``cat`` inside
    echoes the ping: the sandbox is complete;
-3. points its own next child at the sandbox's pid namespace and forks the
-   *learner*, which joins the cgroup, drops to the task's uid, enters the
-   sandbox's other namespaces, drops every capability and runs
-   ``grader.child.run_learner``: the first process of the sandbox that comes
-   from the warm zygote;
-4. waits until the learner ends or the grading side asks it to stop
-   (``Session`` closes its end of the control socket), then SIGKILLs the
-   sandbox's first process — the kernel then kills every process in the pid
-   namespace, and the mount and IPC namespaces (with ``/tmp``, ``/dev/shm`` and
-   SysV shared memory) go with them — removes the cgroup and reports how the
-   learner ended, as one JSON line, before closing the control socket.
+3. points its own next child at the sandbox's pid namespace, forks the
+   *learner* and points its children back home. The learner joins the
+   cgroup, drops to the task's uid, enters the sandbox's other namespaces,
+   drops every capability and runs ``grader.child.run_learner``;
+4. when the learner ends, or the grading side asks it to stop (``Session``
+   closes its end of the control socket), SIGKILLs the sandbox's first
+   process — the kernel then kills every process in the pid namespace, and
+   the mount and IPC namespaces (with ``/tmp``, ``/dev/shm`` and SysV shared
+   memory) go with them — removes the cgroup, and reports how the learner
+   ended, as one JSON line, before closing the control socket.
 
-A root grader's learner uid cannot read paths under a private directory
-(root's home is 0700, and so may be the lab's checkout): the keeper first
-bind-mounts what the sandbox needs into a private mount namespace of its own,
-under a directory that uid can reach, and points bubblewrap there.
+One fork of the large zygote per task, the learner's own: bwrap is spawned,
+and the zygote's loop keeps every running task. A root grader's learner uid
+cannot read paths under a private directory (root's home is 0700, and so may
+be the lab's checkout): ``View`` bind-mounts what the sandbox needs, in the
+zygote's private mount namespace, under a directory any uid can reach.
 
-Without a sandbox the keeper forks the learner directly, as a subreaper
-that kills whatever the learner detached.
+Without a sandbox (``keep_unsandboxed``) a keeper process of its own forks
+the learner, as a subreaper that kills whatever the learner detached.
 """
 
+import gc
 import json
 import os
 import select
 import signal
 import tempfile
+from pathlib import Path
 
 from grader import bubblewrap, cgroups, child, containment, namespaces
 from grader.containment import Limits
 
-__all__ = ["keep"]
+__all__ = ["Task", "View", "keep_unsandboxed"]
 
 # bwrap's two processes and cat run as the task's uid besides the learner's own.
 _SANDBOX_PROCESSES = 3
+# The zygote's running tasks, by control fd. A learner is a fork of the zygote: it forgets them at once.
+RUNNING: dict[int, "Task"] = {}
+_STARTED = [0]  # tasks this zygote has started: each cgroup's name
 
 
-def keep(message: bytes, fds: list[int]) -> None:
-    """Entry point in the zygote's child; never returns."""
-    conn_fd, output_fd, control_fd = fds
-    for fd in fds:  # received inheritable: bubblewrap (and so the sandbox) must not get them through exec
-        os.set_inheritable(fd, False)
-    try:
-        request = json.loads(message)
-        limits = Limits(**request["limits"])
-        if request["sandbox"]:
-            ended = _sandboxed(request, limits, conn_fd, output_fd, control_fd)
-        else:
-            ended = _unsandboxed(request, limits, conn_fd, output_fd, control_fd)
-    except BaseException as exc:  # the grader's own failure: the grading side reports it, not the learner
-        ended = {"error": f"{type(exc).__name__}: {exc}"}
-    _send(control_fd, ended or {"stopped": True})
-    os._exit(0)
+class View:
+    """The sandbox's sources bind-mounted under one folder any uid can reach (a root grader's zygote only).
+
+    The runtime is mounted once per zygote; each task's submission for the
+    length of the task. The mounts live in the zygote's private mount
+    namespace: on the machine the folder is empty, and it goes with the zygote.
+    """
+
+    def __init__(self):
+        self.scratch = tempfile.mkdtemp(prefix=f"agstate-sandbox-{os.getpid()}-")  # named after its zygote
+        os.chmod(self.scratch, 0o711)
+        self.folder = os.path.join(self.scratch, "view")
+        os.mkdir(self.folder, 0o755)
+        namespaces.unshare_mounts()
+        namespaces.mount_tmpfs(self.folder, size=2**20)
+        self.runtime = {path: self._bind(path, f"runtime-{number}")
+                        for number, path in enumerate(bubblewrap.runtime_paths())}
+
+    def _bind(self, source: str, name: str) -> str:
+        target = os.path.join(self.folder, name)
+        os.mkdir(target)
+        namespaces.bind(source, target)
+        return target
+
+    def add(self, source: str, name: str) -> str:
+        return self._bind(source, name)
+
+    def remove(self, target: str) -> None:
+        namespaces.unmount(target)
+        os.rmdir(target)
+
+    def close(self) -> None:
+        namespaces.unmount(self.folder)
+        os.rmdir(self.folder)
+        os.rmdir(self.scratch)
+
+    @staticmethod
+    def sweep() -> None:
+        """Remove the (empty) folders of zygotes that died before they could."""
+        for path in Path(tempfile.gettempdir()).glob("agstate-sandbox-*-*"):
+            owner = path.name.split("-")[2]
+            if owner.isdigit() and not _alive(int(owner)):
+                for folder in (path / "view", path):
+                    try:
+                        folder.rmdir()
+                    except OSError:
+                        pass
 
 
-def _sandboxed(request: dict, limits: Limits, conn_fd: int, output_fd: int, control_fd: int) -> dict:
-    root = os.geteuid() == 0  # asked now: inside a sandbox's user namespace an ordinary user may look like root
-    uid = bubblewrap.learner_uid(os.getpid())
-    sources = {path: path for path in bubblewrap.runtime_paths()}
-    sources[bubblewrap.SUBMISSION] = request["submission"]
-    scratch = group = ended = None
-    limits_hit = {}
-    found = cgroups.detected()
-    try:
-        if root:
-            scratch = tempfile.mkdtemp(prefix=f"agstate-sandbox-{os.getpid()}-")  # named after its keeper
-            sources = _reachable(scratch, sources)
+class Task:
+    """One sandboxed task: started by the constructor, ended by ``finish``; ``watched`` fds say when."""
+
+    def __init__(self, request: dict, fds: list[int], view: View | None, own_pid_namespace: int):
+        self.conn_fd, self.output_fd, self.control = fds
+        self.limits = Limits(**request["limits"])
+        _STARTED[0] += 1
+        self.number = _STARTED[0]
+        taken = {task.slot for task in RUNNING.values()}
+        self.slot = min(set(range(bubblewrap.UID_SLOTS)) - taken, default=0)
+        self.uid = bubblewrap.learner_uid(os.getpid(), self.slot)
+        self.view, self.group, self.sandbox, self.submission = view, None, None, None
+        self.learner = self.learner_fd = self.setup_r = None
+        try:
+            self._start(request, own_pid_namespace)
+        except BaseException as exc:  # the grader's failure: said on the control socket, the task goes
+            for fd in (self.conn_fd, self.output_fd):  # the learner's ends: its session sees them close
+                if fd is not None:
+                    os.close(fd)
+            self.finish(stopping=True, error=f"{type(exc).__name__}: {exc}")
+            raise
+
+    def _start(self, request: dict, own_pid_namespace: int) -> None:
+        root = os.geteuid() == 0
+        sources = {path: path for path in bubblewrap.runtime_paths()}
+        sources[bubblewrap.SUBMISSION] = request["submission"]
+        if self.view is not None:
+            self.submission = self.view.add(request["submission"], f"submission-{self.control}")
+            sources = {**self.view.runtime, bubblewrap.SUBMISSION: self.submission}
+        found = cgroups.detected()
         if isinstance(found, cgroups.Cgroups):
-            group = found.create(os.getppid(), os.getpid(), limits.memory_bytes, limits.processes + 1)
-        with bubblewrap.Sandbox(sources, limits, uid) as sandbox:
-            running = containment.tasks_of_uid(uid)
-            found_ns = sandbox.namespaces()
-            namespaces.enter_pid(found_ns)  # the next child is born in the sandbox's pid namespace
-            setup_r, setup_w = os.pipe()
-            learner = os.fork()
-            if learner == 0:
-                os.close(setup_r)
-                _become_learner(found_ns, uid if root else None, group, request, limits, running, conn_fd, output_fd,
-                                setup_w)
-            for fd in (setup_w, conn_fd, output_fd):
-                os.close(fd)
-            found_ns.close()
-            learner_fd = os.pidfd_open(learner)
-            stopping = _wait_fds(control_fd, [learner_fd, sandbox.init_fd])
-            os.close(learner_fd)
-            pid, raw = os.waitpid(learner, os.WNOHANG)
-            sandbox.stop()  # the kernel ends every process of the pid namespace, the learner's included
-            if not pid:
-                _, raw = os.waitpid(learner, 0)
-            failure = bubblewrap.read_until_eof(setup_r, 0).decode(errors="replace")
-            os.close(setup_r)
-            ended = {"error": failure} if failure else None if stopping else _describe_status(raw)
-    finally:
-        if group is not None:
-            limits_hit = {"memory_limit": group.hit_memory_limit(), "process_limit": group.hit_process_limit()}
-            group.close()
-        if scratch is not None:
-            _remove_view(scratch)
-    ended = ended or {"stopped": True}  # the grading side asked: it knows why (a time-out, the task's end)
-    ended.update(limits_hit)
-    return ended
+            self.group = found.create(os.getpid(), self.number, self.limits.memory_bytes, self.limits.processes + 1)
+        self.sandbox = bubblewrap.Sandbox(sources, self.limits, self.uid).__enter__()
+        running = containment.tasks_of_uid(self.uid)
+        found_ns = self.sandbox.namespaces()
+        self.setup_r, setup_w = os.pipe()
+        namespaces.enter_pid(found_ns)  # the next child is born in the sandbox's pid namespace
+        try:
+            self.learner = os.fork()
+        finally:
+            if self.learner != 0:
+                namespaces.return_pid(own_pid_namespace)
+        if self.learner == 0:
+            os.close(self.setup_r)
+            _become_learner(found_ns, self.uid if root else None, self.group, request, self.limits, running,
+                            self.conn_fd, self.output_fd, setup_w)
+        for fd in (setup_w, self.conn_fd, self.output_fd):
+            os.close(fd)
+        self.conn_fd = self.output_fd = None
+        found_ns.close()
+        self.learner_fd = os.pidfd_open(self.learner)
+
+    def watched(self) -> list[int]:
+        return [self.control, self.learner_fd, self.sandbox.init_fd]
+
+    def finish(self, stopping: bool, error: str | None = None) -> None:
+        """End the sandbox, clean up, tell the grading side how the learner ended; close the control socket."""
+        ended, raw, pid = ({"error": error} if error else None), None, None
+        if self.learner:
+            os.close(self.learner_fd)
+            pid, raw = os.waitpid(self.learner, os.WNOHANG)
+        if self.sandbox is not None:
+            self.sandbox.kill()  # the kernel ends every process of the pid namespace, the learner's included
+        if self.learner and not pid:
+            _, raw = os.waitpid(self.learner, 0)
+        if self.sandbox is not None:
+            self.sandbox.__exit__()
+        if self.setup_r is not None:
+            failure = bubblewrap.read_until_eof(self.setup_r, 0).decode(errors="replace")
+            os.close(self.setup_r)
+            if not error:
+                ended = {"error": failure} if failure else None if stopping else _describe_status(raw)
+        limits_hit = {}
+        if self.group is not None:
+            limits_hit = {"memory_limit": self.group.hit_memory_limit(), "process_limit": self.group.hit_process_limit()}
+            self.group.close()
+        if self.submission is not None:
+            self.view.remove(self.submission)
+        _send(self.control, {**(ended or {"stopped": True}), **({} if error else limits_hit)})
+        os.close(self.control)
 
 
 def _become_learner(found: namespaces.Namespaces, uid: int | None, group, request: dict, limits: Limits, running: int,
                     conn_fd: int, output_fd: int, setup_fd: int) -> None:
-    """In the keeper's fresh child: into the cgroup, the task's ``uid`` (a root grader's) and the sandbox; then
-    the learner's code.
+    """In the zygote's fresh child: into the cgroup, the task's ``uid`` (a root grader's) and the sandbox;
+    then the learner's code.
 
-    A failure here is the grader's, told to the keeper on ``setup_fd``, which
-    is closed before any learner code runs (so that code cannot write to it).
+    A failure here is the grader's, told to the zygote on ``setup_fd``, which is
+    closed before any learner code runs (so that code cannot write to it).
     """
     try:
+        RUNNING.clear()  # the other tasks' requests are nothing of this learner's
+        gc.collect()
         containment.close_fds_except((conn_fd, output_fd, setup_fd, *found.fds.values()))
         if group is not None:
             group.add(0)
@@ -132,46 +203,20 @@ def _become_learner(found: namespaces.Namespaces, uid: int | None, group, reques
     child.run_learner(conn_fd, output_fd, request, limits, running + _SANDBOX_PROCESSES)
 
 
-def _reachable(scratch: str, sources: dict[str, str]) -> dict[str, str]:
-    """``sources`` bind-mounted under ``scratch``, which any uid can reach, in a private mount namespace."""
-    os.chmod(scratch, 0o711)
-    view = os.path.join(scratch, "view")
-    os.mkdir(view, 0o755)
-    namespaces.unshare_mounts()
-    namespaces.mount_tmpfs(view, size=2**20)
-    mapped = {}
-    for index, (dest, source) in enumerate(sources.items()):
-        target = os.path.join(view, str(index))
-        os.mkdir(target)
-        namespaces.bind(source, target)
-        mapped[dest] = target
-    return mapped
-
-
-def _remove_view(scratch: str) -> None:
-    view = os.path.join(scratch, "view")
-    try:
-        namespaces.unmount(view)
-    except OSError:
-        pass
-    for path in (view, scratch):
-        try:
-            os.rmdir(path)
-        except OSError:
-            pass
-
-
-def _unsandboxed(request: dict, limits: Limits, conn_fd: int, output_fd: int, control_fd: int) -> dict:
-    """The learner runs as the grader's own user, with rlimits only: for one trusted submission."""
+def keep_unsandboxed(request: dict, fds: list[int]) -> None:
+    """``--no-sandbox``: in a keeper of its own, the learner runs as the grader's user, with rlimits only."""
+    conn_fd, output_fd, control_fd = fds
+    RUNNING.clear()
+    containment.close_fds_except(tuple(fds))
     containment.become_subreaper()
     learner = os.fork()
     if learner == 0:
-        child.run_learner(conn_fd, output_fd, request, limits, containment.tasks_of_uid(os.getuid()))
+        child.run_learner(conn_fd, output_fd, request, Limits(**request["limits"]),
+                          containment.tasks_of_uid(os.getuid()))
     os.close(conn_fd)
     os.close(output_fd)
     learner_fd = os.pidfd_open(learner)
-    stopping = _wait_fds(control_fd, [learner_fd])
-    os.close(learner_fd)
+    stopping = control_fd in select.select([control_fd, learner_fd], [], [])[0]
     pid, raw = os.waitpid(learner, os.WNOHANG)
     try:
         os.killpg(learner, signal.SIGKILL)  # the learner's session and process group...
@@ -180,12 +225,8 @@ def _unsandboxed(request: dict, limits: Limits, conn_fd: int, output_fd: int, co
     if not pid:
         _, raw = os.waitpid(learner, 0)
     containment.kill_descendants()  # ...then whatever it detached
-    return None if stopping else _describe_status(raw)
-
-
-def _wait_fds(control_fd: int, others: list[int]) -> bool:
-    """Block until one of the fds is readable; True when it is the grading side asking to stop."""
-    return control_fd in select.select([control_fd, *others], [], [])[0]
+    _send(control_fd, {"stopped": True} if stopping else _describe_status(raw))
+    os._exit(0)
 
 
 def _describe_status(raw: int) -> dict:
@@ -199,3 +240,13 @@ def _send(fd: int, message: dict) -> None:
         os.write(fd, json.dumps(message).encode() + b"\n")
     except OSError:
         pass  # the grading side is gone: nobody to tell
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

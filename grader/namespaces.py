@@ -12,7 +12,7 @@ import ctypes
 import fcntl
 import os
 
-__all__ = ["Namespaces", "enter_pid", "enter", "drop_capabilities", "capabilities", "unshare_mounts", "mount_tmpfs", "bind",
+__all__ = ["Namespaces", "enter_pid", "return_pid", "isolate_self", "mount_own_proc", "enter", "drop_capabilities", "capabilities", "unshare_mounts", "mount_tmpfs", "bind",
            "unmount"]
 
 CLONE_NEWNS = 0x00020000
@@ -22,7 +22,7 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 _NS_GET_USERNS = 0xB701  # ioctl on a namespace fd: the user namespace that owns it
-_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 4096, 16384, 1 << 18
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
 _MNT_DETACH = 2
 _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 38, 47, 4
 _CAPABILITY_VERSION_3 = 0x20080522
@@ -48,11 +48,21 @@ class Namespaces:
         self.fds = fds
 
     @classmethod
-    def of(cls, pid: int) -> "Namespaces":
+    def of(cls, pidfd: int) -> "Namespaces":
+        """The namespaces of the process ``pidfd`` refers to.
+
+        /proc here may belong to another pid namespace than the caller's (an
+        ordinary user's zygote has one of its own): the process's pid as /proc
+        knows it comes from the pidfd's fdinfo, read again afterwards to be sure
+        it is still that process (a pid is not reused while its process lives).
+        """
+        pid = _proc_pid(pidfd)
         fds = {}
         try:
             for name in ("user", *KINDS):
                 fds[name] = os.open(f"/proc/{pid}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
+            if _proc_pid(pidfd) != pid:
+                raise ProcessLookupError(f"process {pid} ended while its namespaces were opened")
         except OSError:
             cls(fds).close()
             raise
@@ -64,15 +74,48 @@ class Namespaces:
         self.fds = {}
 
 
+def _proc_pid(pidfd: int) -> int:
+    with open(f"/proc/self/fdinfo/{pidfd}") as handle:
+        for line in handle:
+            if line.startswith("Pid:"):
+                return int(line.split()[1])
+    raise OSError(f"fd {pidfd} is not a pidfd")
+
+
 def enter_pid(namespaces: Namespaces) -> None:
     """Make this process's next children be born in the sandbox's pid namespace (it stays where it is).
 
-    Root may do so from where it is; any other user first joins the sandbox's
-    outer user namespace, which it owns (bubblewrap ran as that user).
+    The zygote may: it is root, or it owns the user namespace it runs in, an
+    ancestor of the sandbox's (``grader.zygote``). ``return_pid`` undoes it.
     """
-    if os.geteuid() != 0:
-        _enter_outer_user(namespaces)
     _check(_libc.setns(namespaces.fds["pid"], CLONE_NEWPID), "setns(pid)")
+
+
+def return_pid(own: int) -> None:
+    """This process's next children are born in its own pid namespace again (``own``: an fd of it)."""
+    _check(_libc.setns(own, CLONE_NEWPID), "setns(own pid)")
+
+
+def isolate_self() -> None:
+    """Make this ordinary-user process the owner of new user, pid and mount namespaces (its next child is pid 1).
+
+    Owning them lets it point its children at a sandbox's pid namespace and
+    back, as root can; the user namespace maps the user to itself, so files
+    on the machine see the same user as before. The next child must mount a
+    /proc of its own (``mount_own_proc``): bubblewrap reads its children's
+    namespaces there.
+    """
+    uid, gid = os.geteuid(), os.getegid()
+    _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS), "unshare(user, pid, mount)")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as handle:
+            handle.write(text)
+
+
+def mount_own_proc() -> None:
+    """A /proc that shows this process's pid namespace (in the first child of ``isolate_self``)."""
+    _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate /")
+    _check(_libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None), "mount proc /proc")
 
 
 def enter(namespaces: Namespaces) -> None:

@@ -1,24 +1,28 @@
-"""The clean process every learner process is forked from (``python -m grader.zygote``).
+"""The clean process every learner process is forked from (``python -m grader.zygote``), and its keeper.
 
 A fresh interpreter, started by the grading side before it reads anything
 of a batch, with a minimal environment and a fixed hash seed (a set's order
 is the same in every learner process and on every run). It imports what
 learner processes need — LangGraph, pydantic, every part's probes — and
-then only forks: it never sees a report, a batch plan, an expected answer
-or a submission's files, so a learner that walks ``gc.get_objects()`` finds
-nothing but its own task's request. Heavy imports are paid once per batch.
+never sees a report, a batch plan, an expected answer or a submission's
+files. Heavy imports are paid once per batch. Every learner is a fork of
+it; the learner forgets the zygote's other running tasks before anything
+else, so a learner that walks ``gc.get_objects()`` finds nothing but its
+own task's request.
 
 Protocol: one SOCK_SEQPACKET socket; each message is a task request (JSON:
 the staged submission, the module, the limits, sandbox or not) with three
 file descriptors: the learner's request/reply channel, its output pipe and
-the keeper's control socket (see ``grader.keeper``). The zygote forks a
-keeper per message and forgets it. It exits once every grading process has
-closed its end, after its keepers are done.
+the task's control socket. The zygote's loop (``_serve``) starts each task
+(``grader.keeper.Task``), keeps it while it runs and ends it when the
+learner ends or the grading side closes the control socket. It exits once
+every grading process has closed its end and every task is over.
 """
 
 import gc
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -95,44 +99,57 @@ def close_shared() -> None:
         _SHARED = None
 
 
-def _serve(sock: socket.socket) -> None:
-    from grader import keeper  # imported already (PRELOAD); named here for the reader
+def _serve(sock: socket.socket, view, own_pid_namespace: int) -> None:
+    """The loop: take requests, keep every running task, end each when it says so; until nobody is left."""
+    from grader.keeper import RUNNING  # imported already (PRELOAD); named here for the reader
 
-    keepers = set()
-    while True:
+    keepers: dict[int, int] = {}  # pidfd -> pid of an unsandboxed task's keeper
+    accepting = True
+    while accepting or RUNNING or keepers:
+        watched = ([sock.fileno()] if accepting else []) + list(keepers)
+        watched += [fd for task in RUNNING.values() for fd in task.watched()]
         try:
-            message, fds, _, _ = socket.recv_fds(sock, _MAX_REQUEST, 3)
+            ready = set(select.select(watched, [], [])[0])
         except InterruptedError:
             continue
-        _reap(keepers)
-        if not message:  # every grading process has closed its end
-            break
-        if len(fds) != 3:
-            for fd in fds:
-                os.close(fd)
-            continue
-        pid = os.fork()
-        if pid == 0:
-            sock.close()
-            keeper.keep(message, fds)  # never returns
-        keepers.add(pid)
-        for fd in fds:
-            os.close(fd)
-        del message
-    while keepers:  # they end as soon as their grading processes hang up
-        _reap(keepers, block=True)
+        if sock.fileno() in ready:
+            message, fds, _, _ = socket.recv_fds(sock, _MAX_REQUEST, 3)
+            if not message:  # every grading process has closed its end
+                accepting = False
+            elif len(fds) == 3:
+                _take(message, fds, view, own_pid_namespace, keepers, sock)
+            else:
+                for fd in fds:
+                    os.close(fd)
+        for control, task in list(RUNNING.items()):
+            if ready.intersection(task.watched()):
+                del RUNNING[control]
+                task.finish(stopping=control in ready)
+        for pidfd in [fd for fd in keepers if fd in ready]:
+            os.waitpid(keepers.pop(pidfd), 0)
+            os.close(pidfd)
 
 
-def _reap(keepers: set[int], block: bool = False) -> None:
-    for pid in list(keepers):
+def _take(message: bytes, fds: list[int], view, own_pid_namespace: int, keepers: dict, sock) -> None:
+    from grader import keeper
+
+    for fd in fds:  # received inheritable: bubblewrap (and so the sandbox) must not get them through exec
+        os.set_inheritable(fd, False)
+    request = json.loads(message)
+    if request["sandbox"]:
         try:
-            done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            keepers.discard(pid)
-        if block:
-            return
+            task = keeper.Task(request, fds, view, own_pid_namespace)
+        except BaseException:
+            return  # the task has said why on its control socket and closed it
+        keeper.RUNNING[task.control] = task
+        return
+    pid = os.fork()
+    if pid == 0:
+        sock.close()
+        keeper.keep_unsandboxed(request, fds)  # never returns
+    keepers[os.pidfd_open(pid)] = pid
+    for fd in fds:
+        os.close(fd)
 
 
 def _warm_up() -> None:
@@ -160,23 +177,43 @@ def _warm_up() -> None:
 def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grading side's to handle
     sock = socket.socket(fileno=int(argv[1]))
+    from grader import containment, namespaces
+
+    if os.geteuid() != 0:
+        # An ordinary user owns new user, pid and mount namespaces, so it can point a learner at a sandbox's
+        # pid namespace and back, as root can. The zygote proper is this process's child, pid 1 there;
+        # the machine's processes are still counted for RLIMIT_NPROC through the machine's /proc.
+        containment.keep_machine_proc()
+        namespaces.isolate_self()
+        inner = os.fork()
+        if inner:
+            sock.close()
+            return os.waitstatus_to_exitcode(os.waitpid(inner, 0)[1])
+        namespaces.mount_own_proc()
     import importlib
 
     for module in PRELOAD:
         importlib.import_module(module)
-    from grader import cgroups, probes
+    from grader import cgroups, keeper, probes
 
     probes.load()
     found = cgroups.detected()
     if isinstance(found, cgroups.Cgroups):
         found.sweep()
+    keeper.View.sweep()
+    view = keeper.View() if os.geteuid() == 0 else None
+    own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
     _warm_up()
     gc.collect()  # nothing of the warm-up's run stays for a learner to find
-    gc.freeze()  # what is left is never scanned again: a collection in a child would copy every page it touched
+    gc.freeze()  # what is left is never scanned again: a collection in a learner would copy every page it touched
     deadline = time.monotonic() + 5
     while threading.active_count() > 1 and time.monotonic() < deadline:
         time.sleep(0.01)  # a thread pool of the warm-up winding down: forks must come from one thread
-    _serve(sock)
+    try:
+        _serve(sock, view, own_pid_namespace)
+    finally:
+        if view is not None:
+            view.close()
     return 0
 
 

@@ -139,16 +139,15 @@ def test_closing_a_session_leaves_no_process_cgroup_or_folder(tmp_path):
     with staged(submission) as (copy, _):
         session = Session(copy, "state", Limits(cpu_seconds=30))
         session.probe("attr", "WINDOW", timeout=30)
-        keepers = subprocess.run(["pgrep", "-P", str(zygote.shared()._process.pid)], capture_output=True,
-                                 text=True).stdout.split()
-        learners = {bubblewrap.learner_uid(int(pid)) for pid in keepers}
-        assert learners and {uid for uid, _ in _living(learners)}, "no learner uid while the task runs"
+        own = zygote.shared()._process.pid
+        learners = {bubblewrap.learner_uid(own, slot) for slot in range(bubblewrap.UID_SLOTS)}
+        assert {uid for uid, _ in _living(learners)}, "no learner uid while the task runs"
         session.close()
     assert not _living(learners), f"processes of the task's uid outlived its session: {_living(learners)}"
     if isinstance(found, cgroups.Cgroups):
-        assert not [p for _, parent in found.parents for p in parent.glob(f"agstate-{os.getpid()}-*")]
-    for pid in keepers:
-        assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob(f"agstate-sandbox-{pid}-*")), "a sandbox's folder is left"
+        assert not [p for _, parent in found.parents for p in parent.glob(f"agstate-{own}-*")], "a task's cgroup is left"
+    zygote.close_shared()
+    assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob(f"agstate-sandbox-{own}-*")), "the zygote's folder is left"
 
 
 def test_cgroups_can_be_turned_off(monkeypatch):
