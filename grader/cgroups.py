@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import containment
+
 __all__ = ["Cgroups", "TaskCgroup", "detect", "detected", "DISABLE"]
 
 DISABLE = "AGSTATE_CGROUPS"
@@ -57,7 +59,7 @@ class Cgroups:
         for _, parent in self.parents:
             for path in parent.glob("agstate-*-*"):
                 match = _NAME.fullmatch(path.name)
-                if match and not _alive(int(match.group(1))):
+                if match and not containment.alive(int(match.group(1))):
                     TaskCgroup(self.version, (("", path),)).close()
                     removed += 1
         return removed
@@ -221,13 +223,3 @@ def _pids(path: Path) -> list[int]:
         return [int(line) for line in (path / "cgroup.procs").read_text().split()]
     except OSError:
         return []
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -20,7 +20,7 @@ import time
 from dataclasses import asdict, dataclass
 
 __all__ = ["Limits", "apply_in_child", "close_fds_except", "switch_uid", "keep_machine_proc", "tasks_of_uid",
-           "become_subreaper", "kill_descendants",
+           "alive", "become_subreaper", "kill_descendants",
            "DEFAULT_MEMORY_MB"]
 
 DEFAULT_MEMORY_MB = 1024
@@ -106,6 +106,17 @@ def _listdir_at(folder: int, path: str) -> list[str]:
         return os.listdir(fd)
     finally:
         os.close(fd)
+
+
+def alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (owned by anyone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def become_subreaper() -> bool:

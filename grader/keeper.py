@@ -87,7 +87,7 @@ class View:
         """Remove the (empty) folders of zygotes that died before they could."""
         for path in Path(tempfile.gettempdir()).glob("agstate-sandbox-*-*"):
             owner = path.name.split("-")[2]
-            if owner.isdigit() and not _alive(int(owner)):
+            if owner.isdigit() and not containment.alive(int(owner)):
                 for folder in (path / "view", path):
                     try:
                         folder.rmdir()
@@ -240,13 +240,3 @@ def _send(fd: int, message: dict) -> None:
         os.write(fd, json.dumps(message).encode() + b"\n")
     except OSError:
         pass  # the grading side is gone: nobody to tell
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
