@@ -32,7 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 from grader.tasks import TASKS  # noqa: E402  (points of each task, so nbgrader's cells match ours)
-from mutants.state_mutants import MUTANTS, REFERENCE_PACKAGE, build_submission  # noqa: E402
+from mutants.corpus import REFERENCE_PACKAGE  # noqa: E402
+from mutants.state_mutants import MUTANTS, build_submission  # noqa: E402
 
 ASSIGNMENT = "part_a"
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
@@ -56,8 +57,8 @@ def build_submissions(where: Path, copies: int, mutants: int, hostile: int = 1) 
     return subs
 
 
-def time_class(where: Path, size: int, args) -> float:
-    """Seconds per submission for one batch over ``size`` references and mutants."""
+def time_class(where: Path, size: int, args) -> tuple[float, float]:
+    """Seconds per submission for one batch over ``size`` references and mutants: in the sandbox, and without it."""
     paths = []
     for i in range(size):
         target = where / f"student{i:04d}"
@@ -65,9 +66,10 @@ def time_class(where: Path, size: int, args) -> float:
             paths.append(copy_package(REFERENCE_PACKAGE, target))
         else:
             paths.append(build_submission(MUTANTS[(i // 2) % len(MUTANTS)], target))
-    seconds, reports = run_grader(paths, args, args.jobs)
-    assert len(reports) == size
-    return seconds / size
+    sandboxed, reports = run_grader(paths, args, args.jobs)
+    unsandboxed, plain = run_grader(paths, args, args.jobs, ["--no-sandbox"])
+    assert len(reports) == len(plain) == size and [r["score"] for r in reports] == [r["score"] for r in plain]
+    return sandboxed / size, unsandboxed / size
 
 
 def copy_package(package: Path, directory: Path) -> Path:
@@ -76,10 +78,10 @@ def copy_package(package: Path, directory: Path) -> Path:
 
 
 # -- our grader ------------------------------------------------------------------------
-def run_grader(paths: list[Path], args, jobs: int | None) -> tuple[float, list[dict]]:
+def run_grader(paths: list[Path], args, jobs: int | None, extra: tuple[str, ...] = ()) -> tuple[float, list[dict]]:
     """Seconds for one `python -m grader PATHS --json` and its reports, in argument order."""
     command = [sys.executable, "-m", "grader", *map(str, paths), "--json", "--seed", str(args.seed), "--lab", "state",
-               "--timeout", str(args.timeout), "--examples", str(args.examples)]
+               "--timeout", str(args.timeout), "--examples", str(args.examples), *extra]
     command += ["--jobs", str(jobs)] if jobs else []
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
@@ -336,8 +338,10 @@ def main() -> None:
         per_student = time_class(Path(tmp) / "class", args.class_size, args) if args.class_size else None
     print_report(names, scores, seconds)
     if per_student is not None:
+        sandboxed, unsandboxed = per_student
         print(f"\nclass of {args.class_size} (references and mutants), one batch --jobs {jobs}: "
-              f"{per_student:.3f} s per submission, start-up included")
+              f"{sandboxed:.3f} s per submission in the sandbox, {unsandboxed:.3f} s with --no-sandbox "
+              f"({sandboxed / unsandboxed:.2f}x), start-up included")
     check_sanity(names, scores, maxima)
     seeded = sys.argv[1:] + ([] if any(a.startswith("--seed") for a in sys.argv) else ["--seed", str(args.seed)])
     print(f"\nrepeat: cd {ROOT} && {shlex.join([sys.executable, 'benchmarks/grading.py', *seeded])}")
