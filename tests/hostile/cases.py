@@ -721,6 +721,7 @@ import os as _os
 def _hostile_snoop():  # a function: its locals are no dict for gc to find (the batch's path is one of them)
     root = @SUBMISSIONS_ROOT_REVERSED@[::-1]
     found = []
+    _gc.unfreeze()  # the zygote froze what it had before forking: frozen objects are invisible to get_objects()
     for thing in _gc.get_objects():  # reports, batch plans, expected answers of the grading side?
         if isinstance(thing, dict) and ({"score", "max_score"} <= thing.keys() or {"submission", "seed"} <= thing.keys()):
             found.append("a report-like dict " + repr(sorted(thing))[:80])
