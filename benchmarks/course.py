@@ -1,11 +1,14 @@
-"""Time the instructor's nbgrader pipeline on the end-to-end test's students, next to agstate-grade.
+"""Time nbgrader autograde of the whole lab next to agstate-grade on the same submissions, in one run.
 
-    .venv/bin/python benchmarks/course.py [--examples 80] [--seed 4242]
+    .venv/bin/python benchmarks/course.py [--students 12] [--examples 80] [--seed 4242] [--jobs 2]
 
-Builds a course with ``agstate-course init`` in a temporary directory, places
-part A and the students of ``tests/test_course.py`` (a reference, two mutants, the stub,
-two hostile submissions and one without its package), then times each nbgrader
-step and ``agstate-grade`` on the same submissions, in one run.
+Builds a course of every part with ``agstate-course init`` in a temporary
+directory, then a class of ``--students`` submissions in nbgrader's layout,
+cycling through: the reference, one mutant of each part (from
+``tests/mutants``), and the untouched stub. Times ``nbgrader autograde``,
+``generate_feedback`` and ``export``, then ``agstate-grade`` on the same
+submitted folders with ``--jobs``, and prints the per-submission cost of each
+and their ratio, with every student's two scores side by side.
 """
 
 import argparse
@@ -21,7 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from test_course import ASSIGNMENT, BIN, place_students, run  # noqa: E402
+from mutants import board_mutants, branches_mutants, events_mutants, state_mutants  # noqa: E402
+from test_course import ASSIGNMENT, BIN, run  # noqa: E402
+
+MUTANTS = [(corpus.MODULE, corpus.MUTANTS[len(corpus.MUTANTS) // 2])
+           for corpus in (state_mutants, board_mutants, events_mutants, branches_mutants)]
 
 
 def timed(label: str, *args, cwd: Path, figures: dict) -> subprocess.CompletedProcess:
@@ -33,41 +40,69 @@ def timed(label: str, *args, cwd: Path, figures: dict) -> subprocess.CompletedPr
     return done
 
 
+def place_class(course: Path, students: int) -> list[str]:
+    release = course / "release" / ASSIGNMENT
+    kinds = ["reference", *[f"mutant_{module[:-3]}_{m.name}" for module, m in MUTANTS], "stub"]
+    names = []
+    for number in range(students):
+        kind = kinds[number % len(kinds)]
+        name = f"s{number:03d}_{kind}"
+        submission = course / "submitted" / name / ASSIGNMENT
+        shutil.copytree(release, submission)
+        if kind != "stub":
+            for module in ("state.py", "board.py", "events.py", "branches.py"):
+                shutil.copy(ROOT / "solutions" / "agstate" / module, submission / "agstate" / module)
+        for module, mutant in MUTANTS:
+            if kind == f"mutant_{module[:-3]}_{mutant.name}":
+                (submission / "agstate" / module).write_text(
+                    {"state.py": state_mutants, "board.py": board_mutants, "events.py": events_mutants,
+                     "branches.py": branches_mutants}[module].mutant_source(mutant))
+        names.append(name)
+    return names
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--students", type=int, default=12)
     parser.add_argument("--examples", type=int, default=80)
     parser.add_argument("--seed", type=int, default=4242)
+    parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     figures = {}
     with tempfile.TemporaryDirectory() as scratch:
         course = Path(scratch) / "course"
         settings = ["--seed", str(args.seed), "--examples", str(args.examples)]
-        timed("agstate-course init", BIN / "agstate-course", "init", course, "--lab", "state", *settings,
-              cwd=ROOT, figures=figures)
+        timed("agstate-course init", BIN / "agstate-course", "init", course, *settings, cwd=ROOT, figures=figures)
+        with (course / "nbgrader_config.py").open("a") as config:
+            config.write(f"c.ScoreChecks.jobs = {args.jobs}\n")
         timed("nbgrader generate_assignment", BIN / "nbgrader", "generate_assignment", ASSIGNMENT, cwd=course,
               figures=figures)
-        release = course / "release" / ASSIGNMENT
-        shutil.copytree(release, course / "submitted" / "ada" / ASSIGNMENT)
-        shutil.copy(ROOT / "solutions" / "agstate" / "state.py", course / "submitted" / "ada" / ASSIGNMENT / "agstate")
-        students = ["ada", *place_students(course, release)]
-        timed("nbgrader autograde", BIN / "nbgrader", "autograde", ASSIGNMENT, "--force", cwd=course, figures=figures)
-        timed("nbgrader generate_feedback", BIN / "nbgrader", "generate_feedback", ASSIGNMENT, "--force",
-              cwd=course, figures=figures)
-        timed("nbgrader export", BIN / "nbgrader", "export", "--to", course / "grades.csv", cwd=course,
+        students = place_class(course, args.students)
+        timed("nbgrader autograde", BIN / "nbgrader", "autograde", ASSIGNMENT, cwd=course, figures=figures)
+        timed("nbgrader generate_feedback", BIN / "nbgrader", "generate_feedback", ASSIGNMENT, cwd=course,
+              figures=figures)
+        timed("nbgrader export", BIN / "nbgrader", "export", "--to", course / "nbgrader-grades.csv", cwd=course,
               figures=figures)
         paths = [course / "submitted" / s / ASSIGNMENT for s in students]
-        ours = timed("agstate-grade (same submissions, --jobs 2)", sys.executable, "-m", "grader", *paths, "--json",
-                     "--lab", "state", *settings, "--jobs", "2", cwd=ROOT, figures=figures)
-        exported = {row["student_id"]: float(row["score"]) for row in csv.DictReader((course / "grades.csv").open())}
+        ours = timed(f"agstate-grade (same submissions, --jobs {args.jobs})", sys.executable, "-m", "grader", *paths,
+                     "--json", *settings, "--jobs", str(args.jobs), cwd=ROOT, figures=figures)
+        exported = {row["student_id"]: float(row["score"])
+                    for row in csv.DictReader((course / "nbgrader-grades.csv").open())}
         reports = dict(zip(students, json.loads(ours.stdout)))
-    print(f"{len(students)} students, part A, seed {args.seed}, {args.examples} examples per rule\n")
+    print(f"{len(students)} students, the whole lab, seed {args.seed}, {args.examples} examples per rule\n")
     print("| step | seconds |\n|---|---|")
     for label, seconds in figures.items():
         print(f"| {label} | {seconds:.1f} |")
-    print(f"\nautograde per student: {figures['nbgrader autograde'] / len(students):.1f} s")
+    autograde = figures["nbgrader autograde"] / len(students)
+    batch = figures[f"agstate-grade (same submissions, --jobs {args.jobs})"] / len(students)
+    print(f"\nper submission: nbgrader autograde {autograde:.2f} s, agstate-grade {batch:.2f} s "
+          f"(autograde / agstate-grade = {autograde / batch:.2f})")
     print("\n| student | nbgrader export | agstate-grade |\n|---|---|---|")
+    differ = 0
     for student in students:
+        differ += exported[student] != reports[student]["score"]
         print(f"| {student} | {exported[student]:g} | {reports[student]['score']:g} |")
+    print(f"\n{differ} scores differ" if differ else "\nevery score agrees")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import nbformat
 
 from grader.tasks import LABS, TASKS
 
-__all__ = ["MANUAL_POINTS", "check_target", "lab_of", "source_notebook", "release_notebook", "notebook_text"]
+__all__ = ["MANUAL_POINTS", "check_target", "check_grade_id", "check_grade_ids", "lab_of", "source_notebook", "release_notebook", "notebook_text"]
 
 # Points of one written answer; the autograded tasks of a part add up to 100.
 MANUAL_POINTS = 1.0
@@ -40,6 +40,16 @@ def check_target(cell) -> str | None:
     lines = [line for line in cell.source.splitlines() if line.strip() and line.strip() != _IMPORT]
     found = _CHECK_CALL.match(lines[0]) if len(lines) == 1 else None
     return found.group("target") if found else None
+
+
+def check_grade_id(task_id: str) -> str:
+    """The nbgrader grade id of a task's check cell: ``state.dedupe`` -> ``check-state-dedupe``."""
+    return f"check-{task_id.replace('.', '-')}"
+
+
+def check_grade_ids() -> dict[str, str]:
+    """Every check cell's grade id -> its task id."""
+    return {check_grade_id(task_id): task_id for task_id in TASKS}
 
 
 def lab_of(notebook) -> str:
@@ -65,7 +75,7 @@ def source_notebook(master: Path):
             cell.outputs, cell.execution_count = [], None
         target = check_target(cell)
         if target in TASKS:
-            cell.metadata["nbgrader"] = _nbgrader(f"check-{target.replace('.', '-')}", grade=True, locked=True,
+            cell.metadata["nbgrader"] = _nbgrader(check_grade_id(target), grade=True, locked=True,
                                                   points=TASKS[target].max_score)
         elif _SOLUTION in cell.source:
             answers += 1

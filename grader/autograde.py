@@ -1,79 +1,136 @@
-"""nbgrader autograde with the lab's grader: check cells are scored outside the kernel.
+"""nbgrader autograde with the lab's grader: no student cell is ever executed.
 
-``nbgrader autograde`` runs each notebook in a kernel that also runs the
-student's code, so a score computed in that kernel can be faked (a patched
-``check``, an object equal to everything) or spoiled (any stderr output, such
-as a LangGraph warning, zeroes a cell). ``GradedExecute`` replaces nbgrader's
-``Execute``:
+Why no kernel: a notebook kernel runs the student's cells as the instructor,
+with the course folder, the gradebook and the lab's venv in reach, and a
+kernel cannot be put in the grader's sandbox without also sandboxing
+nbgrader. The check cells' scores never came from the kernel anyway. So
+autograde here runs no cell at all:
 
-1. before a notebook runs, it grades the submission's files with
-   ``python -m grader`` in a fresh process, with the course's seed, examples
-   and timeout (once per submission: the report is reused by its other
-   notebooks while the files are unchanged);
-2. it runs the notebook as nbgrader does; a kernel that dies (``os._exit`` in
-   the student's code) no longer fails the whole submission;
-3. it writes every check cell's outputs from that report: the scorecard the
-   student sees in the feedback, then the task's points as the cell's value,
-   which nbgrader records as partial credit.
+- ``AuditCells`` (first sanitize step) compares the notebook as submitted
+  with the released one and lists every edited, deleted, duplicated or
+  invented graded cell (``grader.tampering``): logged, flagged in the
+  gradebook, shown on the student's summary page;
+- ``KeepSafeOutputs`` (instead of ``ClearOutput``) keeps the student's own
+  saved outputs of ungraded cells, as text and images only (no HTML or
+  script from a submission reaches the feedback or the formgrader);
+- ``ScoreChecks`` (instead of ``Execute``) writes each check cell's outputs
+  from the report of ``python -I -m grader`` on the submission, run from
+  ``/`` in the grader's sandbox, with the course's seed, examples and
+  timeout: the scorecard, then the task's points as the cell's value, which
+  nbgrader records as partial credit. The whole class is graded in one batch
+  (``--jobs``) started at the first notebook, while nbgrader goes on with its
+  own work; each student's report is taken from that batch's log.
 
 So a submission scores the same under ``nbgrader autograde`` as under
-``agstate-grade --seed <the course's seed>``. ``agstate-course init`` writes
-the configuration that switches it on.
+``agstate-grade --seed <the course's seed>`` on its submitted folder.
+``agstate-course init`` writes the configuration that switches it on.
 """
 
-import hashlib
-import json
+import glob
+import html
 import os
-import subprocess
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
-from nbclient.exceptions import DeadKernelError
+import nbformat
 from nbformat.v4 import new_output
-from nbgrader.preprocessors import Execute
+from nbgrader.api import Gradebook
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Integer, List, Unicode
 
-from grader.assignment import check_target
-from grader.notebook import SCORED_OUTSIDE, scorecard_html, target_options
-from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
-from grader.tasks import TASKS
+from grader import bubblewrap
+from grader.background import BackgroundBatch, package_digest
+from grader.assignment import check_grade_ids
+from grader.notebook import scorecard_html, target_options
+from grader.output import display_path
+from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, SANDBOX
+from grader.tampering import findings, restore
+from grader.tasks import LABS, TASKS
 
-__all__ = ["GradedExecute", "autograde_preprocessors"]
+__all__ = ["AuditCells", "KeepSafeOutputs", "ScoreChecks", "sanitize_steps", "autograde_steps", "SUMMARY_PAGE"]
 
-# submission directory, settings and file digest -> report; one grader run per submission
-_REPORTS: dict[tuple, dict] = {}
+SUMMARY_PAGE = "index.html"  # written next to the notebooks; generate_feedback copies it into the feedback folder
+_SAFE_DATA = ("text/plain", "image/png", "image/jpeg")  # what a submission's saved outputs may show
+_TAMPERED: dict[tuple[str, str], dict[str, list[str]]] = {}  # (assignment, student) -> notebook -> findings
 
 
-class GradedExecute(Execute):
-    """nbgrader's Execute, with check cells scored by a grader run outside the kernel."""
+class AuditCells(NbGraderPreprocessor):
+    """Lists what the submitted notebook changed in its graded cells, flags the notebook in the gradebook, and puts
+    deleted or duplicated graded cells back in the released shape for nbgrader's own restoring steps."""
+
+    def preprocess(self, nb, resources):
+        student, assignment, notebook = (resources["nbgrader"][k] for k in ("student", "assignment", "notebook"))
+        coursedir = CourseDirectory(config=self.config)
+        released = Path(coursedir.format_path(coursedir.release_directory, ".", assignment)) / f"{notebook}.ipynb"
+        found = []
+        if released.exists():
+            release = nbformat.read(released, as_version=4)
+            found = findings(nb, release)
+            restore(nb, release)
+        _TAMPERED.setdefault((assignment, student), {})[notebook] = found
+        for finding in found:
+            self.log.warning("Tampering by student %r in %s.ipynb: %s", student, notebook, finding)
+        if found:
+            with Gradebook(resources["nbgrader"]["db_url"]) as gb:
+                gb.find_submission_notebook(notebook, assignment, student).flagged = True
+                gb.db.commit()
+        return nb, resources
+
+
+class KeepSafeOutputs(NbGraderPreprocessor):
+    """The student's saved outputs of ungraded cells, as text and images; graded cells start empty."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type != "code":
+            return cell, resources
+        if cell.metadata.get("nbgrader", {}).get("grade") or cell.metadata.get("nbgrader", {}).get("locked"):
+            cell.outputs, cell.execution_count = [], None
+            return cell, resources
+        kept = []
+        for output in cell.get("outputs", []):
+            kind = output.get("output_type")
+            if kind == "stream" and isinstance(output.get("text"), str):
+                kept.append(new_output("stream", name="stderr" if output.get("name") == "stderr" else "stdout",
+                                       text=output["text"]))
+            elif kind == "error":
+                kept.append(new_output("error", ename=str(output.get("ename", "")), evalue=str(output.get("evalue", "")),
+                                       traceback=[str(line) for line in output.get("traceback", [])]))
+            elif kind in ("display_data", "execute_result"):
+                data = {k: v for k, v in output.get("data", {}).items() if k in _SAFE_DATA and isinstance(v, str)}
+                if data:
+                    kept.append(new_output(kind, data=data, **({"execution_count": cell.get("execution_count")}
+                                                               if kind == "execute_result" else {})))
+        cell.outputs = kept
+        return cell, resources
+
+
+class ScoreChecks(NbGraderPreprocessor):
+    """Writes every check cell's outputs from the sandboxed grader's report; runs no cell."""
 
     seed = Integer(0, help="randomization seed of every grader run (agstate-grade --seed)").tag(config=True)
     examples = Integer(DEFAULT_EXAMPLES, help="random examples per rule (agstate-grade --examples)").tag(config=True)
     grader_timeout = Float(DEFAULT_TIMEOUT, help="seconds per task (agstate-grade --timeout)").tag(config=True)
-    labs = List(Unicode(), help="the parts graded (default: every part present)").tag(config=True)
+    labs = List(Unicode(), help="the parts graded (default: every part)").tag(config=True)
+    jobs = Integer(len(os.sched_getaffinity(0)), help="submissions graded at once (agstate-grade --jobs)").tag(config=True)
 
-    def preprocess(self, nb, resources, km=None):
-        report = self._report(Path(resources["metadata"]["path"]))
-        previous = os.environ.get(SCORED_OUTSIDE)
-        os.environ[SCORED_OUTSIDE] = "1"  # the kernel inherits it: check() there skips its own grading
-        try:
-            nb, resources = super().preprocess(nb, resources, km)
-        except DeadKernelError as exc:
-            self.log.warning("The kernel died while running %s (%s); its check cells are scored all the same.",
-                             resources["metadata"].get("name"), exc)
-        finally:
-            if previous is None:
-                os.environ.pop(SCORED_OUTSIDE, None)
-            else:
-                os.environ[SCORED_OUTSIDE] = previous
+    def preprocess(self, nb, resources):
+        student, assignment, notebook = (resources["nbgrader"][k] for k in ("student", "assignment", "notebook"))
+        report = _class_batch(self, student, assignment).report(student, Path(resources["metadata"]["path"]))
+        by_grade_id = check_grade_ids()
         for cell in nb.cells:
-            target = check_target(cell)
-            if target is not None:
-                cell.outputs = _check_outputs(report, target, cell.get("execution_count"), self._repeat)
+            target = by_grade_id.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
+            if target is not None and cell.metadata["nbgrader"].get("grade"):
+                cell.outputs = _check_outputs(report, target, cell.get("execution_count"), self.repeat(target))
+        summary = summary_html(student, report, _TAMPERED.get((assignment, student), {}))
+        (Path(resources["metadata"]["path"]) / SUMMARY_PAGE).write_text(summary)
         return nb, resources
 
-    def _repeat(self, target: str) -> str:
+    def settings(self) -> list[str]:
+        labs = self.labs or list(LABS)
+        return ["--seed", str(self.seed), "--examples", str(self.examples), "--timeout", repr(self.grader_timeout),
+                "--task", *[task_id for task_id, task in TASKS.items() if task.lab in labs]]
+
+    def repeat(self, target: str) -> str:
         """The command a student runs in their workspace to see the same report."""
         command = " ".join(["agstate-grade", ".", *target_options(target), "--seed", str(self.seed)])
         if self.examples != DEFAULT_EXAMPLES:
@@ -82,55 +139,121 @@ class GradedExecute(Execute):
             command += f" --timeout {self.grader_timeout:g}"
         return command
 
-    def _report(self, submission: Path) -> dict:
-        key = (str(submission.resolve()), self.seed, self.examples, self.grader_timeout, tuple(self.labs),
-               _digest(submission / "agstate"))
-        if key not in _REPORTS:
-            _REPORTS[key] = self._grade(submission)
-        return _REPORTS[key]
 
-    def _grade(self, submission: Path) -> dict:
-        # -I, and a working directory no student can write: a grader/ package in the course folder is never imported.
-        command = [sys.executable, "-I", "-m", "grader", str(submission.resolve()), "--json", "--seed", str(self.seed),
-                   "--examples", str(self.examples), "--timeout", str(self.grader_timeout), "--jobs", "1"]
-        tasks = [task_id for task_id, task in TASKS.items() if task.lab in self.labs]
-        if tasks:
-            command += ["--task", *tasks]
-        self.log.info("Grading %s outside the kernel: %s", submission, " ".join(command[1:]))
-        done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd="/")
-        try:
-            return json.loads(done.stdout)
-        except json.JSONDecodeError:
-            reason = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
-            self.log.error("The grader could not grade %s: %s", submission, reason[0])
-            return {"error": f"the grader could not grade this submission: {reason[0]}", "tasks": []}
+_BATCHES: dict[tuple, "_ClassGrading"] = {}
 
 
-def _digest(package: Path) -> str:
-    """Content digest of the submission's package: a changed file means a new grader run."""
-    digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")) if package.is_dir() else []:
-        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+class _ClassGrading:
+    """The reports of every submission this autograde run will grade, from one batch."""
+
+    def __init__(self, step: ScoreChecks, assignment: str, first: str):
+        reason = bubblewrap.unavailable()
+        if reason is not None:  # never a grade from learner code run outside the sandbox
+            raise RuntimeError(f"autograde needs the grader's sandbox: {reason}")
+        self.step, self.coursedir = step, CourseDirectory(config=step.config)
+        self.assignment, self.single = assignment, {}
+        self.batch = BackgroundBatch(self._submissions(first), step.settings(), step.jobs)
+
+    def _submissions(self, first: str) -> list[Path]:
+        """The submitted folders nbgrader will autograde in this run (its own choice of students and --force);
+        ``first``, the student it is on, has an autograded folder already: the one nbgrader just made."""
+        coursedir = self.coursedir  # --force lands on Autograde or on its base class, as traitlets resolves it
+        force = any(self.step.config.get(section, {}).get("force", False) for section in ("Autograde", "BaseConverter"))
+        excluded = {s.strip() for s in coursedir.student_id_exclude.split(",") if s.strip()}
+        pattern = coursedir.format_path(coursedir.submitted_directory, coursedir.student_id, self.assignment)
+        chosen = []
+        for path in sorted(Path(p) for p in glob.glob(pattern)):
+            student = path.parent.name
+            done = Path(coursedir.format_path(coursedir.autograded_directory, student, self.assignment))
+            if path.is_dir() and student not in excluded and (force or student == first or not done.exists()):
+                chosen.append(path)
+        return chosen
+
+    def report(self, student: str, autograded: Path) -> dict:
+        submitted = Path(self.coursedir.format_path(self.coursedir.submitted_directory, student, self.assignment))
+        key = display_path(str(submitted))
+        report = None
+        if self.batch.digests.get(key) == package_digest(autograded / "agstate"):
+            report = self.batch.report(key)
+        if report is None:
+            report = self.single.get((student, package_digest(autograded / "agstate")))
+        if report is None:  # not in the class batch (or changed since): graded on its own
+            self.step.log.info("Grading %s on its own", autograded)
+            single = BackgroundBatch([autograded], self.step.settings(), 1)
+            report = single.report(display_path(str(autograded)))
+            problem = single.problem() if report is None else None
+            single.close()
+            if report is None:
+                raise RuntimeError(f"the grader could not grade {autograded}: {problem}")
+            self.single[(student, package_digest(autograded / "agstate"))] = report
+        if report.get("sandbox") != SANDBOX:
+            raise RuntimeError(f"{autograded} was graded without the sandbox; its scores are not used")
+        return report
 
 
-def _check_outputs(report: dict, target: str, execution_count, repeat: Callable[[str], str]) -> list:
+def _class_batch(step: ScoreChecks, student: str, assignment: str) -> _ClassGrading:
+    key = (assignment, tuple(step.settings()), CourseDirectory(config=step.config).root)
+    if key not in _BATCHES:
+        _BATCHES[key] = _ClassGrading(step, assignment, student)
+    return _BATCHES[key]
+
+
+def _check_outputs(report: dict, target: str, execution_count, repeat: str) -> list:
     """A check cell's outputs: the scorecard, then the points as the cell's value."""
     tasks = [task for task in report["tasks"] if target in (task["id"], task["lab"])]
     if not tasks:
-        reason = report.get("error") or f"the grader's report has no task {target!r}"
+        reason = f"the grader's report has no task {target!r}"
         return [new_output("error", ename="GraderError", evalue=reason, traceback=[f"GraderError: {reason}"])]
     part = {**report, "tasks": tasks, "score": sum(t["score"] for t in tasks),
             "max_score": sum(t["max_score"] for t in tasks)}
-    html = scorecard_html(part, repeat=repeat(target))
     summary = f"{part['score']:g} / {part['max_score']:g} — " + ", ".join(f"{t['id']} {t['status']}" for t in tasks)
-    return [new_output("display_data", data={"text/html": html, "text/plain": summary}),
+    return [new_output("display_data", data={"text/html": scorecard_html(part, repeat=repeat), "text/plain": summary}),
             new_output("execute_result", data={"text/plain": repr(float(part["score"]))},
                        execution_count=execution_count)]
 
 
-def autograde_preprocessors() -> list:
-    """nbgrader's autograde steps, with ``Execute`` replaced by ``GradedExecute``."""
-    from nbgrader.converters import Autograde
+def summary_html(student: str, report: dict, tampered: dict[str, list[str]]) -> str:
+    """The student's summary page: score per part and task, links to each notebook's feedback, any tampering."""
+    esc = html.escape
+    rows = []
+    for lab in dict.fromkeys(task["lab"] for task in report["tasks"]):
+        tasks = [task for task in report["tasks"] if task["lab"] == lab]
+        rows.append(f"<tr class='part'><th colspan='3'>{esc(lab)}</th><th>{sum(t['score'] for t in tasks):g} / "
+                    f"{sum(t['max_score'] for t in tasks):g}</th></tr>")
+        for task in tasks:
+            page = Path(TASKS[task["id"]].notebook).stem + ".html"
+            rows.append(f"<tr><td><code>{esc(task['id'])}</code></td><td><a href='{esc(page)}'>{esc(page)}</a></td>"
+                        f"<td>{esc(_status(task))}</td><td>{task['score']:g} / {task['max_score']:g}</td></tr>")
+    notes = "".join(f"<li>{esc(notebook)}.ipynb: {esc(finding)}</li>"
+                    for notebook, found in sorted(tampered.items()) for finding in found)
+    tampering = (f"<h2>Changed graded cells</h2><p>These were restored before grading; your instructor sees this list."
+                 f"</p><ul>{notes}</ul>") if notes else ""
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>agstate lab: {esc(student)}</title>"
+            "<style>body{font-family:sans-serif;max-width:50em;margin:2em auto}td,th{padding:.2em .8em;text-align:left}"
+            "tr.part th{border-top:1px solid #999;padding-top:.6em}</style></head><body>"
+            f"<h1>agstate lab — {esc(student)}</h1><p><b>{report['score']:g} / {report['max_score']:g}</b> autograded "
+            f"points (seed {report['seed']}). Written answers are graded by your instructor and count on top.</p>"
+            f"<table><thead><tr><th>task</th><th>feedback</th><th>status</th><th>points</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>{tampering}</body></html>\n")
 
-    return [GradedExecute if step is Execute else step for step in Autograde.class_traits()["autograde_preprocessors"].default()]
+
+def _status(task: dict) -> str:
+    """A task's status as a student reads it: a module that is not there is "missing", not an "error"."""
+    return "missing" if task["feedback"].startswith("missing:") else task["status"].replace("_", " ")
+
+
+def sanitize_steps() -> list:
+    """nbgrader's sanitize steps, audited first, with ``ClearOutput`` replaced by ``KeepSafeOutputs``."""
+    from nbgrader.converters import Autograde
+    from nbgrader.preprocessors import ClearOutput
+
+    default = Autograde.class_traits()["sanitize_preprocessors"].default()
+    return [AuditCells, *[KeepSafeOutputs if step is ClearOutput else step for step in default]]
+
+
+def autograde_steps() -> list:
+    """nbgrader's autograde steps, with ``Execute`` replaced by ``ScoreChecks``."""
+    from nbgrader.converters import Autograde
+    from nbgrader.preprocessors import Execute
+
+    return [ScoreChecks if step is Execute else step for step in Autograde.class_traits()["autograde_preprocessors"].default()]

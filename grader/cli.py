@@ -56,13 +56,13 @@ def expand_paths(arguments: list[str]) -> list[str]:
     """Submission directories, in argument order; a glob expands to its sorted matches."""
     paths = []
     for argument in arguments:
-        if glob.has_magic(argument):
+        if Path(argument).is_dir():  # a folder named like a glob ("ana[1]") is that folder, not a pattern
+            paths.append(argument)
+        elif glob.has_magic(argument):
             matches = sorted(p for p in glob.glob(argument) if Path(p).is_dir())
             if not matches:
                 raise UsageError(f"no submission directory matches {argument}")
             paths.extend(matches)
-        elif Path(argument).is_dir():
-            paths.append(argument)
         else:
             raise UsageError(f"no such submission directory: {argument}")
     return paths

@@ -1,12 +1,15 @@
 """``agstate-course``: a ready nbgrader course for the lab.
 
     agstate-course init DIR [--assignment agstate-lab] [--lab LAB ...] [--seed N] [--force]
+    agstate-course audit [DIR] [--assignment NAME]
 
 writes ``DIR/nbgrader_config.py`` and ``DIR/source/<assignment>/`` (the
 source notebooks with nbgrader's cell metadata, and the learner's ``agstate``
 package). From ``DIR``, ``nbgrader generate_assignment <assignment>`` then
 releases exactly the repository's learner copies, and ``nbgrader autograde``
-scores every check cell with the lab's grader (``grader.autograde``).
+scores every check cell with the lab's grader (``grader.autograde``), running
+no student cell. ``agstate-course audit`` then cross-checks the gradebook
+against ``agstate-grade`` and lists every changed graded cell (``grader.audit``).
 """
 
 import argparse
@@ -23,13 +26,20 @@ from grader.tasks import LABS
 
 __all__ = ["init_course", "main"]
 
-CELL_TIMEOUT = 120  # seconds nbgrader lets one notebook cell run before interrupting the kernel
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 _CONFIG = '''\
 # nbgrader configuration of an agstate lab course, written by `agstate-course init`.
 # Run every nbgrader command from this directory.
-from grader.autograde import autograde_preprocessors
+import warnings
+
+from sqlalchemy.exc import SAWarning
+
+from grader.autograde import autograde_steps, sanitize_steps
+
+# nbgrader 0.9's gradebook code makes SQLAlchemy warn on every new submission
+# (harmless); without this filter they fill the autograde log.
+warnings.filterwarnings("ignore", category=SAWarning, module=r"nbgrader\\.api")
 
 c = get_config()  # noqa: F821
 
@@ -38,20 +48,22 @@ c.CourseDirectory.course_id = {course_id!r}
 c.CourseDirectory.db_url = {db_url!r}
 c.Exchange.root = {exchange!r}
 
-# Autograde would replace the student's exercise modules with the stubs from
-# source/; keep the student's own.
+# Autograde would replace the student's package with the copies from source/
+# (a student without agstate/ would be graded on the stubs); keep the student's own.
 c.Autograde.exclude_overwriting = {exclude!r}
 
-# Check cells are scored by the lab's grader in a fresh process, outside the
-# kernel that runs the student's code, with these settings. The same scores:
+# Autograde executes no student cell (see grader/autograde.py): the submitted
+# notebook is audited for changed graded cells, its saved outputs are kept as
+# text and images, deleted or copied graded cells are put back in the released
+# shape, and each check cell is scored by the lab's grader in its
+# sandbox, with these settings. The same scores:
 #   agstate-grade 'submitted/*/{assignment}' --seed {seed} --examples {examples} --timeout {timeout:g}
-c.Autograde.autograde_preprocessors = autograde_preprocessors()
-c.GradedExecute.seed = {seed}
-c.GradedExecute.examples = {examples}
-c.GradedExecute.grader_timeout = {timeout!r}
-c.GradedExecute.labs = {labs!r}
-# Seconds one notebook cell may run (the student's code included).
-c.GradedExecute.timeout = {cell_timeout}
+c.Autograde.sanitize_preprocessors = sanitize_steps()
+c.Autograde.autograde_preprocessors = autograde_steps()
+c.ScoreChecks.seed = {seed}
+c.ScoreChecks.examples = {examples}
+c.ScoreChecks.grader_timeout = {timeout!r}
+c.ScoreChecks.labs = {labs!r}
 '''
 
 
@@ -82,11 +94,11 @@ def init_course(directory: Path, assignment: str = "agstate-lab", labs: list[str
     shutil.rmtree(source, ignore_errors=True)
     notebooks = _write_notebooks(source, labs)
     modules = _write_package(source, labs)
-    exclude = [f"agstate/{LABS[lab]}.py" for lab in labs]
+    exclude = sorted(modules)  # the student's whole package: what agstate-grade grades
     (directory / "nbgrader_config.py").write_text(_CONFIG.format(
         root=str(directory), course_id=directory.name, db_url=f"sqlite:///{directory / 'gradebook.db'}",
         exchange=str(directory / "exchange"), exclude={assignment: exclude}, assignment=assignment, seed=seed,
-        examples=examples, timeout=float(timeout), labs=labs, cell_timeout=CELL_TIMEOUT))
+        examples=examples, timeout=float(timeout), labs=labs))
     return {"directory": directory, "assignment": assignment, "labs": labs, "seed": seed, "notebooks": notebooks,
             "modules": modules}
 
@@ -129,7 +141,14 @@ def main(argv: list[str] | None = None) -> int:
     init.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES, help=f"examples per rule (default {DEFAULT_EXAMPLES})")
     init.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help=f"seconds per task (default {DEFAULT_TIMEOUT:g})")
     init.add_argument("--force", action="store_true", help="write into a directory that is not empty")
+    audit = commands.add_parser("audit", help="compare the gradebook with agstate-grade and list changed graded cells "
+                                              "(exit 1 when there is anything to look at)")
+    audit.add_argument("directory", metavar="DIR", type=Path, nargs="?", default=Path("."),
+                       help="the course folder (default: the current directory)")
+    audit.add_argument("--assignment", help="the assignment to audit (default: the course's only one)")
     args = parser.parse_args(argv)
+    if args.command == "audit":
+        return _audit(args.directory, args.assignment)
     try:
         course = init_course(args.directory, args.assignment, args.lab, args.seed, args.examples, args.timeout,
                              args.force)
@@ -143,6 +162,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  nbgrader generate_assignment {course['assignment']}")
     print(f"  nbgrader release_assignment {course['assignment']}   # or hand out release/{course['assignment']}/")
     return 0
+
+
+def _audit(directory: Path, assignment: str | None) -> int:
+    from grader.audit import AuditError, audit_course, render
+
+    try:
+        audit = audit_course(directory.resolve(), assignment)
+    except AuditError as exc:
+        print(f"agstate-course: {exc}", file=sys.stderr)
+        return 2
+    print(render(audit))
+    return 1 if audit.problems else 0
 
 
 if __name__ == "__main__":

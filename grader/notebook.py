@@ -6,7 +6,6 @@ runs inside the notebook's kernel.
 """
 
 import html
-import importlib.util
 import json
 import os
 import subprocess
@@ -15,30 +14,29 @@ from pathlib import Path
 
 from grader.tasks import LABS, TASKS
 
-__all__ = ["check", "workspace", "target_options", "scorecard_html", "SCORED_OUTSIDE"]
-
-# Set by grader.autograde.GradedExecute while nbgrader runs a notebook: that
-# preprocessor writes the check cells' outputs from its own grader run.
-SCORED_OUTSIDE = "AGSTATE_SCORED_OUTSIDE_KERNEL"
+__all__ = ["check", "workspace", "target_options", "scorecard_html"]
 
 _STATUS_MARK = {"passed": "✅", "failed": "❌", "not_implemented": "⬜", "error": "💥", "timeout": "⏱", "crashed": "💀"}
 
 
 def workspace() -> Path:
-    """The directory holding the ``agstate`` package the kernel imports ($AGSTATE_WORKSPACE wins)."""
+    """The folder whose ``agstate/`` is graded: $AGSTATE_WORKSPACE, else the notebook's folder or its parent.
+
+    The notebook's folder is the kernel's working directory: a released
+    assignment holds its notebooks and ``agstate/`` side by side; the lab's
+    repository holds ``notebooks/`` next to ``agstate/``. Where neither has an
+    ``agstate/``, the notebook's folder is graded and the grader says the
+    package is missing, rather than grading some other ``agstate`` that Python
+    could import (the lab's own stubs, installed for development).
+    """
     if os.environ.get("AGSTATE_WORKSPACE"):
         return Path(os.environ["AGSTATE_WORKSPACE"]).resolve()
-    spec = importlib.util.find_spec("agstate")
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("no agstate package found: run the notebook from the lab (make lab)")
-    return Path(list(spec.submodule_search_locations)[0]).resolve().parent
+    here = Path.cwd().resolve()
+    return next((folder for folder in (here, here.parent) if (folder / "agstate").is_dir()), here)
 
 
 def check(target: str | None = None, *, seed: int | None = None) -> float:
     """Grade ``target`` (a task id like "state.dedupe", a lab like "state", or everything)."""
-    if os.environ.get(SCORED_OUTSIDE) == "1":
-        print("Scored by the course's grader outside this notebook: see the feedback.")
-        return None
     # -I: neither the working directory nor PYTHON* variables can put another "grader" in front of this one.
     args = [sys.executable, "-I", "-m", "grader", str(workspace()), "--json", *target_options(target)]
     if seed is not None:
@@ -48,6 +46,12 @@ def check(target: str | None = None, *, seed: int | None = None) -> float:
         raise RuntimeError(f"the grader could not run: {done.stderr.strip()}")
     report = json.loads(done.stdout)
     _show(report)
+    if os.environ.get("NBGRADER_EXECUTION") == "validate":
+        # `nbgrader validate` shows a graded cell's stderr, and otherwise only "Partial credit": say what is wrong.
+        for task in report["tasks"]:
+            if task["status"] != "passed":
+                print(f"{task['id']}: {task['score']:g} / {task['max_score']:g} {task['status'].replace('_', ' ')}: "
+                      f"{task['feedback']}", file=sys.stderr)
     return report["score"]
 
 

@@ -37,6 +37,16 @@ def test_a_directory_without_agstate_errors_every_task(tmp_path):
         assert task["feedback"].startswith("missing: the submission has no agstate/__init__.py")
 
 
+def test_a_folder_named_like_a_glob_is_that_folder(tmp_path):
+    import shutil
+
+    shutil.copytree(SOLUTIONS / "agstate", tmp_path / "ana[1]" / "agstate")
+    (tmp_path / "ana1" / "agstate").mkdir(parents=True)  # what the pattern "ana[1]" matches: an empty package
+    done = run_cli(str(tmp_path / "ana[1]"), "--json", "--seed", "1", "--task", "state.dedupe")
+    report = json.loads(done.stdout)
+    assert report["submission"] == str(tmp_path / "ana[1]") and report["score"] == report["max_score"]
+
+
 def test_a_syntax_error_names_file_and_line(make_submission):
     source = (SOLUTIONS / "agstate" / "state.py").read_text().replace("WINDOW = 3", "WINDOW = = 3")
     path = make_submission(source)

@@ -28,6 +28,32 @@ def test_an_unknown_target_is_refused_with_the_known_ones(monkeypatch):
         raise AssertionError("check() accepted an unknown task")
 
 
-def test_the_workspace_is_where_agstate_is_imported_from(monkeypatch):
+def test_the_workspace_is_the_notebooks_folder_or_its_parent(monkeypatch, tmp_path):
     monkeypatch.delenv("AGSTATE_WORKSPACE", raising=False)
-    assert (workspace() / "agstate" / "__init__.py").is_file()
+    monkeypatch.chdir(ROOT / "notebooks")  # the lab: notebooks/ next to agstate/
+    assert workspace() == ROOT
+    released = tmp_path / "agstate-lab"
+    (released / "agstate").mkdir(parents=True)
+    monkeypatch.chdir(released)  # a released assignment: notebooks and agstate/ side by side
+    assert workspace() == released
+
+
+def test_a_folder_without_agstate_is_graded_as_missing_not_as_the_labs_stubs(monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("AGSTATE_WORKSPACE", raising=False)
+    empty = tmp_path / "deleted-my-package" / "agstate-lab"
+    empty.mkdir(parents=True)
+    monkeypatch.chdir(empty)
+    assert workspace() == empty
+    assert check("state.dedupe", seed=5) == 0.0
+    shown = capsys.readouterr().out
+    assert "missing: the submission has no agstate/" in shown and "not_implemented" not in shown
+
+
+def test_under_nbgrader_validate_a_task_not_passed_is_explained_on_stderr(monkeypatch, capsys):
+    monkeypatch.setenv("AGSTATE_WORKSPACE", str(ROOT))
+    check("state.dedupe", seed=3)
+    assert capsys.readouterr().err == ""  # in a notebook, the scorecard says it all
+    monkeypatch.setenv("NBGRADER_EXECUTION", "validate")
+    check("state.dedupe", seed=3)
+    said = capsys.readouterr().err  # what `nbgrader validate` prints instead of "Partial credit"
+    assert said.startswith("state.dedupe: 0 / 15 not implemented: ") and "merge_sources() is not written yet" in said

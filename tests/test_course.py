@@ -9,6 +9,7 @@ import csv
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -27,18 +28,9 @@ BIN = Path(sys.executable).parent
 ASSIGNMENT = "agstate-lab"
 SEED, EXAMPLES, TIMEOUT = 4242, 20, 10
 
-# Code a hostile student appends to a correct state.py. Inside the notebook
-# kernel it replaces check() with one that claims full marks and writes to
-# stderr (which zeroes an nbgrader cell); everywhere, merge_sources returns a
-# list subclass that equals anything.
-PATCH_THE_KERNEL = '''
-import sys as _sys
-if "ipykernel" in _sys.modules:
-    import grader as _grader
-    import grader.notebook as _notebook
-    _grader.check = _notebook.check = lambda *args, **kwargs: 100.0
-    print("warning: nothing to see here", file=_sys.stderr)
-
+# Code a hostile student appends to a correct state.py: merge_sources returns
+# a list subclass that equals anything. It must lose state.dedupe's marks.
+EQUALS_ANYTHING = '''
 
 class _EqualsAnything(list):
     def __eq__(self, other):
@@ -51,12 +43,47 @@ _merge_sources = merge_sources
 def merge_sources(old, new):
     return _EqualsAnything(_merge_sources(old, new))
 '''
-# A correct state.py that kills any notebook kernel importing it.
-KILL_THE_KERNEL = '''
-import os as _os
-import sys as _sys
-if "ipykernel" in _sys.modules:
-    _os._exit(1)
+# Appended to a correct state.py: at import (which runs in the grader's
+# sandbox) it tries to reach the course; if it can, the module fails to load
+# and the student loses everything, so full marks prove that it could not.
+PROBE_THE_COURSE = '''
+def _reach_the_course(course):
+    import os
+    reached = []
+    for path, mode in ((course + "/gradebook.db", "r+b"), (course + "/nbgrader_config.py", "r"),
+                       (course + "/source/agstate-lab/agstate/state.py", "r"),
+                       (course + "/release/agstate-lab/03_dedupe.ipynb", "r"),
+                       (course + "/submitted/ada/agstate-lab/agstate/state.py", "r"),
+                       (course + "/probe-was-here", "w")):
+        try:
+            with open(path, mode):
+                reached.append(path)
+        except OSError:
+            pass
+    if os.path.exists(course):
+        reached.append(course)
+    if reached:
+        raise RuntimeError("reached " + ", ".join(reached))
+
+
+_reach_the_course(@COURSE@)
+'''
+# Notebook cells a tamperer adds. Autograde must never run them: each leaves
+# a mark if it does, and each would change grades.
+WRITE_THE_GRADEBOOK = '''
+import sqlite3, subprocess, sys
+db = sqlite3.connect(@COURSE@ + "/gradebook.db")
+db.execute("UPDATE grade SET extra_credit = 50, manual_score = 1000")
+db.commit()
+open(@COURSE@ + "/tampered-by-gina", "w").close()
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], start_new_session=True)
+'''
+SWAP_THE_GRADER = '''
+import os
+os.makedirs(@COURSE@ + "/grader", exist_ok=True)
+with open(@COURSE@ + "/grader/__main__.py", "w") as fake:
+    fake.write("print('{\\"tasks\\": []}')")
+open(@COURSE@ + "/tampered-by-hal", "w").close()
 '''
 
 
@@ -108,10 +135,13 @@ def test_init_writes_the_config_nbgrader_needs(tmp_path):
     assert config["CourseDirectory.root"] == str(course.resolve())
     assert config["CourseDirectory.db_url"] == f"sqlite:///{course.resolve() / 'gradebook.db'}"
     assert config["Exchange.root"] == str(course.resolve() / "exchange")
-    assert config["Autograde.exclude_overwriting"] == {ASSIGNMENT: ["agstate/state.py"]}
-    assert config["GradedExecute.seed"] == 99 and config["GradedExecute.labs"] == ["state"]
-    assert config["GradedExecute.timeout"] > 0
     source = course / "source" / ASSIGNMENT
+    package = sorted(f"agstate/{p.name}" for p in (source / "agstate").glob("*.py"))
+    assert "agstate/state.py" in package and "agstate/events.py" not in package
+    assert config["Autograde.exclude_overwriting"] == {ASSIGNMENT: package}  # the student's package, all of it
+    assert config["ScoreChecks.seed"] == 99 and config["ScoreChecks.labs"] == ["state"]
+    assert "Execute" not in {step.__name__ for step in config["Autograde.autograde_preprocessors"]}
+    assert "ClearOutput" not in {step.__name__ for step in config["Autograde.sanitize_preprocessors"]}
     graded = {}
     for path in sorted(source.glob("*.ipynb")):
         for cell in nbformat.read(path, as_version=4).cells:
@@ -153,35 +183,86 @@ def test_generate_assignment_releases_the_repositorys_learner_copies(tmp_path):
     assert sorted(p.name for p in release.iterdir() if p.is_dir()) == ["agstate"]
 
 
-def place_students(course: Path, release: Path) -> list[str]:
-    """Submissions under ``submitted/<student>/``: two mutants, the stub, two hostile ones, no package."""
+def _edit(notebook_path: Path, change) -> None:
+    notebook = nbformat.read(notebook_path, as_version=4)
+    change(notebook)
+    nbformat.write(notebook, notebook_path)
+
+
+def _graded_cell(notebook, grade_id: str):
+    return next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def _tamper_with_checks(notebook) -> None:
+    """Edit one check cell, give a copy of it 1,000 points."""
+    cell = _graded_cell(notebook, "check-state-dedupe")
+    cell.source = "15.0"
+    copy = nbformat.from_dict(json.loads(json.dumps(cell)))
+    copy.metadata.nbgrader["points"] = 1000
+    notebook.cells.append(copy)
+
+
+def _delete_a_check(notebook) -> None:
+    notebook.cells = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "check-state-keep_max"]
+
+
+def _saved_outputs(notebook) -> None:
+    """What the student's own run left in an ungraded cell: text, and HTML with a script."""
+    cell = next(c for c in notebook.cells if c.cell_type == "code" and "nbgrader" not in c.metadata)
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="ben's own run printed this\n"),
+                    nbformat.v4.new_output("display_data", data={"text/html": "<script>alert('ben')</script>",
+                                                                 "text/plain": "ben's own display"})]
+
+
+def _code_cell(source: str):
+    cell = nbformat.v4.new_code_cell(source)
+    del cell["id"]  # the released notebooks are nbformat 4.4, which has no cell ids
+    return cell
+
+
+def place_students(course: Path, release: Path) -> dict[str, str]:
+    """Submissions under ``submitted/<student>/``, as after a collection from an LMS; who each one is."""
     mutants = {m.name: m for m in MUTANTS}
     reference = (ROOT / "solutions" / "agstate" / "state.py").read_text()
-    students = {
-        "ben": mutant_source(mutants["keep_max_zero_is_absent"]),
-        "cy": mutant_source(mutants["output_leaks_notes"]),
-        "dee": None,  # the untouched stub
-        "eve": reference + PATCH_THE_KERNEL,
-        "fay": reference + KILL_THE_KERNEL,
+    course_literal = repr(str(course))
+    students = {  # student: (state.py or None for the stub, notebook changes, what they are)
+        "ben": (mutant_source(mutants["keep_max_zero_is_absent"]), {"01_overwrite.ipynb": _saved_outputs}, "buggy"),
+        "cy": (mutant_source(mutants["output_leaks_notes"]), {}, "buggy"),
+        "dee": (None, {}, "the untouched stub"),
+        "eve": (reference + EQUALS_ANYTHING, {}, "a value that equals anything"),
+        "ivy": (reference + PROBE_THE_COURSE.replace("@COURSE@", course_literal), {}, "probes the course from her module"),
+        "gina": (reference, {"02_append_and_budget.ipynb": WRITE_THE_GRADEBOOK}, "writes the gradebook from a cell"),
+        "hal": (None, {"00_welcome.ipynb": SWAP_THE_GRADER}, "swaps the grader from a cell"),
+        "jo": (None, {"03_dedupe.ipynb": _tamper_with_checks, "04_keep_max.ipynb": _delete_a_check}, "edits check cells"),
     }
-    for student, source in students.items():
+    for student, (source, changes, _) in students.items():
         submission = course / "submitted" / student / ASSIGNMENT
         shutil.copytree(release, submission)
         if source is not None:
             (submission / "agstate" / "state.py").write_text(source)
-    answered = course / "submitted" / "ben" / ASSIGNMENT / "01_overwrite.ipynb"
-    notebook = nbformat.read(answered, as_version=4)
-    for cell in notebook.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id", "").startswith("prediction"):
-            cell.source = "Only the last write, ['finish']: there is no reducer."
-    nbformat.write(notebook, answered)
+        for name, change in changes.items():
+            if isinstance(change, str):  # a code cell the tamperer added
+                code = change.replace("@COURSE@", course_literal)
+                change = lambda notebook, code=code: notebook.cells.append(_code_cell(code))  # noqa: E731
+            _edit(submission / name, change)
+    def answer(notebook):
+        for cell in notebook.cells:
+            if cell.metadata.get("nbgrader", {}).get("grade_id", "").startswith("prediction"):
+                cell.source = "Only the last write, ['finish']: there is no reducer."
+    _edit(course / "submitted" / "ben" / ASSIGNMENT / "01_overwrite.ipynb", answer)
     shutil.copytree(release, course / "submitted" / "gus" / ASSIGNMENT, ignore=shutil.ignore_patterns("agstate"))
-    return [*students, "gus"]
+    return {**{student: what for student, (_, _, what) in students.items()}, "gus": "no agstate/ package"}
 
 
 # -- the whole flow ----------------------------------------------------------------------------
+def _gradebook_rows(course: Path) -> list[tuple]:
+    with sqlite3.connect(course / "gradebook.db") as db:
+        return db.execute("SELECT base_cell.name, grade.auto_score, grade.manual_score, grade.extra_credit "
+                          "FROM grade JOIN base_cell ON base_cell.id = grade.cell_id").fetchall()
+
+
 @pytest.mark.slow
-def test_autograde_scores_equal_agstate_grade(tmp_path):
+def test_autograde_runs_no_student_cell_and_scores_equal_agstate_grade(tmp_path):
     course = tmp_path / "course"
     made = init(course, "--lab", "state", "--seed", str(SEED), "--examples", str(EXAMPLES), "--timeout", str(TIMEOUT))
     assert made.returncode == 0, made.stderr
@@ -201,14 +282,20 @@ def test_autograde_scores_equal_agstate_grade(tmp_path):
     [by_exchange] = [p.name for p in (course / "submitted").iterdir()]
 
     students = place_students(course, release)  # the others by hand, as after a collection from an LMS
+    everyone = [by_exchange, *students]
 
     graded = run(BIN / "nbgrader", "autograde", ASSIGNMENT, "--force", cwd=course)
     assert graded.returncode == 0, graded.stderr[-4000:]
-    assert run(BIN / "nbgrader", "generate_feedback", ASSIGNMENT, "--force", cwd=course).returncode == 0
-    assert run(BIN / "nbgrader", "export", "--to", course / "grades.csv", cwd=course).returncode == 0
-    exported = {row["student_id"]: float(row["score"]) for row in csv.DictReader((course / "grades.csv").open())}
+    feedback_run = run(BIN / "nbgrader", "generate_feedback", ASSIGNMENT, "--force", cwd=course)
+    assert feedback_run.returncode == 0, feedback_run.stderr[-3000:]
+    assert run(BIN / "nbgrader", "export", "--to", course / "nbgrader-grades.csv", cwd=course).returncode == 0
+    exported = {row["student_id"]: float(row["score"]) for row in csv.DictReader((course / "nbgrader-grades.csv").open())}
 
-    everyone = [by_exchange, *students]
+    # No student cell ran: nothing a tamperer's cell does happened, and the gradebook holds only autograde's scores.
+    assert not [p.name for p in course.iterdir() if p.name.startswith(("tampered-", "probe-")) or p.name == "grader"]
+    rows = _gradebook_rows(course)
+    assert rows and all(manual is None and extra is None for _, _, manual, extra in rows), rows[:5]
+
     paths = [course / "submitted" / student / ASSIGNMENT for student in everyone]
     ours = run(sys.executable, "-m", "grader", *paths, "--json", "--lab", "state", "--seed", SEED,
                "--examples", EXAMPLES, "--timeout", TIMEOUT, cwd=ROOT)
@@ -217,25 +304,65 @@ def test_autograde_scores_equal_agstate_grade(tmp_path):
     for student in everyone:
         assert exported[student] == pytest.approx(reports[student]["score"]), (student, reports[student])
 
-    # The scores themselves: the reference, each mutant and the hostile ones lose what they deserve.
+    # The scores themselves: each student loses exactly what they deserve, and tampering gains nothing.
     by_task = {student: {t["id"]: t["score"] for t in report["tasks"]} for student, report in reports.items()}
-    assert exported[by_exchange] == 100 and exported["fay"] == 100
-    assert exported["dee"] == 0 and exported["gus"] == 0
-    assert by_task["ben"]["state.keep_max"] < TASKS["state.keep_max"].max_score and exported["ben"] < 100
-    assert by_task["cy"]["state.schemas"] < TASKS["state.schemas"].max_score and exported["cy"] < 100
-    assert by_task["eve"]["state.dedupe"] < TASKS["state.dedupe"].max_score and exported["eve"] < 100
+    lost = {student: sorted(t for t, score in tasks.items() if score < TASKS[t].max_score)
+            for student, tasks in by_task.items()}
+    assert exported[by_exchange] == exported["ivy"] == exported["gina"] == 100, exported
+    assert exported["dee"] == exported["gus"] == exported["hal"] == exported["jo"] == 0, exported
+    assert lost["ben"] == ["state.keep_max"] and lost["cy"] == ["state.schemas"] and lost["eve"] == ["state.dedupe"]
 
-    # Feedback: the grader's own words, never a grader traceback.
+    # The log: each tampering named, per student; no other warning, no traceback, no kernel.
+    log = graded.stderr
+    assert "Traceback" not in log and "Kernel" not in log and "SAWarning" not in log, log[-3000:]
+    tampering = [line for line in log.splitlines() if "Tampering by student" in line]
+    assert {line.split("'")[1] for line in tampering} == {"jo"}
+    for said in ("locked cell check-state-dedupe was edited", "grade id check-state-dedupe is on 2 cells",
+                 "cell check-state-keep_max is missing"):
+        assert any(said in line for line in tampering), (said, tampering)
+    others = [line for line in log.splitlines() if "WARNING" in line and line not in tampering
+              and "Removing existing assignment" not in line]  # --force regrades what exists
+    assert all("for cell check-state-dedupe has changed" in line for line in others), others
+
+    # The audit: jo's changes, and nothing else; every gradebook score is the grader's.
+    audit = run(BIN / "agstate-course", "audit", cwd=course)
+    assert audit.returncode == 1, audit.stdout + audit.stderr
+    listed = [line.strip() for line in audit.stdout.splitlines() if line.startswith("  ")]
+    assert listed and all(line.startswith("jo: ") for line in listed), audit.stdout
+    assert "1 of 10 submissions need a look" in audit.stdout
+    dedupe = "cell_id IN (SELECT id FROM base_cell WHERE name = 'check-state-dedupe')"
+    with sqlite3.connect(course / "gradebook.db") as db:  # a gradebook changed behind nbgrader's back
+        db.execute(f"UPDATE grade SET extra_credit = 2 WHERE {dedupe}")
+    changed = run(BIN / "agstate-course", "audit", cwd=course)
+    assert changed.returncode == 1 and "10 of 10 submissions need a look" in changed.stdout
+    assert f"  {by_exchange}: state.dedupe: the gradebook has 17 (extra credit 2), agstate-grade gives 15" in changed.stdout
+    with sqlite3.connect(course / "gradebook.db") as db:
+        db.execute(f"UPDATE grade SET extra_credit = NULL WHERE {dedupe}")
+
+    # Feedback: one summary page per student linking each notebook's page; the student's own saved
+    # outputs as text; never HTML or script from a submission, never a grader traceback.
     feedback = course / "feedback"
+    notebooks = sorted(release.glob("*.ipynb"))
     for student in everyone:
-        pages = list((feedback / student / ASSIGNMENT).glob("*.html"))
-        assert len(pages) == len(list(release.glob("*.ipynb"))), student
+        folder = feedback / student / ASSIGNMENT
+        pages = [folder / f"{n.stem}.html" for n in notebooks]
+        assert all(page.is_file() for page in pages), student
+        summary = (folder / "index.html").read_text()
+        assert f"{reports[student]['score']:g} / 100" in summary
+        linked = {n.stem for n in notebooks if f"href='{n.stem}.html'" in summary}
+        assert linked == {Path(task.notebook).stem for task in tasks_of("state")}, student
         text = "\n".join(page.read_text() for page in pages)
         assert not [leak for leak in ("grader/checking.py", "grader/runner.py", "site-packages/hypothesis") if leak in text]
-    gus = (feedback / "gus" / ASSIGNMENT / "03_dedupe.html").read_text()
-    assert "missing: the submission has no agstate/state.py" in gus
+    ben = (feedback / "ben" / ASSIGNMENT / "01_overwrite.html").read_text()
+    assert "ben&#39;s own run printed this" in ben or "ben's own run printed this" in ben
+    assert "alert(&#39;ben&#39;)" not in ben and "alert('ben')" not in ben
+    gus = feedback / "gus" / ASSIGNMENT
+    assert "missing: the submission has no agstate/__init__.py" in (gus / "03_dedupe.html").read_text()
+    assert "missing" in (gus / "index.html").read_text()
     dee = (feedback / "dee" / ASSIGNMENT / "03_dedupe.html").read_text()
     assert "merge_sources() is not written yet" in dee
+    jo = (feedback / "jo" / ASSIGNMENT / "index.html").read_text()
+    assert "Changed graded cells" in jo and "check-state-keep_max is missing" in jo
 
     # Manual grading in the formgrader: the instructor scores a written prediction.
     with running_lab(course, tmp_path) as lab:
@@ -257,3 +384,8 @@ def test_autograde_scores_equal_agstate_grade(tmp_path):
     assert run(BIN / "nbgrader", "export", "--to", course / "after.csv", cwd=course).returncode == 0
     after = {row["student_id"]: float(row["score"]) for row in csv.DictReader((course / "after.csv").open())}
     assert after["ben"] == pytest.approx(exported["ben"] + 1)
+
+    # A student checks a notebook with nbgrader validate: a missing package says so, not "Partial credit".
+    validated = run(BIN / "nbgrader", "validate", "03_dedupe.ipynb", cwd=course / "submitted" / "gus" / ASSIGNMENT)
+    assert "state.dedupe: 0 / 15 error: missing: the submission has no agstate/__init__.py" in validated.stdout, \
+        validated.stdout[-2000:]

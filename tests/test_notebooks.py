@@ -15,8 +15,9 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_executes_with_the_reference(path: Path, monkeypatch, tmp_path):
-    # The kernel imports agstate from solutions/ first, so check() grades the reference.
+    # The kernel imports agstate from solutions/ first, and check() grades the reference.
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(SOLUTIONS), str(ROOT)]))
+    monkeypatch.setenv("AGSTATE_WORKSPACE", str(SOLUTIONS))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     notebook = nbformat.read(path, as_version=4)
     client = NotebookClient(notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
