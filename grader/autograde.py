@@ -11,8 +11,9 @@ autograde here runs no cell at all:
   invented graded cell (``grader.tampering``): logged, flagged in the
   gradebook, shown on the student's summary page;
 - ``KeepSafeOutputs`` (instead of ``ClearOutput``) keeps the student's own
-  saved outputs of ungraded cells, as text and images only (no HTML or
-  script from a submission reaches the feedback or the formgrader);
+  saved outputs of ungraded cells, as text and images only, and nbconvert's
+  ``SanitizeHTML`` cleans the HTML in the student's markdown: no script from
+  a submission reaches the feedback or the instructor's formgrader;
 - ``ScoreChecks`` (instead of ``Execute``) writes each check cell's outputs
   from the report of ``python -I -m grader`` on the submission, run from
   ``/`` in the grader's sandbox, with the course's seed, examples and
@@ -35,8 +36,9 @@ import nbformat
 from nbformat.v4 import new_output
 from nbgrader.api import Gradebook
 from nbgrader.coursedir import CourseDirectory
+from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Float, Integer, List, Unicode
+from traitlets import Bool, Float, Integer, List, Unicode
 
 from grader import bubblewrap
 from grader.background import BackgroundBatch, package_digest
@@ -47,7 +49,7 @@ from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, SANDBOX
 from grader.tampering import findings, restore
 from grader.tasks import LABS, TASKS
 
-__all__ = ["AuditCells", "KeepSafeOutputs", "ScoreChecks", "sanitize_steps", "autograde_steps", "SUMMARY_PAGE"]
+__all__ = ["AuditCells", "KeepSafeOutputs", "SanitizeMarkdown", "ScoreChecks", "sanitize_steps", "autograde_steps", "SUMMARY_PAGE"]
 
 SUMMARY_PAGE = "index.html"  # written next to the notebooks; generate_feedback copies it into the feedback folder
 _SAFE_DATA = ("text/plain", "image/png", "image/jpeg")  # what a submission's saved outputs may show
@@ -102,6 +104,14 @@ class KeepSafeOutputs(NbGraderPreprocessor):
                                                                if kind == "execute_result" else {})))
         cell.outputs = kept
         return cell, resources
+
+
+class SanitizeMarkdown(SanitizeHTML):
+    """nbconvert's ``SanitizeHTML`` (bleach), switched on: no script or event handler survives in a student's
+    markdown, which reaches the instructor's browser in the formgrader (whose templates do not honour
+    ``HTMLExporter.sanitize_html``)."""
+
+    enabled = Bool(True)
 
 
 class ScoreChecks(NbGraderPreprocessor):
@@ -243,12 +253,14 @@ def _status(task: dict) -> str:
 
 
 def sanitize_steps() -> list:
-    """nbgrader's sanitize steps, audited first, with ``ClearOutput`` replaced by ``KeepSafeOutputs``."""
+    """nbgrader's sanitize steps, audited first, with ``ClearOutput`` replaced by ``KeepSafeOutputs`` and
+    ``SanitizeMarkdown``."""
     from nbgrader.converters import Autograde
     from nbgrader.preprocessors import ClearOutput
 
     default = Autograde.class_traits()["sanitize_preprocessors"].default()
-    return [AuditCells, *[KeepSafeOutputs if step is ClearOutput else step for step in default]]
+    safe = [KeepSafeOutputs, SanitizeMarkdown]
+    return [AuditCells, *[step for old in default for step in (safe if old is ClearOutput else [old])]]
 
 
 def autograde_steps() -> list:

@@ -8,6 +8,7 @@ notebook kernel.
 import csv
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -68,6 +69,9 @@ def _reach_the_course(course):
 
 _reach_the_course(@COURSE@)
 '''
+# HTML a student writes into a markdown answer: it reaches the instructor's browser in the formgrader.
+SCRIPT_IN_MARKDOWN = """ <script>alert('ben-md')</script><img src="x" onerror="alert('ben-img')">"""
+LIVE_HTML = re.compile(r"<script>alert\('ben-md'\)|<img[^>]*onerror")
 # Notebook cells a tamperer adds. Autograde must never run them: each leaves
 # a mark if it does, and each would change grades.
 WRITE_THE_GRADEBOOK = '''
@@ -248,7 +252,7 @@ def place_students(course: Path, release: Path) -> dict[str, str]:
     def answer(notebook):
         for cell in notebook.cells:
             if cell.metadata.get("nbgrader", {}).get("grade_id", "").startswith("prediction"):
-                cell.source = "Only the last write, ['finish']: there is no reducer."
+                cell.source = "Only the last write, ['finish']: there is no reducer." + SCRIPT_IN_MARKDOWN
     _edit(course / "submitted" / "ben" / ASSIGNMENT / "01_overwrite.ipynb", answer)
     shutil.copytree(release, course / "submitted" / "gus" / ASSIGNMENT, ignore=shutil.ignore_patterns("agstate"))
     return {**{student: what for student, (_, _, what) in students.items()}, "gus": "no agstate/ package"}
@@ -356,6 +360,7 @@ def test_autograde_runs_no_student_cell_and_scores_equal_agstate_grade(tmp_path)
     ben = (feedback / "ben" / ASSIGNMENT / "01_overwrite.html").read_text()
     assert "ben&#39;s own run printed this" in ben or "ben's own run printed this" in ben
     assert "alert(&#39;ben&#39;)" not in ben and "alert('ben')" not in ben
+    assert "Only the last write" in ben and not LIVE_HTML.search(ben)  # shown as text, never as a live tag
     gus = feedback / "gus" / ASSIGNMENT
     assert "missing: the submission has no agstate/__init__.py" in (gus / "03_dedupe.html").read_text()
     assert "missing" in (gus / "index.html").read_text()
@@ -374,6 +379,9 @@ def test_autograde_runs_no_student_cell_and_scores_equal_agstate_grade(tmp_path)
         notebooks = requests.get(f"{base}/formgrader/api/submitted_notebooks/{ASSIGNMENT}/01_overwrite",
                                  headers=auth, timeout=30).json()
         [ben] = [n for n in notebooks if n["student"] == "ben"]
+        page = requests.get(f"{base}/formgrader/submissions/{ben['id']}", headers=auth, timeout=60)
+        assert page.ok and "Only the last write" in page.text
+        assert not LIVE_HTML.search(page.text)
         grades = requests.get(f"{base}/formgrader/api/grades", params={"submission_id": ben["id"]},
                               headers=auth, timeout=30).json()
         [prediction] = [g for g in grades if g["name"].startswith("prediction")]
