@@ -1,7 +1,8 @@
 """Learner copies from the solution master: stubs of the exercise modules, notebooks without answers.
 
 The master is ``solutions/``. In an exercise module, each region between
-``### BEGIN SOLUTION <task-id>`` and ``### END SOLUTION`` becomes either the
+``### BEGIN SOLUTION <task-id> [<task-id> ...]`` (the tasks graded on that
+code; the stub names the first) and ``### END SOLUTION`` becomes either the
 region's ``### STUB`` lines (written as comments in the master, uncommented
 here) or a ``raise NotImplementedError`` naming the task and its notebook.
 Other files of ``solutions/agstate`` (provided helpers) are copied as they
@@ -22,10 +23,11 @@ from pathlib import Path
 from grader.assignment import notebook_text, release_notebook, source_notebook
 from grader.tasks import LABS, TASKS
 
-__all__ = ["stub_module", "learner_notebook", "learner_package", "learner_files", "main"]
+__all__ = ["stub_module", "learner_notebook", "learner_package", "learner_files", "source_problems", "main"]
 
 ROOT = Path(__file__).resolve().parent.parent
-_BEGIN = re.compile(r"^(?P<indent>\s*)### BEGIN SOLUTION(?:\s+(?P<task>\S+))?\s*$")
+# "### BEGIN SOLUTION <task> [<task> ...]": the stub names the first task; the others are graded on this code too.
+_BEGIN = re.compile(r"^(?P<indent>\s*)### BEGIN SOLUTION(?:\s+(?P<task>\S+)(?P<also>(?:\s+\S+)*))?\s*$")
 _STUB = re.compile(r"^\s*### STUB\s*$")
 _END = re.compile(r"^\s*### END SOLUTION\s*$")
 _DEF = re.compile(r"^\s*(?:def|class)\s+(\w+)")
@@ -57,8 +59,9 @@ def stub_module(master: str, filename: str) -> str:
 
 def _not_implemented(begin, owner, filename, line) -> str:
     task = begin.group("task")
-    if task not in TASKS:
-        raise ValueError(f"{filename}:{line}: BEGIN SOLUTION needs a known task id, got {task!r}")
+    for named in [task, *(begin.group("also") or "").split()]:
+        if named not in TASKS:
+            raise ValueError(f"{filename}:{line}: BEGIN SOLUTION needs known task ids, got {named!r}")
     message = (f"{task}: {owner}() is not written yet; complete it in agstate/{filename} "
                f"(notebook {TASKS[task].notebook})")
     return f"{begin.group('indent')}raise NotImplementedError({message!r})\n"
@@ -86,10 +89,42 @@ def learner_files(root: Path = ROOT) -> dict[str, str]:
     return files
 
 
+def source_problems(root: Path = ROOT) -> list[str]:
+    """What the parts' descriptors declare that ``root/solutions`` lacks: each task needs a check cell in its
+    notebook and a solution region in its part's module, and each notebook names the part of its checks."""
+    from grader.assignment import check_target, lab_of
+
+    problems = []
+    for task in TASKS.values():
+        master = root / "solutions" / "notebooks" / f"{Path(task.notebook).stem}.py"
+        module = root / "solutions" / "agstate" / f"{LABS[task.lab]}.py"
+        if not master.exists():
+            problems.append(f"{task.id}: its notebook solutions/notebooks/{master.name} does not exist")
+        else:
+            notebook = source_notebook(master)
+            if task.id not in {check_target(cell) for cell in notebook.cells}:
+                problems.append(f'{task.id}: solutions/notebooks/{master.name} has no cell check("{task.id}")')
+            try:
+                if lab_of(notebook) != task.lab:
+                    problems.append(f"{task.id}: solutions/notebooks/{master.name} names part {lab_of(notebook)!r}")
+            except ValueError as exc:
+                problems.append(f"solutions/notebooks/{master.name}: {exc}")
+        regions = [set(found.split()) for found in re.findall(r"### BEGIN SOLUTION[ \t]+(.+)$", module.read_text(), re.M)] \
+            if module.exists() else []
+        if not any(task.id in region for region in regions):
+            problems.append(f"{task.id}: solutions/agstate/{module.name} has no ### BEGIN SOLUTION {task.id} region")
+    return list(dict.fromkeys(problems))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader.release", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only compare; exit 1 when a learner copy drifted")
     args = parser.parse_args(argv)
+    problems = source_problems()
+    for problem in problems:
+        print(f"grader.release: {problem}", file=sys.stderr)
+    if problems:
+        return 1
     drifted = []
     for relative, text in learner_files().items():
         target = ROOT / relative

@@ -13,7 +13,7 @@ import sqlite3
 import pytest
 
 from event_stores import postgres_opener, reference, sqlite_file_opener
-from grader.probes.events import crash_writer
+from grader.parts.events.probes import crash_writer
 from postgres_server import postgres_url  # noqa: F401  (fixture)
 
 KILLS = 40

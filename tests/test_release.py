@@ -1,13 +1,14 @@
 """Learner copies are generated from the solution master and never drift from it."""
 
 import json
+import shutil
 import subprocess
 import sys
 
 import pytest
 
 from conftest import ROOT
-from grader.release import learner_files, stub_module
+from grader.release import source_problems, learner_files, stub_module
 from grader.tasks import TASKS
 
 
@@ -37,7 +38,8 @@ def test_stub_regions_replace_or_uncomment():
 
 @pytest.mark.parametrize("master, problem", [
     ("def f():\n    ### BEGIN SOLUTION state.append\n    return 1\n", "has no ### END SOLUTION"),
-    ("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION\n", "needs a known task id"),
+    ("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION\n", "needs known task ids"),
+    ("def f():\n    ### BEGIN SOLUTION state.dedupe state.nope\n    return 1\n    ### END SOLUTION\n", "got 'state.nope'"),
 ])
 def test_malformed_markers_are_refused(master, problem):
     with pytest.raises(ValueError, match=problem):
@@ -59,3 +61,21 @@ def test_every_task_has_a_check_cell_in_its_notebook():
         text = notebooks.get(f"notebooks/{task.notebook}")
         assert text is not None, f"{task.id}: notebook {task.notebook} does not exist"
         assert f'check(\\"{task.id}\\")' in text, f"{task.id}: no check cell in {task.notebook}"
+
+
+def test_every_declared_task_has_its_check_cell_and_solution_region():
+    assert source_problems() == []
+
+
+def test_a_task_without_its_check_cell_or_solution_region_is_refused(tmp_path):
+    shutil.copytree(ROOT / "solutions", tmp_path / "solutions")
+    master = tmp_path / "solutions" / "notebooks" / "03_dedupe.py"
+    master.write_text(master.read_text().replace('check("state.dedupe")', 'print("no check here")'))
+    module = tmp_path / "solutions" / "agstate" / "board.py"
+    module.write_text(module.read_text().replace("### BEGIN SOLUTION board.graph", "### BEGIN SOLUTION"))
+    (tmp_path / "solutions" / "notebooks" / "27_effects_once.py").unlink()
+    problems = source_problems(tmp_path)
+    assert 'state.dedupe: solutions/notebooks/03_dedupe.py has no cell check("state.dedupe")' in problems
+    assert "board.graph: solutions/agstate/board.py has no ### BEGIN SOLUTION board.graph region" in problems
+    assert "branches.effects_once: its notebook solutions/notebooks/27_effects_once.py does not exist" in problems
+    assert len(problems) == 4, problems  # 27_effects_once holds two tasks

@@ -1,4 +1,4 @@
-"""Trusted scenarios run inside the learner's process, one module per part.
+"""Trusted scenarios run inside the learner's process: the registry of every part's ``probes.py``.
 
 A probe calls the learner's code (a function, a schema, a graph builder) and
 returns plain data about what happened: results, arguments after the call,
@@ -10,9 +10,8 @@ and they import nothing of the grading side (no rules, models or answers).
 
 import importlib
 
-__all__ = ["Context", "Missing", "PROBES", "PARTS", "probe", "load"]
+__all__ = ["Context", "Missing", "PROBES", "probe", "load"]
 
-PARTS = ("state", "board", "events", "branches")
 PROBES = {}
 
 
@@ -44,5 +43,7 @@ def probe(fn):
 
 def load() -> None:
     """Import every part's probes (idempotent)."""
-    for part in PARTS:
-        importlib.import_module(f"grader.probes.{part}")
+    from grader.parts import NAMES
+
+    for part in NAMES:
+        importlib.import_module(f"grader.parts.{part}.probes")

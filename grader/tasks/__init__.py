@@ -1,16 +1,22 @@
-"""The task registry: every graded task, its rules, its points and its notebook.
+"""The task registry, built from the parts' descriptors (``grader.parts``): every task, its rules and points.
 
 Task ids are public API (LAB-SPEC §7). A task's score is the share of its
-rules' weights that hold; it passes only with full marks.
+rules' weights that hold; it passes only with full marks. Each part's
+``rules.py`` adds rules to the tasks its descriptor declares (``task(id)``);
+the registry refuses a part whose tasks do not add up (``check_parts``).
 """
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["Rule", "Task", "TASKS", "LABS", "register", "tasks_of"]
+from grader.parts import descriptors
 
-# lab name -> the exercise module it grades (agstate/<module>.py)
-LABS = {"state": "state", "board": "board", "events": "events", "branches": "branches"}
+__all__ = ["Rule", "Task", "TASKS", "LABS", "PARTS", "RegistryError", "task", "tasks_of", "check_parts"]
+
+
+class RegistryError(Exception):
+    """A part's descriptor or rules do not add up."""
 
 
 @dataclass
@@ -38,26 +44,62 @@ class Task:
         """Decorator: add a rule to this task."""
 
         def add(check):
+            if any(rule.sentence == sentence for rule in self.rules):
+                raise RegistryError(f"{self.id}: two rules say {sentence!r}")
             self.rules.append(Rule(sentence, weight, check))
             return check
 
         return add
 
 
+PARTS = descriptors()
 TASKS: dict[str, Task] = {}
+LABS = {part.name: part.module for part in PARTS}  # part name -> the exercise module it grades (agstate/<module>.py)
 
 
-def register(task_id: str, max_score: float, notebook: str, summary: str) -> Task:
-    task = Task(task_id, max_score, notebook, summary)
-    TASKS[task_id] = task
-    return task
+def task(task_id: str) -> Task:
+    """The task a part's descriptor declares, for its rules file to add rules to."""
+    if task_id not in TASKS:
+        raise RegistryError(f"{task_id!r} is not declared in its part's descriptor (grader/parts/<part>/__init__.py)")
+    return TASKS[task_id]
 
 
 def tasks_of(lab: str) -> list[Task]:
     return [task for task in TASKS.values() if task.lab == lab]
 
 
-from grader.tasks import state  # noqa: E402,F401  (registers part A)
-from grader.tasks import board  # noqa: E402,F401  (registers part B)
-from grader.tasks import events  # noqa: E402,F401  (registers part C)
-from grader.tasks import branches  # noqa: E402,F401  (registers part D)
+def check_parts(parts) -> None:
+    """Refuse parts that do not add up: a name used twice, a task id outside its part or used twice, points that
+    do not sum to 100, tasks out of notebook order."""
+    names, ids = set(), set()
+    for part in parts:
+        if part.name in names:
+            raise RegistryError(f"two parts are named {part.name!r}")
+        names.add(part.name)
+        for spec in part.tasks:
+            if not spec.id.startswith(f"{part.name}."):
+                raise RegistryError(f"task {spec.id!r} of part {part.name!r} must be named {part.name}.<task>")
+            if spec.id in ids:
+                raise RegistryError(f"task {spec.id!r} is declared twice")
+            ids.add(spec.id)
+        total = sum(spec.max_score for spec in part.tasks)
+        if total != 100:
+            raise RegistryError(f"the tasks of part {part.name!r} add up to {total:g} points, not 100")
+        notebooks = [spec.notebook for spec in part.tasks]
+        if notebooks != sorted(notebooks):
+            raise RegistryError(f"the tasks of part {part.name!r} are not in notebook order: {notebooks}")
+
+
+def _build() -> None:
+    check_parts(PARTS)
+    for part in PARTS:
+        for spec in part.tasks:
+            TASKS[spec.id] = Task(spec.id, spec.max_score, spec.notebook, spec.summary)
+    for part in PARTS:
+        importlib.import_module(f"grader.parts.{part.name}.rules")
+    empty = [task_id for task_id, declared in TASKS.items() if not declared.rules]
+    if empty:
+        raise RegistryError(f"tasks without a rule: {', '.join(empty)}")
+
+
+_build()

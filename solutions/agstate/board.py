@@ -253,7 +253,7 @@ def board_reducer(current: Board | None, update) -> Board | None:
     itself and logs a warning on ``agstate.board``; this function never
     raises. Not commutative: operations apply in the order they arrive.
     """
-    ### BEGIN SOLUTION board.reject
+    ### BEGIN SOLUTION board.reject board.sequence
     try:
         problems = validate_update(current, update)
         if not problems:

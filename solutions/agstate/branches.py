@@ -76,7 +76,7 @@ def merge_evidence(left: list[dict], right: list[dict]) -> list[dict]:
     Laws: associative, commutative, idempotent — so completion order and a
     redelivered branch result cannot change the merged evidence.
     """
-    ### BEGIN SOLUTION branches.merge_evidence
+    ### BEGIN SOLUTION branches.merge_evidence branches.laws
     return _union(left, right, "id")
     ### END SOLUTION
 
@@ -397,7 +397,7 @@ def build_refund_graph(effects, checkpointer=None):
     ``proposals``, ``conflicts``, ``events``, ``effects_done`` — the same
     whatever order the branch results arrive in, and when one arrives twice.
     """
-    ### BEGIN SOLUTION branches.order_independent
+    ### BEGIN SOLUTION branches.order_independent branches.effects_once
     tools = {"policy_check": check_policy, "payment_lookup": lookup_payment,
              "risk_review": review_risk, "reply_draft": draft_reply}
 

@@ -139,7 +139,7 @@ class SqliteEventStore(EventStore):
         ### END SOLUTION
 
     def append(self, task_id: str, seq: int, type: str, payload: dict) -> Event:
-        ### BEGIN SOLUTION events.append
+        ### BEGIN SOLUTION events.append events.idempotent events.concurrency events.durable
         body = check_new_event(task_id, seq, type, payload)  # before any write
         with self._lock:
             # BEGIN IMMEDIATE takes the write lock now: the check and the insert are one step for every process.

@@ -162,7 +162,7 @@ class State(TypedDict, total=False):
     answer      str                                overwrite
     """
 
-    ### BEGIN SOLUTION state.append
+    ### BEGIN SOLUTION state.append state.budget
     question: str
     trace: Annotated[list[str], append]
     sources: Annotated[list[str], merge_sources]

@@ -1,6 +1,6 @@
 """Part D's model: the decision table, the evidence merge and the refund graph's outcome, in plain Python.
 
-The rules in ``grader.tasks.branches`` compare the learner's answers with
+The rules in ``grader.parts.branches.rules`` compare the learner's answers with
 these. The model of the refund graph follows the provided branch tools
 (``agstate/refund_tools.py``): which proposals each branch publishes for
 given signals.

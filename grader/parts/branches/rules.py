@@ -5,12 +5,12 @@ import itertools
 from hypothesis import strategies as st
 
 from grader.checking import Failure, show
-from grader.tasks import register
-from grader.tasks.branches_model import (APPROVAL, BRANCHES, PROPOSAL_TYPES, REJECTION,
+from grader.tasks import task
+from grader.parts.branches.model import (APPROVAL, BRANCHES, PROPOSAL_TYPES, REJECTION,
                                          TABLE_KINDS, UNKNOWN_TYPES, case_ids, classify_cases, colliding_pair,
                                          consistent_lists, currents, model_classify, model_refund, model_union,
                                          proposals, refund_cases, table_rows)
-from grader.tasks.state_model import expect_pure, expect_value
+from grader.parts.state.model import expect_pure, expect_value
 
 
 def _text(name: str, args) -> str:
@@ -52,8 +52,7 @@ def expect_records(check, name: str, args: list, expected):
 
 
 # -- branches.merge_evidence --------------------------------------------------------------------
-merge_task = register("branches.merge_evidence", 12, "21_merge_evidence.ipynb",
-                      "merge_evidence: union by id, sorted; collisions raise EvidenceCollision")
+merge_task = task("branches.merge_evidence")
 
 
 @merge_task.rule("merge_evidence returns the union of both lists by id, sorted by id")
@@ -88,8 +87,7 @@ def merge_pure(check):
 
 
 # -- branches.laws ---------------------------------------------------------------------------------
-laws = register("branches.laws", 12, "22_reducer_laws.ipynb",
-                "merge_evidence is associative, commutative and idempotent on random evidence")
+laws = task("branches.laws")
 
 
 def merged(check, left, right):
@@ -142,8 +140,7 @@ def law_idempotent(check):
 
 
 # -- branches.write_once ------------------------------------------------------------------------------
-write_once_task = register("branches.write_once", 10, "23_write_once.ipynb",
-                           "write_once: set once, equal writes keep it, a different one raises")
+write_once_task = task("branches.write_once")
 _values = st.one_of(st.text(max_size=5), st.integers(-5, 5), st.sampled_from(["approved", "rejected", 0, "", False]),
                     st.lists(st.integers(0, 3), max_size=3))
 
@@ -193,8 +190,7 @@ def once_in_graph(check):
 
 
 # -- branches.classify ----------------------------------------------------------------------------------
-classify = register("branches.classify", 16, "25_classify_proposals.ipynb",
-                    "classify_proposal follows the decision table, first matching rule wins")
+classify = task("branches.classify")
 
 
 def expect_verdict(check, current, proposal):
@@ -264,8 +260,7 @@ def classify_rejection(check):
 
 
 # -- branches.optimistic --------------------------------------------------------------------------------
-optimistic = register("branches.optimistic", 14, "24_optimistic_concurrency.ipynb",
-                      "CaseStream: expected_version; of racing appenders exactly one wins")
+optimistic = task("branches.optimistic")
 _events = st.fixed_dictionaries({"type": st.sampled_from(["evidence_added", "payment_found", "note"]),
                                  "n": st.integers(0, 9)})
 
@@ -346,8 +341,7 @@ _ids = st.lists(case_ids, min_size=1, max_size=3, unique=True)
 
 
 # -- branches.conflicts ----------------------------------------------------------------------------------
-conflicts = register("branches.conflicts", 12, "26_conflicts_as_data.ipynb",
-                     "conflict records; resolving appends one event, never rewrites history, re-reads after StaleVersion")
+conflicts = task("branches.conflicts")
 RECORD_KEYS = ["conflict_id", "current_revision", "kind", "proposals", "required_action", "resolution", "status", "stream_id"]
 _kinds = st.sampled_from(TABLE_KINDS)
 
@@ -487,8 +481,7 @@ def resolver_race(check):
 
 
 # -- branches.order_independent ------------------------------------------------------------------------
-order_task = register("branches.order_independent", 14, "27_effects_once.ipynb",
-                      "refund graph: decided by the table, same output in every order and on redelivery")
+order_task = task("branches.order_independent")
 OUTPUT_KEYS = ["case", "conflicts", "effects_done", "events", "evidence", "proposals"]
 PERMUTATIONS = [list(order) for order in itertools.permutations(BRANCHES)]
 # Each branch delivered twice: at once, and again after the others.
@@ -597,8 +590,7 @@ def graph_duplicates(check):
 
 
 # -- branches.effects_once ------------------------------------------------------------------------------
-effects_task = register("branches.effects_once", 10, "27_effects_once.ipynb",
-                        "effects run once per idempotency key, also on redelivery")
+effects_task = task("branches.effects_once")
 _APPROVABLE = st.fixed_dictionaries({"payment_id": st.sampled_from(["P-1", "pay_9"]), "payment_amount": st.integers(100, 500),
                                      "risk_level": st.sampled_from(["low", "medium"]), "requested_amount": st.integers(0, 100),
                                      "policy_ok": st.just(True)})

@@ -2,12 +2,12 @@
 
 The model is plain Python (``model_append``...); the shared checks call the
 learner's code through a ``Checker`` and compare with the model. The rules
-that use them are in ``grader.tasks.state``.
+that use them are in ``grader.parts.state.rules``.
 """
 
 from hypothesis import strategies as st
 
-from grader import strategies as gen
+from grader.parts.state import strategies as gen
 from grader.checking import Abort, Checker, Failure, show
 from grader.wire import Opaque
 

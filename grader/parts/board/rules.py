@@ -3,8 +3,8 @@
 from hypothesis import strategies as st
 
 from grader.checking import Failure, show
-from grader.tasks import register
-from grader.tasks.board_model import (DEFECTS, EMPTY, board_with_card, boards, card_ids, card_moves, column_moves,
+from grader.tasks import task
+from grader.parts.board.model import (DEFECTS, EMPTY, board_with_card, boards, card_ids, card_moves, column_moves,
                                       garbage, ghost_ops, invariant_problems, model_apply,
                                       model_problems, op_sequences, ops_on, removes, schema_defects)
 
@@ -132,7 +132,7 @@ def defects(kinds):
 
 
 # -- board.models ----------------------------------------------------------------------------
-models = register("board.models", 15, "10_validation.ipynb", "strict models; parse_update turns raw updates into typed ones")
+models = task("board.models")
 
 
 @models.rule("parse_update turns a valid board or operation (a dict or a model) into a Board, MoveOp or RemoveOp with the same data")
@@ -225,7 +225,7 @@ def models_strict(check):
 
 
 # -- board.replace ------------------------------------------------------------------------------
-replace = register("board.replace", 10, "11_derived_fields.ipynb", "a valid whole board replaces the board; card_count is derived")
+replace = task("board.replace")
 
 
 @replace.rule("a valid whole board replaces the board, whether current is None or a board")
@@ -254,7 +254,7 @@ def replace_instance(check):
 
 
 # -- board.move ----------------------------------------------------------------------------------
-move = register("board.move", 15, "09_operations.ipynb", "moves of cards and columns")
+move = task("board.move")
 
 
 @move.rule("a card moves out of from_column to the end of to_column")
@@ -286,7 +286,7 @@ def move_on_none(check):
 
 
 # -- board.remove ----------------------------------------------------------------------------------
-remove = register("board.remove", 10, "09_operations.ipynb", "removing a card, clearing a column")
+remove = task("board.remove")
 
 
 @remove.rule("remove with card_id removes that card from from_column, and only it")
@@ -311,7 +311,7 @@ def remove_on_none(check):
 
 
 # -- board.reject ----------------------------------------------------------------------------------
-reject = register("board.reject", 15, "10_validation.ipynb", "invalid updates return current itself, logged, never raised")
+reject = task("board.reject")
 
 invalid_updates = board_with_card().flatmap(lambda board: st.tuples(st.just(board), st.one_of(
     schema_defects(board), garbage, ghost_ops().map(lambda case: case[1]))))
@@ -363,7 +363,7 @@ def reject_never_raises(check):
 
 
 # -- board.validate ---------------------------------------------------------------------------------
-validate = register("board.validate", 10, "10_validation.ipynb", "validate_update explains each problem in a sentence")
+validate = task("board.validate")
 
 any_updates = board_with_card().flatmap(lambda board: st.tuples(st.just(board), st.one_of(
     ops_on(board), boards(), schema_defects(board), garbage, ghost_ops().map(lambda case: case[1]))))
@@ -436,8 +436,7 @@ def _names(sentence: str, name: str) -> bool:
 
 
 # -- board.sequence ---------------------------------------------------------------------------------
-sequence = register("board.sequence", 15, "09_operations.ipynb",
-                    "random op sequences against a model: invariants, card conservation, no mutation, identity on reject")
+sequence = task("board.sequence")
 
 
 # A fixed sequence tried before the random ones: every kind of update once, on a board with room for each.
@@ -539,8 +538,7 @@ def sequence_identity(check):
 
 
 # -- board.graph -------------------------------------------------------------------------------------
-graph = register("board.graph", 10, "12_board_widget.ipynb",
-                 "BoardState types board as Board; build_board_graph folds parallel commands")
+graph = task("board.graph")
 
 
 def run_graph(check, board, has_board, as_instance, commands) -> dict:

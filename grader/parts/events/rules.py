@@ -3,12 +3,12 @@
 from hypothesis import strategies as st
 
 from grader.checking import Failure, show
-from grader.tasks import register
-from grader.tasks.events_model import (EVENT_TYPES, crash_text, describe_run,
+from grader.tasks import task
+from grader.parts.events.model import (EVENT_TYPES, crash_text, describe_run,
                                        executions, expect_event, expect_listed, expect_raised, expected_output,
                                        judge_resumed, logged_results, logs, model_state, payloads, plans, reorder,
                                        run_logs, task_ids)
-from grader.probes.events import INVOICE_TOOLS
+from grader.parts.events.probes import INVOICE_TOOLS
 
 
 def _store_examples(check) -> int:
@@ -33,7 +33,7 @@ def where(on_file: bool) -> str:
 
 
 # -- events.append -----------------------------------------------------------------------------------------
-append_task = register("events.append", 15, "14_append_and_retry.ipynb", "SqliteEventStore: append, list, last_seq")
+append_task = task("events.append")
 
 
 @append_task.rule("append stores seq = last_seq + 1 with ts set; list returns the events as appended, in order, from from_seq on")
@@ -99,7 +99,7 @@ def append_rejects(check):
 
 
 # -- events.idempotent -----------------------------------------------------------------------------------
-idempotent = register("events.idempotent", 15, "14_append_and_retry.ipynb", "a retry of a stored event returns it and writes nothing")
+idempotent = task("events.idempotent")
 
 _logs_of_one = st.lists(st.tuples(st.sampled_from(EVENT_TYPES), payloads), min_size=1, max_size=5)
 # A log and one of its seqs, drawn together (examples are drawn up front, then replayed).
@@ -138,7 +138,7 @@ def resend_whole_log(check):
 
 
 # -- events.concurrency ---------------------------------------------------------------------------------------
-concurrency = register("events.concurrency", 15, "14_append_and_retry.ipynb", "ConcurrencyError for conflicts and gaps; racing writers")
+concurrency = task("events.concurrency")
 
 
 @st.composite
@@ -213,7 +213,7 @@ def racing_writers(check):
 
 
 # -- events.durable ----------------------------------------------------------------------------------------------
-durable = register("events.durable", 15, "14_append_and_retry.ipynb", "a killed writer loses at most its in-flight event")
+durable = task("events.durable")
 
 _kill_rounds = st.lists(st.integers(1, 15).flatmap(lambda n: st.tuples(
     st.lists(st.tuples(st.sampled_from(EVENT_TYPES), payloads), min_size=n, max_size=n), st.integers(0, n))), min_size=2, max_size=4)
@@ -262,7 +262,7 @@ def unique_in_schema(check):
 
 
 # -- events.project ----------------------------------------------------------------------------------------------
-project = register("events.project", 10, "15_projection_and_replay.ipynb", "project_state: a pure fold, replayable to any seq")
+project = task("events.project")
 
 
 def _event(seq, kind, payload):
@@ -329,8 +329,7 @@ def fold_empty(check):
 
 
 # -- events.resume --------------------------------------------------------------------------------------------------
-resume = register("events.resume", 20, "17_idempotency_keys.ipynb",
-                  "call_tool and run_task: resume without repeating logged calls, keyed by call id")
+resume = task("events.resume")
 
 
 @st.composite
@@ -457,7 +456,7 @@ def resume_after_kill(check):
 
 
 # -- events.graph -----------------------------------------------------------------------------------------------------
-graph = register("events.graph", 10, "18_checkpointer_vs_log.ipynb", "build_invoice_graph resumes after a crash without repeating tools")
+graph = task("events.graph")
 
 INVOICE = ["fetch_client", "validate_amounts", "create_invoice", "send_invoice"]
 customers = st.one_of(st.sampled_from(["ACME", "Zoë & Co"]), st.text(min_size=1, max_size=8))

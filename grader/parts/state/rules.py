@@ -2,16 +2,16 @@
 
 from hypothesis import strategies as st
 
-from grader import strategies as gen
+from grader.parts.state import strategies as gen
 from grader.checking import Abort, Failure, show
-from grader.tasks import register
-from grader.tasks.state_model import (MISSING, OUTPUT_KEYS, SPEC_STATE_KEYS, describe_graph, expect_keys, expect_list_result, expect_pure,
+from grader.tasks import task
+from grader.parts.state.model import (MISSING, OUTPUT_KEYS, SPEC_STATE_KEYS, describe_graph, expect_keys, expect_list_result, expect_pure,
                                       expect_value, graph_case, learner_window, model_append, model_keep_max,
                                       model_merge, model_window, require_keys, research_run, small_graph,
                                       state_key_graph)
 
 # -- state.overwrite ----------------------------------------------------------------------
-overwrite = register("state.overwrite", 10, "01_overwrite.ipynb", "NaiveState reproduces the overwrite (and the parallel error)")
+overwrite = task("state.overwrite")
 
 
 @overwrite.rule("NaiveState.trace has no merge rule: LangGraph gives it a LastValue channel")
@@ -55,7 +55,7 @@ def naive_parallel_error(check):
 
 
 # -- state.append ---------------------------------------------------------------------------
-append_task = register("state.append", 15, "02_append_and_budget.ipynb", "append rules; State.trace accumulates")
+append_task = task("state.append")
 
 
 @append_task.rule("append returns the items of old, then the items of new, in order")
@@ -96,7 +96,7 @@ def trace_graph(check):
 
 
 # -- state.budget -------------------------------------------------------------------------------
-budget = register("state.budget", 10, "02_append_and_budget.ipynb", "State.used_calls sums across writers")
+budget = task("state.budget")
 
 
 @budget.rule("State.used_calls sums every write, from sequential and parallel writers alike")
@@ -118,7 +118,7 @@ def budget_zero(check):
 
 
 # -- state.dedupe --------------------------------------------------------------------------------
-dedupe = register("state.dedupe", 15, "03_dedupe.ipynb", "merge_sources rules incl. linear time; State.sources")
+dedupe = task("state.dedupe")
 
 
 @dedupe.rule("merge_sources keeps the first occurrence of each item, in order")
@@ -180,7 +180,7 @@ def sources_graph(check):
 
 
 # -- state.keep_max ------------------------------------------------------------------------------
-keep_max_task = register("state.keep_max", 15, "04_keep_max.ipynb", "keep_max rules and laws; State.best_score")
+keep_max_task = task("state.keep_max")
 
 
 @keep_max_task.rule("keep_max returns the larger of two values (ints, floats or strs)")
@@ -242,7 +242,7 @@ def best_score_graph(check):
 
 
 # -- state.window ---------------------------------------------------------------------------------
-window = register("state.window", 15, "05_windows.ipynb", "keep_recent, windowed(n); State.recent")
+window = task("state.window")
 
 
 @window.rule("keep_recent keeps the last WINDOW items of old + new, in order")
@@ -321,7 +321,7 @@ def recent_graph(check):
 
 
 # -- state.schemas ----------------------------------------------------------------------------------
-schemas = register("state.schemas", 15, "06_schemas.ipynb", "InputState, OutputState, build_graph whitelist")
+schemas = task("state.schemas")
 
 
 @schemas.rule("State has exactly the spec's keys, and question and answer overwrite (no reducer)")
@@ -391,7 +391,7 @@ def graph_checkpoint(check):
 
 
 # -- state.decisions ----------------------------------------------------------------------------------
-decisions = register("state.decisions", 5, "06_schemas.ipynb", "DECISIONS covers exactly the State keys")
+decisions = task("state.decisions")
 
 
 @decisions.rule("DECISIONS has exactly the keys of State")

@@ -1,6 +1,6 @@
 """Part D's probes: trusted scenarios run inside the learner's child; they report plain data, never judge.
 
-Loaded by ``grader.tasks.branches`` in the grading process, so they exist
+Loaded by ``grader.parts.branches.rules`` in the grading process, so they exist
 before the grader forks a child.
 """
 

@@ -1,7 +1,7 @@
 """Part C's model: random logs, plans and crashes, and what the store, the fold and a resumed run must give.
 
-The rules that use these are in ``grader.tasks.events``; the scenarios run in
-the learner's child (``grader.tasks.events_probes``).
+The rules that use these are in ``grader.parts.events.rules``; the scenarios run in
+the learner's child (``grader.parts.events.probes``).
 """
 
 from collections import Counter

@@ -1,0 +1,28 @@
+"""Part B: operations, not replacements — ``agstate/board.py``. Its folder: see ``grader.parts``."""
+
+from grader.parts.descriptor import Part, TaskSpec
+
+PART = Part(
+    name="board",
+    letter="B",
+    title="Operations, not replacements",
+    module="board",
+    tasks=(
+        TaskSpec("board.move", 15, "09_operations.ipynb",
+                 "moves of cards and columns"),
+        TaskSpec("board.remove", 10, "09_operations.ipynb",
+                 "removing a card, clearing a column"),
+        TaskSpec("board.sequence", 15, "09_operations.ipynb",
+                 "random op sequences against a model: invariants, card conservation, no mutation, identity on reject"),
+        TaskSpec("board.models", 15, "10_validation.ipynb",
+                 "strict models; parse_update turns raw updates into typed ones"),
+        TaskSpec("board.reject", 15, "10_validation.ipynb",
+                 "invalid updates return current itself, logged, never raised"),
+        TaskSpec("board.validate", 10, "10_validation.ipynb",
+                 "validate_update explains each problem in a sentence"),
+        TaskSpec("board.replace", 10, "11_derived_fields.ipynb",
+                 "a valid whole board replaces the board; card_count is derived"),
+        TaskSpec("board.graph", 10, "12_board_widget.ipynb",
+                 "BoardState types board as Board; build_board_graph folds parallel commands"),
+    ),
+)

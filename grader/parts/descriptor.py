@@ -1,0 +1,31 @@
+"""What a part is, as data: its name, its exercise module and its tasks, in notebook order."""
+
+from dataclasses import dataclass
+
+__all__ = ["Part", "TaskSpec"]
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One graded task: its public id (LAB-SPEC §7), its points, the notebook whose check cell grades it."""
+
+    id: str
+    max_score: float
+    notebook: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of the lab; its folder ``grader/parts/<name>/`` holds its rules, model and probes."""
+
+    name: str  # the word in task ids and on the command line: "state" in "state.dedupe", --lab state
+    letter: str  # "A": how the notebooks and the README name it
+    title: str
+    module: str  # the learner's exercise module: agstate/<module>.py
+    tasks: tuple[TaskSpec, ...]
+
+    @property
+    def notebooks(self) -> list[str]:
+        """The notebooks with a check cell of this part, in order."""
+        return list(dict.fromkeys(task.notebook for task in self.tasks))

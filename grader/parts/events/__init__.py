@@ -1,0 +1,26 @@
+"""Part C: event sourcing — ``agstate/events.py``. Its folder: see ``grader.parts``."""
+
+from grader.parts.descriptor import Part, TaskSpec
+
+PART = Part(
+    name="events",
+    letter="C",
+    title="Event sourcing",
+    module="events",
+    tasks=(
+        TaskSpec("events.append", 15, "14_append_and_retry.ipynb",
+                 "SqliteEventStore: append, list, last_seq"),
+        TaskSpec("events.idempotent", 15, "14_append_and_retry.ipynb",
+                 "a retry of a stored event returns it and writes nothing"),
+        TaskSpec("events.concurrency", 15, "14_append_and_retry.ipynb",
+                 "ConcurrencyError for conflicts and gaps; racing writers"),
+        TaskSpec("events.durable", 15, "14_append_and_retry.ipynb",
+                 "a killed writer loses at most its in-flight event"),
+        TaskSpec("events.project", 10, "15_projection_and_replay.ipynb",
+                 "project_state: a pure fold, replayable to any seq"),
+        TaskSpec("events.resume", 20, "17_idempotency_keys.ipynb",
+                 "call_tool and run_task: resume without repeating logged calls, keyed by call id"),
+        TaskSpec("events.graph", 10, "18_checkpointer_vs_log.ipynb",
+                 "build_invoice_graph resumes after a crash without repeating tools"),
+    ),
+)

@@ -1,0 +1,72 @@
+"""The part layer: one list of parts, descriptors as data, and a registry that refuses parts that do not add up."""
+
+import dataclasses
+
+import pytest
+
+from grader import probes
+from grader.parts import NAMES, Part, TaskSpec, descriptors
+from grader.tasks import LABS, PARTS, TASKS, RegistryError, check_parts, task, tasks_of
+
+
+def test_every_part_is_a_folder_of_the_same_shape():
+    from conftest import ROOT
+
+    for name in NAMES:
+        folder = ROOT / "grader" / "parts" / name
+        assert {p.name for p in folder.glob("*.py")} >= {"__init__.py", "rules.py", "model.py", "probes.py"}, name
+
+
+def test_the_registry_is_the_descriptors():
+    assert [part.name for part in PARTS] == list(NAMES) == list(LABS)
+    assert list(TASKS) == [spec.id for part in descriptors() for spec in part.tasks]
+    for part in PARTS:
+        assert [t.id for t in tasks_of(part.name)] == [spec.id for spec in part.tasks]
+        assert all(TASKS[spec.id].rules for spec in part.tasks), part.name
+
+
+def test_probes_come_from_every_parts_folder():
+    probes.load()
+    assert {fn.__module__ for fn in probes.PROBES.values()} == {f"grader.parts.{name}.probes" for name in NAMES}
+
+
+def _part(name="demo", tasks=((".a", 60, "01_a.ipynb"), (".b", 40, "02_b.ipynb"))):
+    return Part(name, "Z", "Demo", name, tuple(TaskSpec(name + tid, points, nb, "s") for tid, points, nb in tasks))
+
+
+@pytest.mark.parametrize("parts, said", [
+    ([_part(tasks=((".a", 60, "01_a.ipynb"), (".b", 30, "02_b.ipynb")))], "add up to 90 points, not 100"),
+    ([_part(tasks=((".a", 60, "02_a.ipynb"), (".b", 40, "01_b.ipynb")))], "not in notebook order"),
+    ([_part(tasks=((".a", 60, "01_a.ipynb"), (".a", 40, "02_b.ipynb")))], "'demo.a' is declared twice"),
+    ([_part(), _part()], "two parts are named 'demo'"),
+    ([dataclasses.replace(_part(), tasks=(TaskSpec("other.a", 100, "01.ipynb", "s"),))], "must be named demo.<task>"),
+])
+def test_parts_that_do_not_add_up_are_refused(parts, said):
+    with pytest.raises(RegistryError, match=said.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        check_parts(parts)
+
+
+def test_the_real_parts_add_up():
+    check_parts(PARTS)
+
+
+def test_rules_attach_only_to_declared_tasks_and_never_twice():
+    with pytest.raises(RegistryError, match="not declared"):
+        task("state.nope")
+    dedupe = TASKS["state.dedupe"]
+    with pytest.raises(RegistryError, match="two rules say"):
+        dedupe.rule(dedupe.rules[0].sentence)(lambda check: None)
+    assert len({rule.sentence for rule in dedupe.rules}) == len(dedupe.rules)
+
+
+def test_probe_names_are_unique():
+    probes.load()
+    name = next(iter(probes.PROBES))
+
+    def impostor(context):
+        return None
+
+    impostor.__name__ = name
+    with pytest.raises(ValueError, match="defined twice"):
+        probes.probe(impostor)
+    assert probes.PROBES[name] is not impostor
