@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 # JupyterLab refuses to run as root without this flag (containers, CI).
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test test-fast test-hostile grade learner check-learner clean browser sandbox
+.PHONY: lab test test-fast test-hostile lint grade learner check-learner clean browser sandbox
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("agstate lab needs Python 3.11 or newer" if sys.version_info < (3, 11) else 0)'
@@ -27,6 +27,10 @@ test: $(STAMP) browser sandbox
 # The inner loop: the grader's own unit tests and the quick checks (no notebooks, servers, corpora or browsers).
 test-fast: $(STAMP) sandbox
 	$(PY) -m pytest -n auto -m "not slow" --ignore=tests/test_hostile.py --ignore=tests/test_mutants.py
+
+# ruff, with the configuration in pyproject.toml (tests/test_lint.py runs it in every test target too).
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
 
 # The hostile corpus alone (as root: also as an ordinary user, from private checkouts).
 test-hostile: $(STAMP) sandbox

@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from mutants import board_mutants, branches_mutants, events_mutants, state_mutants  # noqa: E402
-from test_course import ASSIGNMENT, BIN, run  # noqa: E402
+from mutants import board_mutants, branches_mutants, events_mutants, state_mutants
+from test_course import ASSIGNMENT, BIN, run
 
 MUTANTS = [(corpus.MODULE, corpus.MUTANTS[len(corpus.MUTANTS) // 2])
            for corpus in (state_mutants, board_mutants, events_mutants, branches_mutants)]

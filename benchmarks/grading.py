@@ -31,9 +31,10 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
-from grader.tasks import TASKS  # noqa: E402  (points of each task, so nbgrader's cells match ours)
-from mutants.corpus import REFERENCE_PACKAGE  # noqa: E402
-from mutants.state_mutants import MUTANTS, build_submission  # noqa: E402
+from mutants.corpus import REFERENCE_PACKAGE
+from mutants.state_mutants import MUTANTS, build_submission
+
+from grader.tasks import TASKS
 
 ASSIGNMENT = "part_a"
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")

@@ -36,8 +36,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from mutants import board_mutants, branches_mutants, events_mutants, state_mutants  # noqa: E402
-from mutants.corpus import REFERENCE_PACKAGE  # noqa: E402
+from mutants import board_mutants, branches_mutants, events_mutants, state_mutants
+from mutants.corpus import REFERENCE_PACKAGE
 
 CORPORA = [state_mutants, board_mutants, events_mutants, branches_mutants]
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc")
@@ -126,7 +126,7 @@ def main() -> None:
                                cwd=ROOT, capture_output=True)
     print(f"\n{'batch':<10} {'method':<22} {'s per submission':>17} {'vs no sandbox':>14}"
           + (f" {'vs baseline':>12}" if args.baseline else ""))
-    for batch, (paths, _) in batches.items():
+    for batch in batches:
         plain = statistics.median(times[batch, "no sandbox"])
         base = statistics.median(times[batch, f"baseline {args.baseline}"]) if args.baseline else None
         for method in methods:

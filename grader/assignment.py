@@ -24,7 +24,8 @@ import nbformat
 
 from grader.tasks import LABS, TASKS
 
-__all__ = ["MANUAL_POINTS", "check_target", "check_grade_id", "check_grade_ids", "lab_of", "source_notebook", "release_notebook", "notebook_text"]
+__all__ = ["MANUAL_POINTS", "check_target", "check_grade_id", "check_grade_ids", "lab_of", "source_notebook", "release_notebook",
+           "notebook_text"]
 
 # Points of one written answer; the autograded tasks of a part add up to 100.
 MANUAL_POINTS = 1.0

@@ -33,16 +33,16 @@ import os
 from pathlib import Path
 
 import nbformat
+from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbformat.v4 import new_output
 from nbgrader.api import Gradebook
 from nbgrader.coursedir import CourseDirectory
-from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, Integer, List, Unicode
 
 from grader import bubblewrap
-from grader.background import BackgroundBatch, package_digest
 from grader.assignment import check_grade_ids
+from grader.background import BackgroundBatch, package_digest
 from grader.notebook import scorecard_html, target_options
 from grader.output import display_path
 from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, SANDBOX

@@ -42,7 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help=f"seconds per task (default {DEFAULT_TIMEOUT:g})")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: cores)")
     parser.add_argument("--memory", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
-                        help=f"memory of a task: its whole process tree where cgroups exist, else each process (default {DEFAULT_MEMORY_MB})")
+                        help="memory of a task: its whole process tree where cgroups exist, else each process "
+                             f"(default {DEFAULT_MEMORY_MB})")
     parser.add_argument("--out", metavar="FILE", help="write a gradebook CSV to FILE and a log of reports to FILE's .jsonl")
     parser.add_argument("--resume", action="store_true", help="with --out: skip submissions already in the log")
     parser.add_argument("--json", action="store_true", help="print the JSON report(s) on stdout and nothing else")

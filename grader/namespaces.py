@@ -12,8 +12,8 @@ import ctypes
 import fcntl
 import os
 
-__all__ = ["Namespaces", "enter_pid", "return_pid", "isolate_self", "mount_own_proc", "enter", "drop_capabilities", "capabilities", "unshare_mounts", "mount_tmpfs", "bind",
-           "unmount"]
+__all__ = ["Namespaces", "enter_pid", "return_pid", "isolate_self", "mount_own_proc", "enter", "drop_capabilities",
+           "capabilities", "unshare_mounts", "mount_tmpfs", "bind", "unmount"]
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000

@@ -68,8 +68,8 @@ def target_options(target: str | None) -> list[str]:
 
 def _show(report: dict) -> None:
     try:
-        from IPython.display import HTML, display
         from IPython import get_ipython
+        from IPython.display import HTML, display
     except ImportError:
         get_ipython = None
     if get_ipython is not None and get_ipython() is not None:

@@ -133,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if args.check:
             drifted.append(relative)
-            diff = difflib.unified_diff(current.splitlines(), text.splitlines(), f"committed/{relative}", f"generated/{relative}", lineterm="", n=1)
+            diff = difflib.unified_diff(current.splitlines(), text.splitlines(), f"committed/{relative}", f"generated/{relative}",
+                                        lineterm="", n=1)
             print("\n".join(list(diff)[:40]), file=sys.stderr)
         else:
             target.parent.mkdir(parents=True, exist_ok=True)

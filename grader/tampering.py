@@ -33,12 +33,12 @@ def findings(submitted, released) -> list[str]:
             continue
         if used[grade_id] > 1:
             found.append(f"grade id {grade_id} is on {used[grade_id]} cells (a cell was given another cell's id)")
-        for copy in copies:
-            if copy.get("cell_type") != cell.cell_type:
-                found.append(f"cell {grade_id} was changed from a {cell.cell_type} cell to a {copy.get('cell_type')} cell")
-            elif meta.get("locked") and copy.get("source") != cell.source:
+        for twin in copies:
+            if twin.get("cell_type") != cell.cell_type:
+                found.append(f"cell {grade_id} was changed from a {cell.cell_type} cell to a {twin.get('cell_type')} cell")
+            elif meta.get("locked") and twin.get("source") != cell.source:
                 found.append(f"locked cell {grade_id} was edited")
-            changed = [field for field in _GRADING_FIELDS if _graded(copy).get(field) != meta.get(field)]
+            changed = [field for field in _GRADING_FIELDS if _graded(twin).get(field) != meta.get(field)]
             if changed:
                 found.append(f"cell {grade_id}'s grading metadata was changed ({', '.join(changed)})")
     for grade_id in used:

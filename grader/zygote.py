@@ -154,8 +154,8 @@ def _take(message: bytes, fds: list[int], view, own_pid_namespace: int, keepers:
 
 def _warm_up() -> None:
     """Run a tiny graph once, so LangGraph's lazy imports happen here and not in every learner process."""
-    from typing import Annotated
     import operator
+    from typing import Annotated
 
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.graph import START, StateGraph

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 import requests
-
 from conftest import ROOT, SOLUTIONS
 
 __all__ = ["Lab", "running_lab", "lab_on_the_reference"]

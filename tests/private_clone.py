@@ -67,7 +67,8 @@ def _interpreter(account_uid: int) -> str:
         # A Python that cannot read its own prefix still starts, on another stdlib: ask it where json came from.
         probe = subprocess.run(["setpriv", f"--reuid={account_uid}", f"--regid={account_uid}", "--clear-groups",
                                 candidate, "-c", "import json, os, sys; assert sys.version_info >= (3, 11) and "
-                                "os.path.realpath(sys.executable).startswith(sys.base_prefix) and json.__file__.startswith(sys.base_prefix)"],
+                                "os.path.realpath(sys.executable).startswith(sys.base_prefix) "
+                                "and json.__file__.startswith(sys.base_prefix)"],
                                capture_output=True)
         if probe.returncode == 0:
             return candidate

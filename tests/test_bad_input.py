@@ -3,8 +3,8 @@
 import json
 
 import pytest
-
 from conftest import SOLUTIONS, run_cli
+
 from grader.runner import grade_submission
 from grader.tasks import TASKS
 
@@ -84,8 +84,10 @@ def test_a_missing_class_is_named(make_submission):
 
 
 def test_learner_prints_never_reach_json_stdout(make_submission):
-    path = make_submission(edits=[("WINDOW = 3\n", "WINDOW = 3\nprint('hello from import')\nimport sys\nprint('to stderr', file=sys.stderr)\n"),
-                                  ('    return [*(old or ()), *_items(new)]', '    print("appending", old, new)\n    return [*(old or ()), *_items(new)]')])
+    path = make_submission(edits=[
+        ("WINDOW = 3\n", "WINDOW = 3\nprint('hello from import')\nimport sys\nprint('to stderr', file=sys.stderr)\n"),
+        ('    return [*(old or ()), *_items(new)]', '    print("appending", old, new)\n    return [*(old or ()), *_items(new)]'),
+    ])
     done = run_cli(str(path), "--json", "--seed", "4", "--task", "state.append", "state.decisions")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["score"] == 20.0

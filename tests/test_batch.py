@@ -10,8 +10,8 @@ import sys
 import time
 
 import pytest
-
 from conftest import LEARNER, ROOT, SOLUTIONS, run_cli
+
 from grader.tasks import LABS, TASKS
 
 PART_A = [task_id for task_id in TASKS if task_id.startswith("state.")]

@@ -7,11 +7,10 @@ a new cell in the same kernel. The screenshot is kept at
 """
 
 import pytest
-from playwright.sync_api import expect
-
 from browser import chromium_page, run_notebook
 from conftest import ROOT
 from lab_server import lab_on_the_reference
+from playwright.sync_api import expect
 
 ARTIFACT = ROOT / "artifacts" / "board_widget.png"
 

@@ -5,8 +5,8 @@ import json
 import logging
 
 import pytest
-
 from conftest import ROOT, SOLUTIONS, run_cli
+
 from grader.runner import grade_submission
 from grader.tasks import TASKS
 

@@ -1,7 +1,6 @@
 """The provided board view without a browser: text rendering, ops through update_state, rejections shown."""
 
 import pytest
-
 from conftest import SOLUTIONS
 
 

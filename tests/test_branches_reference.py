@@ -12,12 +12,12 @@ import sys
 import threading
 
 import pytest
-
 from conftest import ROOT, SOLUTIONS
+
 from grader.child import load_learner_module
+from grader.parts.branches.model import model_classify, model_refund, table_rows
 from grader.runner import grade_submission
 from grader.tasks import TASKS
-from grader.parts.branches.model import model_classify, model_refund, table_rows
 
 PART_D = [task_id for task_id in TASKS if task_id.startswith("branches.")]
 

@@ -1,6 +1,7 @@
 """``check()`` as a notebook calls it: grades the workspace on disk, shows a scorecard, returns the points."""
 
 from conftest import ROOT, SOLUTIONS
+
 from grader import check
 from grader.notebook import workspace
 

@@ -18,12 +18,12 @@ from pathlib import Path
 import nbformat
 import pytest
 import requests
-
 from conftest import ROOT
-from grader.assignment import check_target, lab_of, source_notebook
-from grader.tasks import TASKS, tasks_of
 from lab_server import running_lab
 from mutants.state_mutants import MUTANTS, mutant_source
+
+from grader.assignment import check_target, lab_of, source_notebook
+from grader.tasks import TASKS, tasks_of
 
 BIN = Path(sys.executable).parent
 ASSIGNMENT = "agstate-lab"

@@ -11,10 +11,10 @@ import random
 import sqlite3
 
 import pytest
-
 from event_stores import postgres_opener, reference, sqlite_file_opener
-from grader.parts.events.probes import crash_writer
 from postgres_server import postgres_url  # noqa: F401  (fixture)
+
+from grader.parts.events.probes import crash_writer
 
 KILLS = 40
 

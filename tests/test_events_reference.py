@@ -1,8 +1,8 @@
 """Part C's fixed points: the reference gets full marks on many seeds, the untouched stub gets nothing."""
 
 import pytest
-
 from conftest import ROOT, SOLUTIONS
+
 from grader.runner import grade_submission
 from grader.tasks import TASKS
 

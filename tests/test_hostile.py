@@ -49,13 +49,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, SOLUTIONS
-from grader.output import display_path
 from hostile.cases import CASES, FLOOD_MARK, LEAK_MARK, PART_A, Hostile, StaleCase, build_submission, case_source
 from mutants.state_mutants import MUTANTS, OVERWRITE, SCHEMAS
 from mutants.state_mutants import build_submission as build_mutant
 from private_clone import ORDINARY_USER, as_account, private_clone
+
+from grader.output import display_path
 
 SEED = 5
 TIMEOUT = 4  # seconds per task
@@ -433,7 +433,8 @@ def _check_feedback(name: str, report: dict) -> None:
             assert internal not in feedback, f"{name} {task['id']}: feedback shows grader internals ({internal}):\n{_excerpt(report)}"
 
 
-def _expect_losses(name: str, report: dict, loses: frozenset, statuses: dict = {}, says: dict = {}) -> None:
+def _expect_losses(name: str, report: dict, loses: frozenset, statuses: dict | None = None, says: dict | None = None) -> None:
+    statuses, says = statuses or {}, says or {}
     context = f"{name}:\n{_excerpt(report)}"
     tasks = {task["id"]: task for task in report["tasks"]}
     assert list(tasks) == list(PART_A), context

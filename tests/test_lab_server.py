@@ -2,7 +2,6 @@
 
 import pytest
 import requests
-
 from conftest import ROOT
 from lab_server import running_lab
 

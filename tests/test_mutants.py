@@ -12,11 +12,11 @@ A mutant the grader misses is a grader bug: fix the grader, never the mutant.
 import zlib
 
 import pytest
+from mutants import board_mutants, branches_mutants, events_mutants, state_mutants
+from mutants.corpus import REFERENCE_PACKAGE, Mutant, StaleMutant, apply_edits
 
 from grader.runner import grade_submission
 from grader.tasks import LABS, TASKS
-from mutants import board_mutants, branches_mutants, events_mutants, state_mutants
-from mutants.corpus import REFERENCE_PACKAGE, Mutant, StaleMutant, apply_edits
 
 CORPORA = [state_mutants, board_mutants, events_mutants, branches_mutants]
 TIMEOUT = 10.0  # seconds per task; the reference needs about 1 s per task

@@ -5,9 +5,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
-
 from conftest import ROOT, SOLUTIONS
+from nbclient import NotebookClient
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 

@@ -13,7 +13,6 @@ import os
 import subprocess
 
 import pytest
-
 from private_clone import ORDINARY_USER, as_account, private_clone
 
 ACCOUNTS = [None, ORDINARY_USER] if os.geteuid() == 0 else [None]

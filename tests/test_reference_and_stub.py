@@ -3,8 +3,8 @@
 import json
 
 import pytest
-
 from conftest import ROOT, SOLUTIONS, run_cli
+
 from grader.runner import grade_submission
 from grader.tasks import TASKS
 

@@ -6,9 +6,9 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
-from grader.release import source_problems, learner_files, stub_module
+
+from grader.release import learner_files, source_problems, stub_module
 from grader.tasks import TASKS
 
 

@@ -14,8 +14,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, SOLUTIONS, run_cli
+
 from grader import bubblewrap, cgroups, zygote
 from grader.containment import Limits
 from grader.session import Session

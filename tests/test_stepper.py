@@ -4,15 +4,14 @@ import operator
 import sys
 from typing import Annotated
 
+from conftest import SOLUTIONS
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Overwrite, Send
 from typing_extensions import TypedDict
 
-from conftest import SOLUTIONS
-
 sys.path.insert(0, str(SOLUTIONS))
-from agstate.state import WINDOW, keep_recent  # noqa: E402
-from agstate.stepper import Stepper, record_run, render_step, render_text  # noqa: E402
+from agstate.state import WINDOW, keep_recent
+from agstate.stepper import Stepper, record_run, render_step, render_text
 
 
 class Naive(TypedDict, total=False):

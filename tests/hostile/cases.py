@@ -73,8 +73,8 @@ __all__ = ["Hostile", "CASES", "PART_A", "REFERENCE_PACKAGE", "StaleCase", "case
            "PLACEHOLDERS", "FLOOD_MARK", "GARBAGE_MARK", "LEAK_MARK", "LAYOUTS"]
 
 # The task ids and the reference are the mutant corpus's: both corpora break the same module.
-from mutants.corpus import REFERENCE_PACKAGE  # noqa: E402
-from mutants.state_mutants import APPEND, DEDUPE, KEEP_MAX, MODULE, OVERWRITE, PART_A, SCHEMAS, WINDOW  # noqa: E402
+from mutants.corpus import REFERENCE_PACKAGE
+from mutants.state_mutants import APPEND, DEDUPE, KEEP_MAX, MODULE, OVERWRITE, PART_A, SCHEMAS, WINDOW
 
 ALL = frozenset(PART_A)
 NONE = frozenset()

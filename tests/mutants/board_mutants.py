@@ -9,7 +9,8 @@ breaks several tasks (the reducer is shared by all of them), ``why`` says so.
 from pathlib import Path
 
 from mutants import corpus
-from mutants.corpus import Mutant, mutant as _m
+from mutants.corpus import Mutant
+from mutants.corpus import mutant as _m
 
 __all__ = ["LAB", "MODULE", "PART", "PART_B", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
 
@@ -105,7 +106,8 @@ MUTANTS: list[Mutant] = [
     return _replace(board)''', '''    target.cards.append(card)  # after the removal: a move within one column goes to its end
     return board'''),
         ('''    source.cards = [card for card in source.cards if op.card_id is not None and card.card_id != op.card_id]
-    return _replace(board)''', '''    source.cards = [card for card in source.cards if op.card_id is not None and card.card_id != op.card_id]
+    return _replace(board)''', '''    source.cards = [card for card in source.cards '''
+         '''if op.card_id is not None and card.card_id != op.card_id]
     return board''')],
        "moves and removes leave card_count stale"),
     _m("replace_keeps_claimed_counts", {REPLACE, SEQUENCE},

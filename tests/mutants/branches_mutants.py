@@ -12,7 +12,8 @@ into the reference itself.
 from pathlib import Path
 
 from mutants import corpus
-from mutants.corpus import Mutant, mutant as _m
+from mutants.corpus import Mutant
+from mutants.corpus import mutant as _m
 
 __all__ = ["LAB", "MODULE", "PART", "PART_D", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
 
@@ -139,7 +140,8 @@ MUTANTS: list[Mutant] = [
          "        if payload.get(\"payment_id\") != known:\n")],
        "compares with the known payment id even when none is known yet: every first payment is a conflict, so no refund is approved"),
     _m("classify_invalid_risk_accepted", {CLASSIFY, ORDER},
-       [("        if payload.get(\"risk_level\") not in RISK_LEVELS:\n            return _verdict(\"rejected\", \"invalid_risk_level\")\n", "")],
+       [("        if payload.get(\"risk_level\") not in RISK_LEVELS:\n"
+         "            return _verdict(\"rejected\", \"invalid_risk_level\")\n", "")],
        "any risk level is accepted: a tool's 'unknown' becomes the case's risk level"),
     _m("classify_approval_no_required_inputs", {CLASSIFY},
        [("""                            required_inputs=["risk_assessment", "human_override_or_rejection"])
@@ -213,7 +215,8 @@ MUTANTS: list[Mutant] = [
        [(EFFECTS_SKIP, "")],
        "apply_effects does not skip keys already done: a redelivered confirmation sends a second email and transfer"),
     _m("effect_key_per_revision", {EFFECTS},
-       [("                key = f\"{case['case_id']}:{name}\"\n", "                key = f\"{case['case_id']}:{case['revision']}:{name}\"\n")],
+       [("                key = f\"{case['case_id']}:{name}\"\n",
+         "                key = f\"{case['case_id']}:{case['revision']}:{name}\"\n")],
        "the idempotency key includes the revision, so the payment provider cannot recognise a retried transfer"),
     _m("effects_on_proposals", {ORDER, EFFECTS},
        [("        for event in state.get(\"events\") or []:\n            if event[\"type\"] != \"approval_confirmed\":\n",

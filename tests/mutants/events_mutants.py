@@ -11,7 +11,8 @@ by the invoice graph; ``project_state`` by ``call_tool``) both are listed and
 from pathlib import Path
 
 from mutants import corpus
-from mutants.corpus import Mutant, mutant as _m
+from mutants.corpus import Mutant
+from mutants.corpus import mutant as _m
 
 __all__ = ["LAB", "MODULE", "PART", "PART_C", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
 

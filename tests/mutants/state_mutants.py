@@ -13,7 +13,8 @@ The shared machinery (``Mutant``, ``StaleMutant``, applying the edits) is in
 from pathlib import Path
 
 from mutants import corpus
-from mutants.corpus import Mutant, mutant as _m
+from mutants.corpus import Mutant
+from mutants.corpus import mutant as _m
 
 __all__ = ["LAB", "MODULE", "PART", "PART_A", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
 

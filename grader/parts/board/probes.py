@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from langgraph.graph import START, StateGraph
 from pydantic import BaseModel
 
-from grader.probes import probe
 from grader.parts.state.probes import sub_schema
+from grader.probes import probe
 
 __all__ = ["board_reduce", "board_fold", "board_validate", "board_parse", "board_model_class", "board_demo",
            "board_graph", "board_first_write", "board_hostile"]

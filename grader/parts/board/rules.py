@@ -3,10 +3,25 @@
 from hypothesis import strategies as st
 
 from grader.checking import Failure, show
+from grader.parts.board.model import (
+    DEFECTS,
+    EMPTY,
+    board_with_card,
+    boards,
+    card_ids,
+    card_moves,
+    column_moves,
+    garbage,
+    ghost_ops,
+    invariant_problems,
+    model_apply,
+    model_problems,
+    op_sequences,
+    ops_on,
+    removes,
+    schema_defects,
+)
 from grader.tasks import task
-from grader.parts.board.model import (DEFECTS, EMPTY, board_with_card, boards, card_ids, card_moves, column_moves,
-                                      garbage, ghost_ops, invariant_problems, model_apply,
-                                      model_problems, op_sequences, ops_on, removes, schema_defects)
 
 TYPE_DEFECTS = ["priority_str", "priority_float", "priority_bool", "count_str", "columns_dict", "op_id_int"]
 EXTRA_DEFECTS = ["card_extra", "column_extra", "board_extra", "op_extra"]

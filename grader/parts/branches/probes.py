@@ -39,7 +39,8 @@ def call_catching(ctx, name, args, attrs):
 @probe
 def write_once_graph(ctx, steps):
     """Fold ``steps`` (each a list of values written in parallel) into a key reduced by ``write_once``."""
-    schema = TypedDict("WriteOnceProbe", {"decision": Annotated[str | None, ctx.get("write_once")]}, total=False)
+    # The functional form: the reducer is the learner's, known only now.
+    schema = TypedDict("WriteOnceProbe", {"decision": Annotated[str | None, ctx.get("write_once")]}, total=False)  # noqa: UP013
     builder = StateGraph(schema)
     previous = [START]
     for number, values in enumerate(steps):
@@ -125,7 +126,8 @@ def stream_race(ctx, writers, rounds):
             barrier = threading.Barrier(writers)
             results = [None] * writers
 
-            def write(index):
+            # Each round's threads are joined before the next round: the closure sees this round's names.
+            def write(index, barrier=barrier, results=results, round_no=round_no, expected=expected):
                 barrier.wait()
                 try:
                     results[index] = {"returned": stream.append({"round": round_no, "writer": index}, expected)}

@@ -367,7 +367,7 @@ def _tool(ledger, name, params, answer, crash):
     names = [param.split("=")[0] for param in params]
     source = f"def {name}({', '.join(params)}): return run(**{{{', '.join(f'{p!r}: {p}' for p in names)}}})"
     scope = {"run": run}
-    exec(source, scope)  # noqa: S102  (a fixed template over the grader's own identifiers)
+    exec(source, scope)
     return scope[name]
 
 
@@ -529,5 +529,6 @@ def invoice_run(ctx, folder, task_id, customer, amount, crash):
     log_after_crash = _dump(TrustedStore(ctx, path).list(task_id))
     ledger.phase = 2
     second = _outcome(ctx, lambda: dict(graph(TrustedStore(ctx, path)).invoke(None, config, durability="sync")))
-    return {"first": first, "log_after_crash": log_after_crash, "second": second, "ledger": ledger.read(), "log": _dump(TrustedStore(ctx, path).list(task_id))}
+    return {"first": first, "log_after_crash": log_after_crash, "second": second, "ledger": ledger.read(),
+            "log": _dump(TrustedStore(ctx, path).list(task_id))}
 

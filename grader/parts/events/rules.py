@@ -3,12 +3,27 @@
 from hypothesis import strategies as st
 
 from grader.checking import Failure, show
-from grader.tasks import task
-from grader.parts.events.model import (EVENT_TYPES, crash_text, describe_run,
-                                       executions, expect_event, expect_listed, expect_raised, expected_output,
-                                       judge_resumed, logged_results, logs, model_state, payloads, plans, reorder,
-                                       run_logs, task_ids)
+from grader.parts.events.model import (
+    EVENT_TYPES,
+    crash_text,
+    describe_run,
+    executions,
+    expect_event,
+    expect_listed,
+    expect_raised,
+    expected_output,
+    judge_resumed,
+    logged_results,
+    logs,
+    model_state,
+    payloads,
+    plans,
+    reorder,
+    run_logs,
+    task_ids,
+)
 from grader.parts.events.probes import INVOICE_TOOLS
+from grader.tasks import task
 
 
 def _store_examples(check) -> int:
@@ -39,7 +54,8 @@ append_task = task("events.append")
 @append_task.rule("append stores seq = last_seq + 1 with ts set; list returns the events as appended, in order, from from_seq on")
 def append_in_order(check):
     @check.forall(task_ids, logs(), st.integers(1, 4), st.booleans(), examples=_store_examples(check),
-                  first=("t", [(0, "agent.started", {"input": "x"}), (1, "agent.started", {}), (0, "tool.result", {"result": 0})], 2, False))
+                  first=("t", [(0, "agent.started", {"input": "x"}), (1, "agent.started", {}), (0, "tool.result", {"result": 0})],
+                         2, False))
     def stored(task, log, from_seq, on_file):
         tasks = [task, task + "-b"]
         ops, expected = [], {name: [] for name in tasks}
@@ -51,7 +67,8 @@ def append_in_order(check):
         got = check.probe("store_ops", ops, on_file)
         returned, counts = {name: [] for name in tasks}, {name: 0 for name in tasks}
         for (_, name, seq, kind, payload), reply in zip(ops[: len(log)], got):
-            returned[name].append(expect_event(reply, name, seq, kind, payload, f"{where(on_file)}.append({name!r}, {seq}, {kind!r}, {show(payload)})"))
+            call = f"{where(on_file)}.append({name!r}, {seq}, {kind!r}, {show(payload)})"
+            returned[name].append(expect_event(reply, name, seq, kind, payload, call))
             counts[name] += 1
         tail = got[len(log):]
         for name, reply in zip(tasks, tail):
@@ -67,7 +84,8 @@ def append_in_order(check):
 def append_empty(check):
     @check.forall(task_ids, examples=5)
     def empty(task):
-        got = check.probe("store_ops", [["append", "other", 1, "agent.started", {}], ["last_seq", task + "!"], ["list", task + "!", 1]], False)
+        ops = [["append", "other", 1, "agent.started", {}], ["last_seq", task + "!"], ["list", task + "!", 1]]
+        got = check.probe("store_ops", ops, False)
         if got[1] != {"ok": 0} or got[2] != {"ok": []}:
             raise Failure(f"for a task without events last_seq returned {show(got[1].get('ok', got[1].get('raised')))} and list "
                           f"{show(got[2].get('ok', got[2].get('raised')))}; expected 0 and []")
@@ -132,7 +150,8 @@ def resend_whole_log(check):
         again = [["append", task, seq, kind, payload] for seq, (kind, payload) in enumerate(log, 1)]
         stored, replies = appended(check, task, log, on_file, [*again, ["list", task, 1]])
         if replies[:-1] != [{"ok": event} for event in stored]:
-            raise Failure(f"re-sending the {len(log)} events of {task!r} gave {show([r.get('ok', r.get('raised')) for r in replies[:-1]])}; "
+            gave = show([r.get('ok', r.get('raised')) for r in replies[:-1]])
+            raise Failure(f"re-sending the {len(log)} events of {task!r} gave {gave}; "
                           f"expected the stored events {show(stored)}")
         expect_listed(replies[-1], stored, f"list({task!r}) after re-sending its log")
 
@@ -234,7 +253,8 @@ def killed_writer(check):
         got = killed(check, [[[list(e) for e in events], kill] for events, kill in rounds])
         before = []
         for number, ((events, kill), found) in enumerate(zip(rounds, got["rounds"]), 1):
-            doing = f"kill #{number}: a writer appending {len(events)} events from seq {found['start']}, killed after {kill} acknowledgements"
+            doing = (f"kill #{number}: a writer appending {len(events)} events from seq {found['start']}, "
+                     f"killed after {kill} acknowledgements")
             listed = found["events"]
             if type(listed) is not list or listed[: len(before)] != before:
                 raise Failure(f"{doing}: events stored before it changed or vanished ({show(before)} became {show(listed)})")

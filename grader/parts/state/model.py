@@ -7,8 +7,8 @@ that use them are in ``grader.parts.state.rules``.
 
 from hypothesis import strategies as st
 
-from grader.parts.state import strategies as gen
 from grader.checking import Abort, Checker, Failure, show
+from grader.parts.state import strategies as gen
 from grader.wire import Opaque
 
 SPEC_STATE_KEYS = ["question", "trace", "sources", "used_calls", "best_score", "recent", "notes", "answer"]

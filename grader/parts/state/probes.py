@@ -3,15 +3,15 @@
 import copy
 import random
 import time
-
-from langgraph.graph import END, START, StateGraph
 from typing import Annotated
 
+from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict, get_type_hints
 
 from grader.probes import Missing, probe
 
-__all__ = ["call", "call_reducer", "attr", "channels", "sub_schema", "run_graph", "call_made", "graph_accepts", "research_run", "time_merge"]
+__all__ = ["call", "call_reducer", "attr", "channels", "sub_schema", "run_graph", "call_made", "graph_accepts", "research_run",
+           "time_merge"]
 
 
 @probe
@@ -91,7 +91,8 @@ def call_made(ctx, factory, factory_args, args):
 @probe
 def graph_accepts(ctx, factory, factory_args, writes):
     """Put ``factory(*factory_args)`` in ``Annotated[list[str], ...]`` and fold ``writes`` through a graph."""
-    schema = TypedDict("WindowProbe", {"items": Annotated[list[str], ctx.get(factory)(*factory_args)]}, total=False)
+    # The functional form: the reducer is the learner's, known only now.
+    schema = TypedDict("WindowProbe", {"items": Annotated[list[str], ctx.get(factory)(*factory_args)]}, total=False)  # noqa: UP013
     builder = StateGraph(schema)
     names = [f"write_{i}" for i in range(len(writes))]
     for name, update in zip(names, writes):

@@ -2,13 +2,29 @@
 
 from hypothesis import strategies as st
 
-from grader.parts.state import strategies as gen
 from grader.checking import Abort, Failure, show
+from grader.parts.state import strategies as gen
+from grader.parts.state.model import (
+    MISSING,
+    OUTPUT_KEYS,
+    SPEC_STATE_KEYS,
+    describe_graph,
+    expect_keys,
+    expect_list_result,
+    expect_pure,
+    expect_value,
+    graph_case,
+    learner_window,
+    model_append,
+    model_keep_max,
+    model_merge,
+    model_window,
+    require_keys,
+    research_run,
+    small_graph,
+    state_key_graph,
+)
 from grader.tasks import task
-from grader.parts.state.model import (MISSING, OUTPUT_KEYS, SPEC_STATE_KEYS, describe_graph, expect_keys, expect_list_result, expect_pure,
-                                      expect_value, graph_case, learner_window, model_append, model_keep_max,
-                                      model_merge, model_window, require_keys, research_run, small_graph,
-                                      state_key_graph)
 
 # -- state.overwrite ----------------------------------------------------------------------
 overwrite = task("state.overwrite")
@@ -373,7 +389,8 @@ def graph_run(check):
         if type(sources) is not list or len(sources) != len(set(sources)) or not sources:
             raise Failure(f"invoke({{'question': {question!r}}}) gave sources {show(sources)}; expected the cited documents, each once")
         if out.get("used_calls") != rounds:
-            raise Failure(f"invoke({{'question': {question!r}}}) gave used_calls {show(out.get('used_calls'))}; expected {rounds}, one per lookup")
+            raise Failure(f"invoke({{'question': {question!r}}}) gave used_calls {show(out.get('used_calls'))}; "
+                          f"expected {rounds}, one per lookup")
 
 
 @schemas.rule("with a checkpointer the internal keys stay in the checkpoint, and input cannot set them")
