@@ -1,0 +1,187 @@
+"""The grading engine on its own, in seconds: the wire, the example bank, forall's replay and shrinking.
+
+The learner's process is replaced by ``FakeSession``, which answers the
+"call" probe with a plain Python function: what the engine does with the
+answers (batching, caching, shrinking, reporting) is what is tested here.
+"""
+
+import math
+import time
+
+import pytest
+from hypothesis import strategies as st
+
+from grader import bank, wire
+from grader.checking import Abort, Checker, Failure, show
+from grader.session import Raised
+
+
+class FakeSession:
+    """Answers ``call`` probes with ``functions[name](*args)``, counting round trips."""
+
+    def __init__(self, **functions):
+        self.functions = functions
+        self.probes = self.batches = 0
+
+    def _answer(self, name, args):
+        assert name == "call"
+        function, call_args = self.functions[args[0]], args[1]
+        try:
+            result = function(*call_args)
+        except NotImplementedError as exc:
+            return Raised({"type": "NotImplementedError", "message": str(exc), "mro": ["NotImplementedError"]})
+        return {"result": wire.decode(wire.encode(result)), "args_after": call_args, "returned_an_argument": []}
+
+    def probe(self, name, *args, timeout):
+        self.probes += 1
+        return self._answer(name, list(args))
+
+    def batch(self, requests, timeout):
+        self.batches += 1
+        return [self._answer(name, list(args)) for name, args in requests]
+
+
+def checker(session, task="engine.demo", seed=7, examples=60) -> Checker:
+    return Checker(session, task, seed, examples, deadline=time.monotonic() + 60)
+
+
+# -- the wire ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("value", [
+    None, True, 0, -3, 2**70, 1.5, "", "ünï\u2028code", [1, [2, [3]]], (1, "a"), {"k": [1, (2,)]}, {1: "int key"},
+    {3, 1}, frozenset({"a"}), [(), {}, set()],
+])
+def test_plain_data_crosses_the_wire_unchanged(value):
+    back = wire.decode(wire.loads(wire.dumps(wire.encode(value))))
+    assert back == value and type(back) is type(value)
+
+
+def test_non_finite_floats_cross_as_floats():
+    back = wire.decode(wire.encode([math.inf, -math.inf, math.nan]))
+    assert back[:2] == [math.inf, -math.inf] and math.isnan(back[2])
+
+
+class _EqualsAnything(list):
+    def __eq__(self, other):
+        return True
+
+
+class _BadRepr:
+    def __repr__(self):
+        raise RuntimeError("no")
+
+
+@pytest.mark.parametrize("value", [_EqualsAnything([1]), _BadRepr(), object()])
+def test_anything_that_is_not_exact_plain_data_arrives_as_an_opaque_that_equals_nothing(value):
+    back = wire.decode(wire.encode(value))
+    assert isinstance(back, wire.Opaque) and back != back and back != [1]
+    assert type(value).__name__ in repr(back)
+
+
+def test_nesting_and_size_are_bounded():
+    deep = []
+    for _ in range(200):
+        deep = [deep]
+    encoded = wire.encode(deep)
+    for _ in range(61):
+        encoded = encoded[0]
+    assert encoded["$"] == "opaque"
+    with pytest.raises(ValueError, match="larger than"):
+        wire.loads(b"0" * (wire.MAX_MESSAGE_BYTES + 1))
+    with pytest.raises(ValueError, match="unknown wire tag"):
+        wire.decode({"$": "pickle", "data": "..."})
+
+
+# -- the bank ---------------------------------------------------------------------------------
+def test_a_rule_draws_the_same_examples_for_the_same_seed_and_others_for_another():
+    strategies = (st.lists(st.integers()),)
+    first = bank.examples("engine/a/1", strategies, bank.rule_seed(1, "engine.demo", "a"), 30)
+    again = bank.examples("engine/a/1-again", strategies, bank.rule_seed(1, "engine.demo", "a"), 30)
+    other = bank.examples("engine/a/2", strategies, bank.rule_seed(2, "engine.demo", "a"), 30)
+    assert first == again and first != other and len(first) == 30
+    assert bank.rule_seed(1, "engine.demo", "a") != bank.rule_seed(1, "engine.demo", "b")
+
+
+def test_banks_travel_between_processes_as_plain_data():
+    strategies = (st.tuples(st.text(), st.integers()),)
+    drawn = bank.examples("engine/travel", strategies, 11, 10)
+    exported = bank.export()
+    assert "engine/travel" in exported
+    wire.dumps(exported)  # plain JSON data
+    bank._BANK.pop("engine/travel")
+    bank.merge({"engine/travel": exported["engine/travel"]})
+    assert bank.examples("engine/travel", strategies, 11, 10) == drawn
+
+
+# -- forall: replay, shrinking, verdicts ------------------------------------------------------
+def _sorts(check):
+    @check.forall(st.lists(st.integers()))
+    def sorted_like_python(items):
+        got = check.value("learner_sort", items)
+        if got.result != sorted(items):
+            raise Failure(f"{got.text()} returned {show(got.result)}", got.counterexample(sorted(items)))
+
+
+def test_a_correct_function_passes_with_every_example_sent_in_batches():
+    session = FakeSession(learner_sort=sorted)
+    _sorts(checker(session))
+    assert session.probes == 0 and session.batches >= 1
+
+
+def test_a_failure_is_shrunk_to_the_smallest_counterexample():
+    def keeps_duplicates_out(items):
+        return sorted(set(items))
+
+    with pytest.raises(Failure) as failed:
+        _sorts(checker(FakeSession(learner_sort=keeps_duplicates_out)))
+    assert failed.value.counterexample == {"call": "learner_sort", "args": [[0, 0]], "expected": [0, 0], "got": [0]}
+
+
+def test_the_same_seed_gives_the_same_counterexample_and_another_seed_may_not_need_to():
+    def wrong_above_ten(items):
+        return sorted(items) if all(i <= 10 for i in items) else list(items)
+
+    found = []
+    for _ in range(2):
+        with pytest.raises(Failure) as failed:
+            _sorts(checker(FakeSession(learner_sort=wrong_above_ten), seed=3))
+        found.append(failed.value.counterexample)
+    assert found[0] == found[1]
+    assert found[0]["got"] != found[0]["expected"] and max(found[0]["args"][0]) == 11  # shrunk to the boundary
+
+
+def test_only_the_first_broken_rule_is_shrunk():
+    check = checker(FakeSession(learner_sort=lambda items: list(reversed(sorted(items)))))
+    check.shrink = False
+    with pytest.raises(Failure) as failed:
+        _sorts(check)
+    assert failed.value.counterexample["got"] != failed.value.counterexample["expected"]
+
+
+def test_a_stub_aborts_the_rule_as_not_implemented():
+    def stub(items):
+        raise NotImplementedError("engine.demo: learner_sort() is not written yet")
+
+    with pytest.raises(Abort) as aborted:
+        _sorts(checker(FakeSession(learner_sort=stub)))
+    assert aborted.value.status == "not_implemented" and "not written yet" in aborted.value.feedback
+
+
+def test_a_function_that_is_not_pure_is_still_caught_with_an_answer_it_really_gave():
+    calls = []
+
+    def moody(items):
+        calls.append(1)
+        return sorted(items) if len(calls) % 2 else [*sorted(items), 0]
+
+    with pytest.raises(Failure) as failed:
+        _sorts(checker(FakeSession(learner_sort=moody)))
+    shown = failed.value.counterexample
+    assert shown["got"] == [*shown["expected"], 0]  # each call is asked once per task: its answer is kept
+
+
+def test_the_time_budget_stops_a_task():
+    check = checker(FakeSession(learner_sort=sorted))
+    check.deadline = time.monotonic() - 1
+    with pytest.raises(Abort) as aborted:
+        check.value("learner_sort", [1])
+    assert aborted.value.status == "timeout"
