@@ -17,7 +17,7 @@ from hypothesis.errors import Flaky
 from grader import bank, wire
 from grader.session import ChildFailed, LoadFailed, MissingName, Raised
 
-__all__ = ["Failure", "Abort", "Call", "Checker", "show", "jsonable"]
+__all__ = ["Failure", "Abort", "Call", "Checker", "Raised", "describe", "show", "jsonable"]
 
 _short = reprlib.Repr()
 _short.maxstring = _short.maxother = 60
@@ -130,12 +130,12 @@ class Checker:
             raise Abort("timeout", "this task ran out of time before all its rules were checked")
         allowed = min(remaining, limit or self.call_limit)
         try:
-            value = self.session.probe(name, *args, timeout=allowed)
+            value = self.session.probe(name, *args, timeout=allowed, doing=describe(name, args))
         except ChildFailed as exc:
             if exc.status == "timeout":
                 # This task's code can loop: its later rules are still checked, on a short leash.
                 self.call_limit = min(self.call_limit, _SHORT_LEASH_S)
-                raise Abort("timeout", f"{_describe(name, args)} did not finish within {allowed:.1f} s "
+                raise Abort("timeout", f"{describe(name, args)} did not finish within {allowed:.1f} s "
                                        "(an endless loop, or far too slow)") from None
             raise Abort(exc.status, exc.message) from None
         except LoadFailed as exc:
@@ -265,13 +265,22 @@ class Checker:
         return True
 
 
-def _describe(name: str, args: tuple) -> str:
-    if name == "call":
+# Probes that call a function the learner named: the call itself is what they stand for.
+_GENERIC = {"call", "call_made", "call_catching"}
+
+
+def describe(name: str, args: tuple) -> str:
+    """The learner's call a probe stands for (its part's descriptor says which), for a timeout or a crash."""
+    if name in ("call", "call_catching"):
         return f"{args[0]}({', '.join(show(a) for a in args[1])})"
     if name == "call_made":
         return f"{args[0]}({', '.join(show(a) for a in args[1])})({', '.join(show(a) for a in args[2])})"
-    return {"run_graph": "a graph run", "research_run": "build_graph(...).invoke(...)",
-            "graph_accepts": "a graph with your reducer", "channels": f"StateGraph({args[0] if args else ''})"}.get(name, name)
+    from grader.tasks import PARTS
+
+    for part in PARTS:
+        if name in part.calls:
+            return part.calls[name].format(*[str(a) for a in args[:1]])
+    raise KeyError(f"probe {name!r} is in no part's calls (grader/parts/<part>/__init__.py)")
 
 
 class _Pending(BaseException):

@@ -157,9 +157,10 @@ class Session:
             self.close()
             raise LoadFailed(Raised(error))
 
-    def probe(self, name: str, *args, timeout: float):
-        """Run probe ``name`` in the learner's process; its value, a ``Raised`` or a ``MissingName``."""
-        return _outcome(self._ask({"probe": name, "args": wire.encode(list(args))}, timeout, f"running {name}"))
+    def probe(self, name: str, *args, timeout: float, doing: str | None = None):
+        """Run probe ``name`` in the learner's process; its value, a ``Raised`` or a ``MissingName``.
+        ``doing``: the learner's call it stands for, as a failure names it ("running <doing>")."""
+        return _outcome(self._ask({"probe": name, "args": wire.encode(list(args))}, timeout, f"running {doing or name}"))
 
     def batch(self, requests: list[tuple[str, list]], timeout: float) -> list:
         """Run many probes in one round trip; each outcome is a value, a ``Raised`` or a ``MissingName``."""

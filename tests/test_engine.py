@@ -32,7 +32,7 @@ class FakeSession:
             return Raised({"type": "NotImplementedError", "message": str(exc), "mro": ["NotImplementedError"]})
         return {"result": wire.decode(wire.encode(result)), "args_after": call_args, "returned_an_argument": []}
 
-    def probe(self, name, *args, timeout):
+    def probe(self, name, *args, timeout, doing=None):
         self.probes += 1
         return self._answer(name, list(args))
 

@@ -70,3 +70,20 @@ def test_probe_names_are_unique():
     with pytest.raises(ValueError, match="defined twice"):
         probes.probe(impostor)
     assert probes.PROBES[name] is not impostor
+
+
+def test_every_probe_says_which_learner_call_it_stands_for():
+    """A timeout or crash names the learner's call, never a probe (``board_hostile``, ``refund_orders``)."""
+    from grader.checking import describe
+
+    probes.load()
+    generic = {"call", "call_made", "call_catching"}
+    for name, fn in probes.PROBES.items():
+        part = fn.__module__.split(".")[2]
+        declared = next(p for p in PARTS if p.name == part).calls
+        assert name in generic or name in declared, f"{name} (grader/parts/{part}/probes.py) has no entry in its part's calls"
+    for part in PARTS:
+        assert set(part.calls) <= set(probes.PROBES), f"{part.name}: calls names probes that do not exist"
+    assert describe("board_hostile", ()) == "board_reducer(current, <a hostile update>)"
+    assert describe("channels", ("NaiveState",)) == "StateGraph(NaiveState)"
+    assert describe("call", ("merge_sources", [[], ["a"]])) == "merge_sources([], ['a'])"

@@ -1,6 +1,6 @@
 """What a part is, as data: its name, its exercise module and its tasks, in notebook order."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["Part", "TaskSpec"]
 
@@ -24,6 +24,8 @@ class Part:
     title: str
     module: str  # the learner's exercise module: agstate/<module>.py
     tasks: tuple[TaskSpec, ...]
+    # probe name (in probes.py) -> the learner's call it stands for; "{0}" is the probe's first argument
+    calls: dict = field(default_factory=dict)
 
     @property
     def notebooks(self) -> list[str]:

@@ -25,4 +25,16 @@ PART = Part(
         TaskSpec("board.graph", 10, "12_board_widget.ipynb",
                  "BoardState types board as Board; build_board_graph folds parallel commands"),
     ),
+    # What each probe stands for, in the learner's words: a timeout or a crash names this, never the probe.
+    calls={
+        "board_reduce": "board_reducer(current, update)",
+        "board_fold": "board_reducer over a sequence of updates",
+        "board_validate": "validate_update(current, update)",
+        "board_parse": "parse_update(raw)",
+        "board_model_class": "{0}.model_validate(...)",
+        "board_demo": "DEMO_BOARD and Board()",
+        "board_graph": "build_board_graph().invoke(...)",
+        "board_first_write": "a graph over BoardState whose first write is invalid",
+        "board_hostile": "board_reducer(current, <a hostile update>)",
+    },
 )

@@ -2,7 +2,7 @@
 
 from hypothesis import strategies as st
 
-from grader.checking import Failure, show
+from grader.checking import Failure, Raised, show
 from grader.parts.board.model import (
     DEFECTS,
     EMPTY,
@@ -50,7 +50,7 @@ def counterexample(current, update, expected, got) -> dict:
 
 def reduce(check, current, update, as_instance=False) -> dict:
     got = check.probe("board_reduce", current, update, as_instance)
-    if hasattr(got, "sentence"):
+    if isinstance(got, Raised):
         raise Failure(f"{reducer_text(current, update, as_instance)} raised {got.sentence()}; a reducer never raises",
                       counterexample(current, update, "no exception", f"raised {got.type}"), status="error")
     return got
@@ -369,7 +369,7 @@ def reject_never_raises(check):
 
     for kind in HOSTILE:
         got = check.probe("board_hostile", {"columns": [{"column_id": "a", "title": "A", "cards": []}]}, kind, limit=5.0)
-        if hasattr(got, "sentence"):
+        if isinstance(got, Raised):
             raise Failure(f"board_reducer(board, <{kind}>) raised {got.sentence()}; a reducer never raises",
                           {"call": "board_reducer", "args": ["board", kind], "expected": "current", "got": got.type},
                           status="error")
@@ -387,7 +387,7 @@ any_updates = board_with_card().flatmap(lambda board: st.tuples(st.just(board), 
 def problems_of(check, current, update) -> list:
     got = check.probe("board_validate", current, update, False)
     text = f"validate_update({brief(current)}, {show(update)})"
-    if hasattr(got, "sentence"):
+    if isinstance(got, Raised):
         raise Failure(f"{text} raised {got.sentence()}; it returns the problems instead",
                       {"call": "validate_update", "args": [current, update], "expected": "a list", "got": got.type},
                       status="error")
@@ -476,7 +476,7 @@ TOUR = ({"columns": [
 
 def fold(check, updates) -> list:
     steps = check.probe("board_fold", updates)
-    if hasattr(steps, "sentence"):
+    if isinstance(steps, Raised):
         raise Failure(f"folding board_reducer over {show(updates)} raised {steps.sentence()}; a reducer never raises",
                       {"call": "board_reducer", "args": updates, "expected": "no exception", "got": steps.type},
                       status="error")
@@ -559,7 +559,7 @@ graph = task("board.graph")
 def run_graph(check, board, has_board, as_instance, commands) -> dict:
     got = check.probe("board_graph", board, has_board, as_instance, commands)
     text = f"build_board_graph().invoke({_graph_input(board, has_board, commands)})"
-    if hasattr(got, "sentence"):
+    if isinstance(got, Raised):
         raise Failure(f"{text} raised {got.sentence()}",
                       {"call": "build_board_graph", "args": [board, commands], "expected": "a run", "got": got.type},
                       status="error")
@@ -585,7 +585,7 @@ TWO_MOVES = ({"columns": [{"column_id": "todo", "title": "To do", "cards": [
 
 def learner_demo(check) -> dict:
     got = check.probe("board_demo")
-    if hasattr(got, "sentence"):
+    if isinstance(got, Raised):
         raise Failure(f"reading DEMO_BOARD and Board() raised {got.sentence()}", status="error")
     return got
 
@@ -597,7 +597,7 @@ def graph_first_write(check):
     @check.forall(garbage, examples=max(10, check.examples // 3), first=("garbage",))
     def first_write(value):
         got = check.probe("board_first_write", value)
-        if hasattr(got, "sentence"):
+        if isinstance(got, Raised):
             raise Failure(f"a graph over BoardState whose first node writes {{'board': {show(value)}}} raised "
                           f"{got.sentence()}", status="error")
         if got["type"] != "Board" or got["board"] != EMPTY:

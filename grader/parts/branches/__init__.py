@@ -25,4 +25,15 @@ PART = Part(
         TaskSpec("branches.effects_once", 10, "27_effects_once.ipynb",
                  "effects run once per idempotency key, also on redelivery"),
     ),
+    # What each probe stands for, in the learner's words: a timeout or a crash names this, never the probe.
+    calls={
+        "write_once_graph": "a graph whose key is reduced by write_once",
+        "stream_script": "CaseStream.append(...)",
+        "stream_race": "CaseStream.append(...) from racing threads",
+        "resolve_interleaved": "resolve_conflict(...) while another resolver commits",
+        "resolve_threads": "resolve_conflict(...) from several threads",
+        "resolve_sequence": "resolve_conflict(...), called in turn",
+        "refund_orders": "build_refund_graph(...) with the branches' writes delivered in every order",
+        "refund_redelivered": "build_refund_graph(...) with a write delivered again",
+    },
 )

@@ -4,7 +4,7 @@ import itertools
 
 from hypothesis import strategies as st
 
-from grader.checking import Failure, show
+from grader.checking import Failure, Raised, show
 from grader.parts.branches.model import (
     APPROVAL,
     BRANCHES,
@@ -408,7 +408,7 @@ def conflict_ids(check):
 
 def _resolved(check, conflict, prior, calls):
     got = check.probe("resolve_sequence", conflict, prior, calls)
-    if hasattr(got, "sentence"):
+    if isinstance(got, Raised):
         raise Failure(f"resolve_conflict(stream, {show(conflict)}, ...) raised {got.sentence()}", status="error")
     return got
 
@@ -473,7 +473,7 @@ def resolver_race(check):
         conflict = _conflict(case_id, ids)
         mine, theirs = [ids[0], me, "four-eyes"], ["reject_all", f"{me}-colleague", "risk-first"]
         got = check.probe("resolve_interleaved", conflict, _prior(ids), mine, theirs)
-        if hasattr(got, "sentence"):
+        if isinstance(got, Raised):
             raise Failure(f"resolve_conflict raised {got.sentence()} after another resolver committed between its read "
                           "and its append; catch StaleVersion, re-read the stream and decide again")
         found = _resolutions(got["events"], conflict["conflict_id"])
@@ -524,7 +524,7 @@ def _graph_text(case, signals) -> str:
 
 def refund_runs(check, case, signals, orders):
     got = check.probe("refund_orders", case, signals, orders, limit=10.0)
-    if hasattr(got, "sentence"):
+    if isinstance(got, Raised):
         raise Failure(f"{_graph_text(case, signals)} raised {got.sentence()}", status="error")
     if got["missing_branches"]:
         raise Failure(f"{_graph_text(case, signals)} never ran the branch nodes {got['missing_branches']}; "
@@ -644,7 +644,7 @@ def _redelivered(check, how: str, what: str):
         case = {"case_id": case_id, "revision": 0, "payment_id": None, "payment_amount": None, "risk_level": None,
                 "effects_applied": False, "decision": None}
         got = check.probe("refund_redelivered", case, signals, how, limit=10.0)
-        if hasattr(got, "sentence"):
+        if isinstance(got, Raised):
             raise Failure(f"{what} raised {got.sentence()}", status="error")
         wanted = sorted((name, f"{case_id}:{name}") for name in ("create_transfer", "send_email"))
         if _calls(got["ledger"]) != wanted:

@@ -23,4 +23,14 @@ PART = Part(
         TaskSpec("events.graph", 10, "18_checkpointer_vs_log.ipynb",
                  "build_invoice_graph resumes after a crash without repeating tools"),
     ),
+    # What each probe stands for, in the learner's words: a timeout or a crash names this, never the probe.
+    calls={
+        "store_ops": "SqliteEventStore's append, list and last_seq",
+        "race": "two SqliteEventStore writers on one file",
+        "durable_crash": "a SqliteEventStore writer killed mid-append",
+        "project": "project_state(events)",
+        "resume_run": "run_task(...), resumed after a crash",
+        "call_tool_run": "call_tool(...)",
+        "invoice_run": "build_invoice_graph(...), resumed after a crash",
+    },
 )

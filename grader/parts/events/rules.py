@@ -2,7 +2,7 @@
 
 from hypothesis import strategies as st
 
-from grader.checking import Failure, show
+from grader.checking import Failure, Raised, show
 from grader.parts.events.model import (
     EVENT_TYPES,
     crash_text,
@@ -203,7 +203,7 @@ def racing_writers(check):
     @check.forall(st.integers(2, 6), examples=3)
     def raced(rounds):
         got = check.probe("race", rounds, limit=4 * check.call_limit + 2 * rounds)
-        if hasattr(got, "sentence"):
+        if isinstance(got, Raised):
             raise Failure(f"racing writers raised {got.sentence()}", status="error")
         doing = "two processes, each with its own SqliteEventStore on one file"
         winners = {}
@@ -240,7 +240,7 @@ _kill_rounds = st.lists(st.integers(1, 15).flatmap(lambda n: st.tuples(
 
 def killed(check, rounds):
     got = check.probe("durable_crash", rounds, limit=4 * check.call_limit)
-    if hasattr(got, "sentence"):
+    if isinstance(got, Raised):
         raise Failure(f"reopening the store after a killed writer raised {got.sentence()}", status="error")
     return got
 
@@ -302,7 +302,7 @@ _EVERY_STATUS = [_event(1, "agent.started", {"input": {"amount": 0}}),
 
 def projected(check, events):
     got = check.probe("project", events)
-    if hasattr(got, "sentence"):
+    if isinstance(got, Raised):
         raise Failure(f"building the events or project_state raised {got.sentence()}", status="error")
     return got
 
@@ -393,7 +393,7 @@ def call_tool_by_call_id(check):
 
 def resumed_run(check, plan, answers, keyed, crash):
     got = check.probe("resume_run", "task-r", plan, answers, keyed, crash, limit=4 * check.call_limit)
-    if hasattr(got, "sentence"):
+    if isinstance(got, Raised):
         raise Failure(f"{describe_run(plan, answers, keyed, crash)}: the run raised {got.sentence()}", status="error")
     what = describe_run(plan, answers, keyed, crash)
     call_ids = [f"{i}:{step['tool']}" for i, step in enumerate(plan)]
@@ -494,7 +494,7 @@ def invoice_expected(task_id, customer, amount) -> dict:
 def invoice_run(check, customer, amount, crash):
     got = check.probe("invoice_run", "inv-1", customer, amount, crash, limit=4 * check.call_limit)
     what = f"the invoice graph for customer={customer!r}, amount={amount!r}{crash_text(crash)}"
-    if hasattr(got, "sentence"):
+    if isinstance(got, Raised):
         raise Failure(f"{what}: raised {got.sentence()}", status="error")
     expected = invoice_expected("inv-1", customer, amount)
     if got["second"] != {"ok": expected}:

@@ -25,4 +25,13 @@ PART = Part(
         TaskSpec("state.decisions", 5, "06_schemas.ipynb",
                  "DECISIONS covers exactly the State keys"),
     ),
+    # What each probe stands for, in the learner's words: a timeout or a crash names this, never the probe.
+    calls={
+        "attr": "reading {0} from agstate/state.py",
+        "channels": "StateGraph({0})",
+        "run_graph": "a graph run over {0}",
+        "graph_accepts": "a graph with your reducer",
+        "research_run": "build_graph(...).invoke(...)",
+        "time_merge": "merge_sources on a long list",
+    },
 )

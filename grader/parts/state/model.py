@@ -7,7 +7,7 @@ that use them are in ``grader.parts.state.rules``.
 
 from hypothesis import strategies as st
 
-from grader.checking import Abort, Checker, Failure, show
+from grader.checking import Abort, Checker, Failure, Raised, show
 from grader.parts.state import strategies as gen
 from grader.wire import Opaque
 
@@ -91,7 +91,7 @@ def state_key_graph(check: Checker, schema: str, key: str, steps, writes, graph_
     # another key (e.g. builtin max for best_score) fails that key's task, not this one.
     require_keys(check, schema, whole_schema=False)
     got = check.probe("run_graph", schema, [key], steps, writes, graph_input)
-    if hasattr(got, "sentence"):
+    if isinstance(got, Raised):
         raise Failure(f"a graph over {schema}.{key} raised {got.sentence()}", status="error")
     expected = model_graph(steps, writes, key, graph_input, start, reducer)
     got_value = got.get(key, MISSING)
@@ -123,7 +123,7 @@ def require_keys(check: Checker, schema: str, whole_schema: bool = True) -> dict
     (because of some key's annotation) is not this rule's failure; returns None then.
     """
     info = check.probe("channels", schema)  # asked once per task: answers are kept
-    if hasattr(info, "sentence"):
+    if isinstance(info, Raised):
         if not whole_schema:
             return None
         raise Failure(f"StateGraph({schema}) raised {info.sentence()}", status="error")
@@ -178,7 +178,7 @@ def expect_keys(check, schema, expected):
 
 def research_run(check, question, extra_input=None):
     run = check.probe("research_run", question, f"thread-{check.seed}", extra_input or {})
-    if hasattr(run, "sentence"):
+    if isinstance(run, Raised):
         raise Failure(f"build_graph(checkpointer=InMemorySaver()).invoke({{'question': {question!r}}}) raised {run.sentence()}",
                       {"call": "build_graph", "args": [question], "expected": None, "got": run.type}, status="error")
     return run

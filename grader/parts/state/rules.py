@@ -2,7 +2,7 @@
 
 from hypothesis import strategies as st
 
-from grader.checking import Abort, Failure, show
+from grader.checking import Abort, Failure, Raised, show
 from grader.parts.state import strategies as gen
 from grader.parts.state.model import (
     MISSING,
@@ -49,7 +49,7 @@ def naive_overwrites(check):
     def sequential_overwrites(steps):
         writes = {step[0]: {"trace": [step[0]]} for step in steps}
         got = check.probe("run_graph", "NaiveState", ["trace"], steps, writes, {"trace": ["start"]})
-        if hasattr(got, "sentence"):
+        if isinstance(got, Raised):
             raise Failure(f"{describe_graph(steps, writes, 'trace', {})} raised {got.sentence()}", status="error")
         expected = [steps[-1][0]]
         if got.get("trace") != expected:
@@ -65,7 +65,7 @@ def naive_parallel_error(check):
     def parallel_raises(steps):
         writes = {name: {"trace": [name]} for name in steps[0]}
         got = check.probe("run_graph", "NaiveState", ["trace"], steps, writes, {})
-        if not (hasattr(got, "sentence") and got.is_a("InvalidUpdateError")):
+        if not (isinstance(got, Raised) and got.is_a("InvalidUpdateError")):
             raise Failure(f"{describe_graph(steps, writes, 'trace', {})} returned {show(got)}; "
                           "expected InvalidUpdateError: a key without a reducer takes one value per step")
 
@@ -179,7 +179,7 @@ def dedupe_linear(check):
             raise
         raise Failure(f"merge_sources on {LINEAR_ITEMS:,} items did not finish in {2 * LINEAR_LIMIT_S:.0f} s: "
                       "checking `item not in a_list` scans the list each time (quadratic); remember seen items in a set") from None
-    if hasattr(seconds, "sentence"):
+    if isinstance(seconds, Raised):
         raise Failure(f"merge_sources on {LINEAR_ITEMS:,} items raised {seconds.sentence()}", status="error")
     if seconds > LINEAR_LIMIT_S:
         raise Failure(f"merge_sources on {LINEAR_ITEMS:,} items took {seconds:.2f} s of CPU; expected under "
@@ -303,7 +303,7 @@ def windowed_in_graph(check):
         expected = []
         for write in writes:
             expected = model_window(n)(expected, write)
-        if hasattr(got, "sentence"):
+        if isinstance(got, Raised):
             raise Failure(f"a graph with Annotated[list[str], windowed({n})] raised {got.sentence()}; "
                           "LangGraph needs a reducer with exactly two positional parameters (use a closure)",
                           {"call": "windowed", "args": [n], "expected": expected, "got": got.type}, status="failed")
