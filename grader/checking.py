@@ -17,7 +17,7 @@ from hypothesis.errors import Flaky
 from grader import bank, wire
 from grader.session import ChildFailed, LoadFailed, MissingName, Raised
 
-__all__ = ["Failure", "Abort", "Call", "Checker", "Raised", "describe", "show", "jsonable"]
+__all__ = ["Failure", "Abort", "BUDGETS", "Budget", "Call", "Checker", "Raised", "describe", "show", "jsonable"]
 
 _short = reprlib.Repr()
 _short.maxstring = _short.maxother = 60
@@ -88,6 +88,38 @@ class Call:
                 "got": jsonable(self.result if got is None else got)}
 
 
+@dataclass(frozen=True)
+class Budget:
+    """A rule's examples: --examples // ``divisor`` (0: none of them), at least ``floor``."""
+
+    divisor: int
+    floor: int
+    why: str
+
+    def of(self, examples: int) -> int:
+        return max(self.floor, examples // self.divisor if self.divisor else 0)
+
+
+# What one example costs decides how many a rule draws: a reducer call costs microseconds, a graph run
+# milliseconds, a killed writer or a crashed agent run tens of milliseconds. The default: every example.
+BUDGETS = {
+    "call": Budget(1, 1, "a call of the learner's function"),
+    "table": Budget(1, 60, "a decision table: every row's shape, however small --examples is"),
+    "payload": Budget(3, 10, "the reducer on a hostile payload"),
+    "store": Budget(3, 5, "a few store operations, or a fold over a log"),
+    "sequence": Budget(4, 6, "a sequence of board updates, or a refund graph run"),
+    "refund": Budget(4, 8, "a refund graph run in several orders"),
+    "retry": Budget(6, 3, "a log written, then re-sent whole"),
+    "kill": Budget(10, 3, "a writer killed mid-append"),
+    "resume": Budget(10, 4, "an agent run, crashed and resumed"),
+    "invoice": Budget(15, 4, "the invoice graph, crashed and resumed on a checkpointer"),
+    "graph": Budget(20, 3, "a graph run: random supersteps, parallel writers"),
+    "run": Budget(30, 2, "a full run of the learner's agent graph with a checkpointer"),
+    "few": Budget(0, 5, "a handful of fixed-size cases"),
+    "threads": Budget(0, 3, "three cases: racing threads or processes, or a whole graph on a checkpointer"),
+}
+
+
 class Checker:
     """A task's access to the learner's child, its seed, its example count and its time budget."""
 
@@ -105,16 +137,9 @@ class Checker:
         # Only a task's first broken rule is shrunk: it is the one the feedback shows.
         self.shrink = True
 
-    # A graph run costs milliseconds where a reducer call costs microseconds:
-    # graph rules draw fewer, richer examples (random supersteps, parallel writers).
-    @property
-    def graph_examples(self) -> int:
-        return max(3, self.examples // 20)
-
-    @property
-    def run_examples(self) -> int:
-        """Examples for a full run of the learner's agent graph (with a checkpointer)."""
-        return max(2, self.examples // 30)
+    def budget(self, kind: str) -> int:
+        """Random examples for a rule whose example costs ``kind`` (``BUDGETS``), from this run's --examples."""
+        return BUDGETS[kind].of(self.examples)
 
     # -- talking to the child -------------------------------------------------
     def probe(self, name: str, *args, limit: float | None = None):

@@ -38,7 +38,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="grade only these task ids, e.g. state.dedupe (the flag may be repeated)")
     parser.add_argument("--seed", type=int, help="randomization seed (default: fresh, printed)")
     parser.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES,
-                        help=f"random examples per rule (default {DEFAULT_EXAMPLES}; graph rules use a tenth)")
+                        help=f"random examples per rule (default {DEFAULT_EXAMPLES}); a rule whose example costs more (a graph run, "
+                             "a killed writer) draws a named share of them: grader.checking.BUDGETS")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help=f"seconds per task (default {DEFAULT_TIMEOUT:g})")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: cores)")
     parser.add_argument("--memory", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",

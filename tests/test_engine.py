@@ -185,3 +185,12 @@ def test_the_time_budget_stops_a_task():
     with pytest.raises(Abort) as aborted:
         check.value("learner_sort", [1])
     assert aborted.value.status == "timeout"
+
+
+def test_every_budget_is_named_and_scales_with_examples():
+    from grader.checking import BUDGETS
+
+    for name, budget in BUDGETS.items():
+        assert budget.why and budget.of(1) >= budget.floor >= 1, name
+        assert budget.of(800) >= budget.of(80), name
+    assert BUDGETS["graph"].of(80) == 4 and BUDGETS["run"].of(80) == 2 and BUDGETS["table"].of(20) == 60

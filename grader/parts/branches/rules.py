@@ -190,7 +190,7 @@ def once_in_graph(check):
     decisions = st.sampled_from(["approved", "rejected"])
 
     @check.forall(st.lists(st.lists(decisions, min_size=1, max_size=3), min_size=1, max_size=3),
-                  examples=check.graph_examples, first=([["approved"], ["approved", "approved"]],))
+                  examples=check.budget("graph"), first=([["approved"], ["approved", "approved"]],))
     def folds(steps):
         got = check.probe("write_once_graph", steps)
         values = {value for step in steps for value in step}
@@ -230,8 +230,6 @@ def table_first(check, types, stale=False):
 
 
 # A call costs microseconds: the table gets more random cases than other rules.
-def _table_examples(check) -> int:
-    return max(check.examples, 60)
 
 
 @classify.rule("rule 1 comes first: an expected_revision other than the case's revision is a conflict "
@@ -240,7 +238,7 @@ def classify_stale(check):
     table_first(check, PROPOSAL_TYPES, stale=True)
 
     @check.forall(currents(), proposals(PROPOSAL_TYPES + UNKNOWN_TYPES), st.sampled_from([-2, -1, 1, 3]),
-                  examples=_table_examples(check))
+                  examples=check.budget("table"))
     def stale(current, proposal, offset):
         expect_verdict(check, current, {**proposal, "expected_revision": current["revision"] + offset})
 
@@ -250,7 +248,7 @@ def classify_stale(check):
 def classify_facts(check):
     table_first(check, ("evidence_added", "payment_found", "risk_assessed"))
 
-    @check.forall(classify_cases(("evidence_added", "payment_found", "risk_assessed")), examples=_table_examples(check))
+    @check.forall(classify_cases(("evidence_added", "payment_found", "risk_assessed")), examples=check.budget("table"))
     def facts(case):
         expect_verdict(check, *case)
 
@@ -260,7 +258,7 @@ def classify_facts(check):
 def classify_approval(check):
     table_first(check, (APPROVAL,))
 
-    @check.forall(classify_cases((APPROVAL,)), examples=_table_examples(check))
+    @check.forall(classify_cases((APPROVAL,)), examples=check.budget("table"))
     def approval(case):
         expect_verdict(check, *case)
 
@@ -269,7 +267,7 @@ def classify_approval(check):
 def classify_rejection(check):
     table_first(check, (REJECTION, "refund_requested"))
 
-    @check.forall(classify_cases((REJECTION, *UNKNOWN_TYPES)), examples=_table_examples(check))
+    @check.forall(classify_cases((REJECTION, *UNKNOWN_TYPES)), examples=check.budget("table"))
     def rejection(case):
         expect_verdict(check, *case)
 
@@ -326,7 +324,7 @@ def stream_stale(check):
 
 @optimistic.rule("threads racing to append at the same version: exactly one wins, the others get StaleVersion")
 def stream_race(check):
-    @check.forall(st.integers(2, 6), examples=3)
+    @check.forall(st.integers(2, 6), examples=check.budget("threads"))
     def race(writers):
         got = check.probe("stream_race", writers, 25, limit=10.0)
         for number, round_ in enumerate(got["rounds"]):
@@ -484,7 +482,7 @@ def resolver_race(check):
                           f"then held {len(found)} conflict_resolved events and {me!r} got the resolution {show(resolution)}; "
                           f"expected one event and the winner's resolution: on StaleVersion re-read, never retry blindly")
 
-    @check.forall(_ids, st.integers(2, 5), examples=3)
+    @check.forall(_ids, st.integers(2, 5), examples=check.budget("threads"))
     def threads(ids, count):
         conflict = _conflict("race", ids)
         calls = [[ids[0] if n % 2 else "reject_all", f"resolver-{n}", "four-eyes"] for n in range(count)]
@@ -575,7 +573,7 @@ def graph_decides(check):
 
     for inputs in FIXED_REFUNDS:  # small hand-picked cases first: their failure needs no shrinking
         decided(inputs)
-    check.forall(refund_cases(), examples=max(8, check.examples // 4))(decided)
+    check.forall(refund_cases(), examples=check.budget("refund"))(decided)
 
 
 def _same_everywhere(check, case, signals, orders, what: str):
@@ -592,7 +590,7 @@ def _same_everywhere(check, case, signals, orders, what: str):
 
 @order_task.rule("the output is the same in every completion order of the four branches")
 def graph_every_order(check):
-    @check.forall(refund_cases(), examples=check.run_examples, first=(_HIGH_RISK,))
+    @check.forall(refund_cases(), examples=check.budget("run"), first=(_HIGH_RISK,))
     def every_order(inputs):
         case, signals = inputs
         _same_everywhere(check, case, signals, PERMUTATIONS, "in the order")
@@ -600,7 +598,7 @@ def graph_every_order(check):
 
 @order_task.rule("a branch result delivered twice changes nothing")
 def graph_duplicates(check):
-    @check.forall(refund_cases(), examples=check.run_examples, first=(_HIGH_RISK,))
+    @check.forall(refund_cases(), examples=check.budget("run"), first=(_HIGH_RISK,))
     def duplicated(inputs):
         case, signals = inputs
         _same_everywhere(check, case, signals, DUPLICATED, "with one twice:")
@@ -635,11 +633,11 @@ def effects_run(check):
 
     for inputs in FIXED_REFUNDS:
         once(inputs)
-    check.forall(refund_cases(), examples=max(8, check.examples // 4))(once)
+    check.forall(refund_cases(), examples=check.budget("refund"))(once)
 
 
 def _redelivered(check, how: str, what: str):
-    @check.forall(case_ids, _APPROVABLE, examples=check.run_examples)
+    @check.forall(case_ids, _APPROVABLE, examples=check.budget("run"))
     def redelivered(case_id, signals):
         case = {"case_id": case_id, "revision": 0, "payment_id": None, "payment_amount": None, "risk_level": None,
                 "effects_applied": False, "decision": None}

@@ -26,14 +26,6 @@ from grader.parts.events.probes import INVOICE_TOOLS
 from grader.tasks import task
 
 
-def _store_examples(check) -> int:
-    return max(5, check.examples // 3)
-
-
-def _run_examples(check) -> int:
-    return max(4, check.examples // 10)
-
-
 def appended(check, task, log, on_file, extra_ops=()):
     """Append ``log`` ([type, payload] each) to ``task`` in a new store, then ``extra_ops``; the stored events and the replies."""
     ops = [["append", task, seq, kind, payload] for seq, (kind, payload) in enumerate(log, 1)] + list(extra_ops)
@@ -53,7 +45,7 @@ append_task = task("events.append")
 
 @append_task.rule("append stores seq = last_seq + 1 with ts set; list returns the events as appended, in order, from from_seq on")
 def append_in_order(check):
-    @check.forall(task_ids, logs(), st.integers(1, 4), st.booleans(), examples=_store_examples(check),
+    @check.forall(task_ids, logs(), st.integers(1, 4), st.booleans(), examples=check.budget("store"),
                   first=("t", [(0, "agent.started", {"input": "x"}), (1, "agent.started", {}), (0, "tool.result", {"result": 0})],
                          2, False))
     def stored(task, log, from_seq, on_file):
@@ -82,7 +74,7 @@ def append_in_order(check):
 
 @append_task.rule("a task without events has last_seq 0 and lists no events")
 def append_empty(check):
-    @check.forall(task_ids, examples=5)
+    @check.forall(task_ids, examples=check.budget("few"))
     def empty(task):
         ops = [["append", "other", 1, "agent.started", {}], ["last_seq", task + "!"], ["list", task + "!", 1]]
         got = check.probe("store_ops", ops, False)
@@ -102,7 +94,7 @@ bad_events = st.one_of(
 @append_task.rule("append refuses an unknown type, a seq that is not an int >= 1, or a payload that is not a JSON object "
                   "(EventStoreError), before writing anything")
 def append_rejects(check):
-    @check.forall(bad_events, st.booleans(), st.booleans(), examples=_store_examples(check))
+    @check.forall(bad_events, st.booleans(), st.booleans(), examples=check.budget("store"))
     def rejected(bad, after_one, on_file):
         seq, kind, payload = bad
         prefix = [["append", "t", 1, "agent.started", {}]] if after_one else []
@@ -127,7 +119,7 @@ _log_and_seq = _logs_of_one.flatmap(lambda log: st.tuples(st.just(log), st.integ
 @idempotent.rule("appending an existing seq again with the same type and payload returns the stored event (ts included) "
                  "and writes nothing")
 def retry_returns_stored(check):
-    @check.forall(task_ids, _log_and_seq, st.booleans(), examples=_store_examples(check))
+    @check.forall(task_ids, _log_and_seq, st.booleans(), examples=check.budget("store"))
     def retried(task, log_and_seq, on_file):
         log, seq = log_and_seq
         kind, payload = log[seq - 1]
@@ -145,7 +137,7 @@ def retry_returns_stored(check):
 
 @idempotent.rule("re-sending a whole log, event by event, returns each stored event and changes nothing")
 def resend_whole_log(check):
-    @check.forall(task_ids, _logs_of_one, st.booleans(), examples=max(3, _store_examples(check) // 2))
+    @check.forall(task_ids, _logs_of_one, st.booleans(), examples=check.budget("retry"))
     def resent(task, log, on_file):
         again = [["append", task, seq, kind, payload] for seq, (kind, payload) in enumerate(log, 1)]
         stored, replies = appended(check, task, log, on_file, [*again, ["list", task, 1]])
@@ -176,7 +168,7 @@ def _changed(draw, kind, payload):
 def conflict_raises(check):
     conflicts = _log_and_seq.flatmap(lambda ls: st.tuples(st.just(ls[0]), st.just(ls[1]), _changed(*ls[0][ls[1] - 1])))
 
-    @check.forall(task_ids, conflicts, st.booleans(), examples=_store_examples(check))
+    @check.forall(task_ids, conflicts, st.booleans(), examples=check.budget("store"))
     def conflicting(task, conflict, on_file):
         log, seq, (kind, payload) = conflict
         stored, (reply, listed) = appended(check, task, log, on_file, [["append", task, seq, kind, payload], ["list", task, 1]])
@@ -188,7 +180,7 @@ def conflict_raises(check):
 @concurrency.rule("a gap (seq > last_seq + 1) raises ConcurrencyError(task_id, expected=last_seq + 1, actual=seq) and writes nothing")
 def gap_raises(check):
     @check.forall(task_ids, st.lists(st.tuples(st.sampled_from(EVENT_TYPES), payloads), max_size=4), st.integers(2, 5),
-                  st.booleans(), examples=_store_examples(check))
+                  st.booleans(), examples=check.budget("store"))
     def gap(task, log, skip, on_file):
         seq = len(log) + skip
         stored, (reply, listed) = appended(check, task, log, on_file, [["append", task, seq, "tool.called", {}], ["list", task, 1]])
@@ -200,7 +192,7 @@ def gap_raises(check):
 @concurrency.rule("two writers in separate processes racing for one seq, the second coming between the first one's check "
                   "and its write: exactly one wins, the other gets ConcurrencyError")
 def racing_writers(check):
-    @check.forall(st.integers(2, 6), examples=3)
+    @check.forall(st.integers(2, 6), examples=check.budget("threads"))
     def raced(rounds):
         got = check.probe("race", rounds, limit=4 * check.call_limit + 2 * rounds)
         if isinstance(got, Raised):
@@ -248,7 +240,7 @@ def killed(check, rounds):
 @durable.rule("a writer killed with SIGKILL mid-append loses at most that event: after reopening, every acknowledged "
               "event is there, in order, unchanged")
 def killed_writer(check):
-    @check.forall(_kill_rounds, examples=max(3, check.examples // 10))
+    @check.forall(_kill_rounds, examples=check.budget("kill"))
     def survives(rounds):
         got = killed(check, [[[list(e) for e in events], kill] for events, kill in rounds])
         before = []
@@ -309,7 +301,7 @@ def projected(check, events):
 
 @project.rule("project_state(events[:k]) gives the state as of seq k: status, last_seq, tool_results by call id, output")
 def fold_prefixes(check):
-    @check.forall(run_logs(), examples=max(5, check.examples // 3), first=(_EVERY_STATUS,))
+    @check.forall(run_logs(), examples=check.budget("store"), first=(_EVERY_STATUS,))
     def every_prefix(events):
         got = projected(check, events)
         for k, reply in enumerate(got["states"]):
@@ -328,7 +320,7 @@ def fold_prefixes(check):
 
 @project.rule("project_state is pure: it never changes the events it folds")
 def fold_is_pure(check):
-    @check.forall(run_logs(), examples=max(5, check.examples // 3))
+    @check.forall(run_logs(), examples=check.budget("store"))
     def untouched(events):
         got = projected(check, events)
         if got["events_after"] != events:
@@ -364,7 +356,7 @@ def tool_calls(draw):
 @resume.rule("call_tool returns a logged result without calling the tool, also a falsy one; another call id runs the "
              "tool, even for the same tool and arguments")
 def call_tool_by_call_id(check):
-    @check.forall(tool_calls(), examples=_run_examples(check),
+    @check.forall(tool_calls(), examples=check.budget("resume"),
                   first=(([["0:lookup", "lookup", 1], ["1:lookup", "lookup", 2], ["0:lookup", "lookup", 1],
                            ["1:lookup", "lookup", 2]], {"lookup/1": 0, "lookup/2": "two"}, []),))
     def by_call_id(case):
@@ -404,7 +396,7 @@ def resumed_run(check, plan, answers, keyed, crash):
 @resume.rule("run_task returns each step's result, falsy ones included; a tool called again with other arguments is another "
              "call (call id f'{i}:{name}'); each step runs once; a completed task returns its output and calls nothing")
 def resume_plain(check):
-    @check.forall(plans(), examples=_run_examples(check),
+    @check.forall(plans(), examples=check.budget("resume"),
                   first=(([{"tool": "lookup", "args": {"n": 0}}, {"tool": "lookup", "args": {"n": 1}}],
                           {"lookup/0": 0, "lookup/1": "ok"}, []),))
     def plain(case):
@@ -431,7 +423,7 @@ def resume_plain(check):
 def resume_after_raise(check):
     cases = plans().flatmap(lambda case: st.tuples(st.just(case), st.integers(1, len(case[0]))))
 
-    @check.forall(cases, examples=_run_examples(check),
+    @check.forall(cases, examples=check.budget("resume"),
                   first=((([{"tool": "charge", "args": {"n": 0}}, {"tool": "notify", "args": {"n": 0}}],
                            {"charge/0": 0, "notify/0": None}, []), 2),))
     def after_raise(case_and_point):
@@ -458,7 +450,7 @@ def _last_point(plan, mode) -> int:
 def resume_after_kill(check):
     cases = st.tuples(plans(), _KILL).flatmap(lambda c: st.tuples(st.just(c[0]), st.just(c[1]), st.integers(1, _last_point(c[0][0], c[1]))))
 
-    @check.forall(cases, examples=_run_examples(check),
+    @check.forall(cases, examples=check.budget("resume"),
                   first=((([{"tool": "charge", "args": {"n": 1}}, {"tool": "charge", "args": {"n": 2}}],
                            {"charge/1": False, "charge/2": 7}, ["charge"]), "kill_after_append", 3),))
     def after_kill(case_mode_point):
@@ -519,7 +511,7 @@ def invoice_run(check, customer, amount, crash):
 @graph.rule("the graph runs fetch_client → validate_amounts → create_invoice → send_invoice through call_tool, "
             "writing client, amount, invoice_id and sent")
 def graph_runs(check):
-    @check.forall(customers, amounts, examples=3)
+    @check.forall(customers, amounts, examples=check.budget("threads"))
     def runs(customer, amount):
         got = invoice_run(check, customer, amount, None)
         if sorted(logged_results(got["log"])) != sorted(INVOICE):
@@ -532,7 +524,7 @@ def graph_runs(check):
 def graph_resumes(check):
     crashes = st.one_of(st.tuples(st.just("raise"), st.integers(1, 4)), st.tuples(st.just("kill_after_append"), st.integers(1, 8)),
                         st.tuples(st.just("die_in_tool"), st.integers(1, 4)))
-    @check.forall(customers, amounts, crashes, examples=max(4, check.examples // 15),
+    @check.forall(customers, amounts, crashes, examples=check.budget("invoice"),
                   first=("ACME", 0, ("kill_after_append", 4)))
     def resumes(customer, amount, crash):
         invoice_run(check, customer, amount, list(crash))

@@ -45,7 +45,7 @@ def naive_has_no_reducer(check):
 def naive_overwrites(check):
     require_keys(check, "NaiveState")
 
-    @check.forall(gen.supersteps(max_width=1, max_steps=5), examples=check.graph_examples)
+    @check.forall(gen.supersteps(max_width=1, max_steps=5), examples=check.budget("graph"))
     def sequential_overwrites(steps):
         writes = {step[0]: {"trace": [step[0]]} for step in steps}
         got = check.probe("run_graph", "NaiveState", ["trace"], steps, writes, {"trace": ["start"]})
@@ -61,7 +61,7 @@ def naive_overwrites(check):
 def naive_parallel_error(check):
     require_keys(check, "NaiveState")
 
-    @check.forall(gen.supersteps(min_width=2, max_width=3, max_steps=1), examples=check.graph_examples)
+    @check.forall(gen.supersteps(min_width=2, max_width=3, max_steps=1), examples=check.budget("graph"))
     def parallel_raises(steps):
         writes = {name: {"trace": [name]} for name in steps[0]}
         got = check.probe("run_graph", "NaiveState", ["trace"], steps, writes, {})
@@ -104,7 +104,7 @@ def append_pure(check):
 
 @append_task.rule("State.trace accumulates every write, sequential and parallel (parallel ones in node-name order)")
 def trace_graph(check):
-    @check.forall(graph_case("trace", gen.writes, gen.item_lists), examples=check.graph_examples,
+    @check.forall(graph_case("trace", gen.writes, gen.item_lists), examples=check.budget("graph"),
                   first=small_graph("trace", ["x"], ["y"], "z"))
     def accumulates(case):
         state_key_graph(check, "State", "trace", *case, start=[], reducer=model_append,
@@ -117,7 +117,7 @@ budget = task("state.budget")
 
 @budget.rule("State.used_calls sums every write, from sequential and parallel writers alike")
 def budget_sums(check):
-    @check.forall(graph_case("used_calls", st.integers(0, 10**9), st.integers(0, 100)), examples=check.graph_examples,
+    @check.forall(graph_case("used_calls", st.integers(0, 10**9), st.integers(0, 100)), examples=check.budget("graph"),
                   first=small_graph("used_calls", 1, 2, 3))
     def sums(case):
         state_key_graph(check, "State", "used_calls", *case, start=0, reducer=lambda a, b: a + b,
@@ -126,7 +126,7 @@ def budget_sums(check):
 
 @budget.rule("State.used_calls starts at 0 and counts a write of 0 as nothing spent")
 def budget_zero(check):
-    @check.forall(gen.supersteps(), examples=check.graph_examples)
+    @check.forall(gen.supersteps(), examples=check.budget("graph"))
     def zeros(steps):
         writes = {name: {"used_calls": 0} for step in steps for name in step}
         state_key_graph(check, "State", "used_calls", steps, writes, {}, start=0, reducer=lambda a, b: a + b,
@@ -188,7 +188,7 @@ def dedupe_linear(check):
 
 @dedupe.rule("State.sources merges every write, keeping first occurrences")
 def sources_graph(check):
-    @check.forall(graph_case("sources", gen.writes, gen.item_lists), examples=check.graph_examples,
+    @check.forall(graph_case("sources", gen.writes, gen.item_lists), examples=check.budget("graph"),
                   first=small_graph("sources", ["x", "y"], ["y"], ["x", "z"]))
     def merged(case):
         state_key_graph(check, "State", "sources", *case, start=[], reducer=model_merge,
@@ -244,13 +244,13 @@ def keep_max_laws(check):
 
 @keep_max_task.rule("State.best_score keeps the best score, a first negative score included")
 def best_score_graph(check):
-    @check.forall(graph_case("best_score", st.integers(-100, 100)), examples=check.graph_examples,
+    @check.forall(graph_case("best_score", st.integers(-100, 100)), examples=check.budget("graph"),
                   first=small_graph("best_score", -3, -7, -5))
     def best(case):
         state_key_graph(check, "State", "best_score", *case, start=MISSING, reducer=model_keep_max,
                         why="an int channel starts at 0 and swallows a first negative score; use int | None")
 
-    @check.forall(gen.supersteps(max_width=1, max_steps=1), st.integers(-100, -1), examples=check.graph_examples)
+    @check.forall(gen.supersteps(max_width=1, max_steps=1), st.integers(-100, -1), examples=check.budget("graph"))
     def first_negative(steps, score):
         writes = {steps[0][0]: {"best_score": score}}
         state_key_graph(check, "State", "best_score", steps, writes, {}, start=MISSING, reducer=model_keep_max,
@@ -297,7 +297,7 @@ def windowed_is_recent(check):
 
 @window.rule("LangGraph accepts windowed(n) in Annotated[...]: the reducer takes exactly (old, new)")
 def windowed_in_graph(check):
-    @check.forall(st.integers(1, 6), st.lists(gen.item_lists, min_size=1, max_size=5), examples=check.graph_examples)
+    @check.forall(st.integers(1, 6), st.lists(gen.item_lists, min_size=1, max_size=5), examples=check.budget("graph"))
     def accepted(n, writes):
         got = check.probe("graph_accepts", "windowed", [n], writes)
         expected = []
@@ -329,7 +329,7 @@ def windowed_rejects(check):
 def recent_graph(check):
     size = learner_window(check)
 
-    @check.forall(graph_case("recent", gen.writes, gen.item_lists), examples=check.graph_examples,
+    @check.forall(graph_case("recent", gen.writes, gen.item_lists), examples=check.budget("graph"),
                   first=small_graph("recent", ["p", "q"], ["r", "s"], ["t"]))
     def recent(case):
         state_key_graph(check, "State", "recent", *case, start=[], reducer=model_window(size),
@@ -360,7 +360,7 @@ def output_keys(check):
 
 @schemas.rule("build_graph's invoke returns exactly the OutputState keys: internal keys never leave the graph")
 def graph_output(check):
-    @check.forall(st.text(min_size=1, max_size=20), examples=check.run_examples)
+    @check.forall(st.text(min_size=1, max_size=20), examples=check.budget("run"))
     def research_runs(question):
         run = research_run(check, question)
         keys = sorted(run["output"]) if isinstance(run["output"], dict) else run["output"]
@@ -380,7 +380,7 @@ def graph_run(check):
         raise Failure(f"LOOKUP_ROUNDS is {show(rounds)}; expected an int >= 2")
     expected_trace = ["intake"] + ["lookup"] * rounds + ["finish"]
 
-    @check.forall(st.text(min_size=1, max_size=20), examples=check.run_examples)
+    @check.forall(st.text(min_size=1, max_size=20), examples=check.budget("run"))
     def research_runs(question):
         out = research_run(check, question)["output"]
         if out.get("trace") != expected_trace:
@@ -395,7 +395,7 @@ def graph_run(check):
 
 @schemas.rule("with a checkpointer the internal keys stay in the checkpoint, and input cannot set them")
 def graph_checkpoint(check):
-    @check.forall(st.text(min_size=1, max_size=20), examples=check.run_examples)
+    @check.forall(st.text(min_size=1, max_size=20), examples=check.budget("run"))
     def internal(question):
         injected = {"notes": ["INJECTED NOTE"], "best_score": 10**9}
         state = research_run(check, question, injected)["state"]
