@@ -7,7 +7,6 @@ import logging
 import pytest
 from conftest import ROOT, SOLUTIONS, run_cli
 
-from grader.runner import grade_submission
 from grader.tasks import TASKS
 
 PART_B = [task_id for task_id in TASKS if task_id.startswith("board.")]
@@ -34,18 +33,6 @@ def board():
 
 
 # The learner's default example count on two seeds, half of it on four more (CI time).
-@pytest.mark.parametrize(("seed", "examples"), [(1, 80), (2, 40), (3, 40), (4, 40), (5, 40), (1234567, 80)])
-def test_reference_gets_full_marks(seed, examples):
-    report = grade_submission(str(SOLUTIONS), PART_B, seed, examples=examples)
-    failing = {t["id"]: t["feedback"] for t in report["tasks"] if t["status"] != "passed"}
-    assert failing == {}
-    assert report["score"] == report["max_score"] == 100.0
-
-
-def test_part_b_points_sum_to_100():
-    assert sum(TASKS[task_id].max_score for task_id in PART_B) == 100
-    assert PART_B == ["board.move", "board.remove", "board.sequence", "board.models", "board.reject",
-                      "board.validate", "board.replace", "board.graph"]  # in notebook order
 
 
 def test_untouched_stub_is_not_implemented_everywhere():
