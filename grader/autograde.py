@@ -131,8 +131,16 @@ class ScoreChecks(NbGraderPreprocessor):
             target = by_grade_id.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
             if target is not None and cell.metadata["nbgrader"].get("grade"):
                 cell.outputs = _check_outputs(report, target, cell.get("execution_count"), self.repeat(target))
-        summary = summary_html(student, report, _TAMPERED.get((assignment, student), {}))
-        (Path(resources["metadata"]["path"]) / SUMMARY_PAGE).write_text(summary)
+        folder = Path(resources["metadata"]["path"])
+        # nbgrader's release_feedback hands the student every top-level .html of the feedback folder, which
+        # generate_feedback copies from here: a submitted page, or a symbolic link the copy followed (to the
+        # gradebook, say), would go back to the student. Only the notebooks' pages and the summary may.
+        for page in folder.glob("*.html"):
+            if page.name != SUMMARY_PAGE:
+                self.log.warning("Removing %s from %s's autograded folder: feedback pages are made, not submitted",
+                                 page.name, student)
+                page.unlink()
+        (folder / SUMMARY_PAGE).write_text(summary_html(student, report, _TAMPERED.get((assignment, student), {})))
         return nb, resources
 
     def settings(self) -> list[str]:

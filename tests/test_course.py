@@ -254,6 +254,8 @@ def place_students(course: Path, release: Path) -> dict[str, str]:
             if cell.metadata.get("nbgrader", {}).get("grade_id", "").startswith("prediction"):
                 cell.source = "Only the last write, ['finish']: there is no reducer." + SCRIPT_IN_MARKDOWN
     _edit(course / "submitted" / "ben" / ASSIGNMENT / "01_overwrite.ipynb", answer)
+    # A page that release_feedback would hand back: a link to the gradebook, followed by nbgrader's copy.
+    (course / "submitted" / "cy" / ASSIGNMENT / "stolen.html").symlink_to(course / "gradebook.db")
     shutil.copytree(release, course / "submitted" / "gus" / ASSIGNMENT, ignore=shutil.ignore_patterns("agstate"))
     return {**{student: what for student, (_, _, what) in students.items()}, "gus": "no agstate/ package"}
 
@@ -326,6 +328,9 @@ def test_autograde_runs_no_student_cell_and_scores_equal_agstate_grade(tmp_path)
         assert any(said in line for line in tampering), (said, tampering)
     others = [line for line in log.splitlines() if "WARNING" in line and line not in tampering
               and "Removing existing assignment" not in line]  # --force regrades what exists
+    removed = [line for line in others if "Removing stolen.html from cy's autograded folder" in line]
+    others = [line for line in others if line not in removed]
+    assert removed
     assert all("for cell check-state-dedupe has changed" in line for line in others), others
 
     # The audit: jo's changes, and nothing else; every gradebook score is the grader's.
@@ -361,6 +366,7 @@ def test_autograde_runs_no_student_cell_and_scores_equal_agstate_grade(tmp_path)
     assert "ben&#39;s own run printed this" in ben or "ben's own run printed this" in ben
     assert "alert(&#39;ben&#39;)" not in ben and "alert('ben')" not in ben
     assert "Only the last write" in ben and not LIVE_HTML.search(ben)  # shown as text, never as a live tag
+    assert not (feedback / "cy" / ASSIGNMENT / "stolen.html").exists()
     gus = feedback / "gus" / ASSIGNMENT
     assert "missing: the submission has no agstate/__init__.py" in (gus / "03_dedupe.html").read_text()
     assert "missing" in (gus / "index.html").read_text()
