@@ -124,14 +124,14 @@ class ScoreChecks(NbGraderPreprocessor):
     jobs = Integer(len(os.sched_getaffinity(0)), help="submissions graded at once (agstate-grade --jobs)").tag(config=True)
 
     def preprocess(self, nb, resources):
-        student, assignment, notebook = (resources["nbgrader"][k] for k in ("student", "assignment", "notebook"))
-        report = _class_batch(self, student, assignment).report(student, Path(resources["metadata"]["path"]))
+        student, assignment = resources["nbgrader"]["student"], resources["nbgrader"]["assignment"]
+        folder = Path(resources["metadata"]["path"])  # the autograded copy
+        report = _class_batch(self, student, assignment).report(student, folder)
         by_grade_id = check_grade_ids()
         for cell in nb.cells:
             target = by_grade_id.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
             if target is not None and cell.metadata["nbgrader"].get("grade"):
                 cell.outputs = _check_outputs(report, target, cell.get("execution_count"), self.repeat(target))
-        folder = Path(resources["metadata"]["path"])
         # nbgrader's release_feedback hands the student every top-level .html of the feedback folder, which
         # generate_feedback copies from here: a submitted page, or a symbolic link the copy followed (to the
         # gradebook, say), would go back to the student. Only the notebooks' pages and the summary may.
@@ -189,12 +189,10 @@ class _ClassGrading:
 
     def report(self, student: str, autograded: Path) -> dict:
         submitted = Path(self.coursedir.format_path(self.coursedir.submitted_directory, student, self.assignment))
-        key = display_path(str(submitted))
-        report = None
-        if self.batch.digests.get(key) == package_digest(autograded / "agstate"):
-            report = self.batch.report(key)
+        key, digest = display_path(str(submitted)), package_digest(autograded / "agstate")
+        report = self.batch.report(key) if self.batch.digests.get(key) == digest else None
         if report is None:
-            report = self.single.get((student, package_digest(autograded / "agstate")))
+            report = self.single.get((student, digest))
         if report is None:  # not in the class batch (or changed since): graded on its own
             self.step.log.info("Grading %s on its own", autograded)
             single = BackgroundBatch([autograded], self.step.settings(), 1)
@@ -203,7 +201,7 @@ class _ClassGrading:
             single.close()
             if report is None:
                 raise RuntimeError(f"the grader could not grade {autograded}: {problem}")
-            self.single[(student, package_digest(autograded / "agstate"))] = report
+            self.single[(student, digest)] = report
         if report.get("sandbox") != SANDBOX:
             raise RuntimeError(f"{autograded} was graded without the sandbox; its scores are not used")
         return report

@@ -155,7 +155,7 @@ class Checker:
             raise Abort("timeout", "this task ran out of time before all its rules were checked")
         allowed = min(remaining, limit or self.call_limit)
         try:
-            value = self.session.probe(name, *args, timeout=allowed, doing=describe(name, args))
+            value = self.session.probe(name, *args, timeout=allowed, doing=lambda: f"running {describe(name, args)}")
         except ChildFailed as exc:
             if exc.status == "timeout":
                 # This task's code can loop: its later rules are still checked, on a short leash.

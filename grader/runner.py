@@ -94,7 +94,7 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
     call_limit = min(5.0, max(1.0, timeout / 20))
     with Session(submission, LABS[task.lab], limits, load_timeout=min(timeout, 10.0), sandbox=sandbox) as session:
         try:
-            session.probe("attr", "__name__", timeout=min(timeout, 10.0), doing=f"importing agstate/{LABS[task.lab]}.py")
+            session.probe("attr", "__name__", timeout=min(timeout, 10.0), doing=lambda: f"importing agstate/{LABS[task.lab]}.py")
         except LoadFailed as exc:
             return {**base, "status": "error", "feedback": _load_feedback(exc, task), "load_problem": True}
         except ChildFailed as exc:

@@ -13,6 +13,7 @@ import select
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -151,24 +152,25 @@ class Session:
         self._control = control
         self._drain = _OutputDrain(output_r)
         self._drain.start()
-        reply = self._receive(self.load_timeout, "importing your module")
+        reply = self._receive(self.load_timeout, lambda: "importing your module")
         if "load_error" in reply:
             error = reply["load_error"]
             self.close()
             raise LoadFailed(Raised(error))
 
-    def probe(self, name: str, *args, timeout: float, doing: str | None = None):
+    def probe(self, name: str, *args, timeout: float, doing: Callable[[], str] | None = None):
         """Run probe ``name`` in the learner's process; its value, a ``Raised`` or a ``MissingName``.
-        ``doing``: the learner's call it stands for, as a failure names it ("running <doing>")."""
-        return _outcome(self._ask({"probe": name, "args": wire.encode(list(args))}, timeout, f"running {doing or name}"))
+        ``doing()``: what the learner's code was doing, as a failure names it ("running merge_sources([], ['a'])");
+        asked only then."""
+        return _outcome(self._ask({"probe": name, "args": wire.encode(list(args))}, timeout, doing or (lambda: f"running {name}")))
 
     def batch(self, requests: list[tuple[str, list]], timeout: float) -> list:
         """Run many probes in one round trip; each outcome is a value, a ``Raised`` or a ``MissingName``."""
         message = {"batch": [[name, wire.encode(args)] for name, args in requests]}
-        reply = self._ask(message, timeout, f"running {len(requests)} checks")
+        reply = self._ask(message, timeout, lambda: f"running {len(requests)} checks")
         return [_outcome(item) for item in reply["replies"]]
 
-    def _ask(self, message: dict, timeout: float, doing: str) -> dict:
+    def _ask(self, message: dict, timeout: float, doing: Callable[[], str]) -> dict:
         deadline = time.monotonic() + timeout
         if self._conn is None:
             self._start()
@@ -178,12 +180,13 @@ class Session:
             return self._receive(0, doing)
         return self._receive(max(0.0, deadline - time.monotonic()), doing)
 
-    def _receive(self, timeout: float, doing: str) -> dict:
+    def _receive(self, timeout: float, doing: Callable[[], str]) -> dict:
+        """The child's answer; ``doing()`` (what it was asked) is only composed for a failure's message."""
         if not self._conn.poll(timeout):
             ended = self.close()
             # Thrashing at the memory limit looks like slowness: say so when the keeper saw it.
             note = "; the task's processes had reached their memory limit" if ended.get("memory_limit") else ""
-            raise ChildFailed("timeout", f"your code took longer than {timeout:.1f} s while {doing}{note}")
+            raise ChildFailed("timeout", f"your code took longer than {timeout:.1f} s while {doing()}{note}")
         try:
             return wire.loads(self._conn.recv_bytes(wire.MAX_MESSAGE_BYTES))
         except (EOFError, OSError):
@@ -195,11 +198,11 @@ class Session:
             if "error" in ended:
                 raise ChildFailed("error", f"the grader could not run your code ({ended['error']}); "
                                            "please report it to your instructor") from None
-            raise ChildFailed("crashed", f"your code ended the process while {doing} ({_how(ended, self.limits)})"
+            raise ChildFailed("crashed", f"your code ended the process while {doing()} ({_how(ended, self.limits)})"
                               + (f"; its last output: {tail}" if tail else "")) from None
         except ValueError as exc:
             self.close()
-            raise ChildFailed("crashed", f"the process sent an unreadable answer while {doing} ({exc})") from None
+            raise ChildFailed("crashed", f"the process sent an unreadable answer while {doing()} ({exc})") from None
 
     def _ended(self) -> dict:
         """The keeper's word on how the learner's process ended (it says so once the process is gone)."""

@@ -8,7 +8,7 @@ autograde (``grader.autograde.AuditCells``) and ``agstate-course audit``.
 """
 
 import copy
-from collections import Counter
+from collections import defaultdict
 
 __all__ = ["findings", "restore"]
 
@@ -24,15 +24,18 @@ def _graded(cell) -> dict | None:
 def findings(submitted, released) -> list[str]:
     """Every change to a graded or locked cell of ``released`` (an nbformat notebook) in ``submitted``."""
     released_cells = {meta["grade_id"]: (cell, meta) for cell in released.cells if (meta := _graded(cell))}
-    used = Counter(meta["grade_id"] for cell in submitted.cells if (meta := _graded(cell)))
+    carrying = defaultdict(list)  # grade id -> the submitted cells that carry it
+    for cell in submitted.cells:
+        if meta := _graded(cell):
+            carrying[meta["grade_id"]].append(cell)
     found = []
     for grade_id, (cell, meta) in released_cells.items():
-        copies = [c for c in submitted.cells if (m := _graded(c)) and m["grade_id"] == grade_id]
+        copies = carrying.get(grade_id, [])
         if not copies:
             found.append(f"cell {grade_id} is missing (deleted, or its grade id was changed)")
             continue
-        if used[grade_id] > 1:
-            found.append(f"grade id {grade_id} is on {used[grade_id]} cells (a cell was given another cell's id)")
+        if len(copies) > 1:
+            found.append(f"grade id {grade_id} is on {len(copies)} cells (a cell was given another cell's id)")
         for twin in copies:
             if twin.get("cell_type") != cell.cell_type:
                 found.append(f"cell {grade_id} was changed from a {cell.cell_type} cell to a {twin.get('cell_type')} cell")
@@ -41,7 +44,7 @@ def findings(submitted, released) -> list[str]:
             changed = [field for field in _GRADING_FIELDS if _graded(twin).get(field) != meta.get(field)]
             if changed:
                 found.append(f"cell {grade_id}'s grading metadata was changed ({', '.join(changed)})")
-    for grade_id in used:
+    for grade_id in carrying:
         if grade_id not in released_cells:
             found.append(f"a cell carries grade id {grade_id!r}, which the released notebook does not have")
     return list(dict.fromkeys(found))  # two copies of one edited cell are one sentence
