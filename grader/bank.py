@@ -7,16 +7,41 @@ batch's main process (``export``/``merge``), and later workers inherit them.
 """
 
 import hashlib
+from dataclasses import dataclass
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
 from grader import wire
 
-__all__ = ["rule_seed", "rule_settings", "cases", "examples", "export", "merge"]
+__all__ = ["Key", "rule_seed", "rule_settings", "cases", "examples", "export", "merge"]
 
 _BANK: dict[str, list] = {}
 _NEW: set[str] = set()
+
+
+@dataclass(frozen=True)
+class Key:
+    """Which examples a rule draws: a task's named example set, at one run seed and example count.
+
+    ``name`` is the name of the test a rule decorates with ``Checker.forall``.
+    Two tests of one task with the same name share their examples, and so the
+    child's answers to them (a task's rules judging the same runs); the
+    checker refuses two such tests drawing from different strategies.
+    """
+
+    task: str
+    name: str
+    run_seed: int
+    count: int
+
+    @property
+    def seed(self) -> int:
+        """The set's own seed, so sets draw independent examples from one run seed."""
+        return rule_seed(self.run_seed, self.task, self.name)
+
+    def __str__(self) -> str:
+        return f"{self.task}/{self.name}/{self.run_seed}/{self.count}"
 
 
 def rule_seed(run_seed: int, task_id: str, rule: str) -> int:
@@ -32,8 +57,9 @@ def rule_settings(max_examples: int, shrink: bool) -> settings:
                     phases=phases, suppress_health_check=list(HealthCheck))
 
 
-def examples(key: str, strategies: tuple, seed_value: int, max_examples: int) -> list[tuple]:
-    """The examples Hypothesis draws for ``strategies`` with this seed (drawn once, then reused)."""
+def examples(bank_key: Key, strategies: tuple) -> list[tuple]:
+    """The examples Hypothesis draws for ``strategies`` under ``bank_key`` (drawn once per process, then reused)."""
+    key, seed_value, max_examples = str(bank_key), bank_key.seed, bank_key.count
     if key not in _BANK:
         drawn = []
 

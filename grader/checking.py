@@ -15,9 +15,11 @@ from hypothesis import given, seed
 from hypothesis.errors import Flaky
 
 from grader import bank, wire
-from grader.session import ChildFailed, LoadFailed, MissingName, Raised
+from grader.session import ChildFailed, LoadFailed, MissingName
+from grader.wire import Raised
 
-__all__ = ["Failure", "Abort", "BUDGETS", "Budget", "Call", "Checker", "Raised", "describe", "show", "jsonable"]
+__all__ = ["Failure", "Abort", "BUDGETS", "Budget", "Call", "Checker", "Counterexample", "Raised", "describe", "show",
+           "jsonable", "no_raise"]
 
 _short = reprlib.Repr()
 _short.maxstring = _short.maxother = 60
@@ -47,14 +49,44 @@ def jsonable(value):
 _SHORT_LEASH_S = 0.25
 
 
+@dataclass(frozen=True)
+class Counterexample:
+    """The smallest example that breaks a rule, as the report shows it: the learner's call and both answers."""
+
+    call: str
+    args: list
+    expected: object
+    got: object
+
+    def report(self) -> dict:
+        return {"call": self.call, "args": jsonable(self.args), "expected": jsonable(self.expected), "got": jsonable(self.got)}
+
+
 class Failure(Exception):
     """A rule broken on one example; Hypothesis shrinks it. ``status``: failed or error."""
 
-    def __init__(self, feedback: str, counterexample: dict | None = None, status: str = "failed"):
+    def __init__(self, feedback: str, counterexample: Counterexample | None = None, status: str = "failed"):
         super().__init__(feedback)
+        if counterexample is not None and not isinstance(counterexample, Counterexample):
+            raise TypeError(f"a counterexample is a Counterexample, not {type(counterexample).__name__}")
         self.feedback = feedback
         self.counterexample = counterexample
         self.status = status
+
+
+def no_raise(got, what: str, *, hint: str = "", example: Counterexample | None = None):
+    """``got``, unless it says the learner's code raised: then the rule fails with status error.
+
+    The one way a learner's exception becomes feedback: ``"<what> raised
+    KeyError: 'x' (at agstate/board.py, line 12: ...)[; <hint>]"``. ``what`` is
+    the learner's call in their words; ``example``'s ``got`` becomes
+    ``"raised KeyError"``.
+    """
+    if isinstance(got, Raised):
+        if example is not None:
+            example = Counterexample(example.call, example.args, example.expected, f"raised {got.type}")
+        raise Failure(f"{what} raised {got.sentence()}{'; ' + hint if hint else ''}", example, status="error")
+    return got
 
 
 class Abort(BaseException):
@@ -83,9 +115,8 @@ class Call:
     def text(self) -> str:
         return f"{self.name}({', '.join(show(a) for a in self.args)})"
 
-    def counterexample(self, expected, got=None) -> dict:
-        return {"call": self.name, "args": jsonable(self.args), "expected": jsonable(expected),
-                "got": jsonable(self.result if got is None else got)}
+    def counterexample(self, expected, got=None) -> Counterexample:
+        return Counterexample(self.name, self.args, expected, self.result if got is None else got)
 
 
 @dataclass(frozen=True)
@@ -136,6 +167,7 @@ class Checker:
         self._requests = {}
         # Only a task's first broken rule is shrunk: it is the one the feedback shows.
         self.shrink = True
+        self._strategies = {}  # example-set name -> what it draws from (bank.Key)
 
     def budget(self, kind: str) -> int:
         """Random examples for a rule whose example costs ``kind`` (``BUDGETS``), from this run's --examples."""
@@ -174,7 +206,7 @@ class Checker:
         if isinstance(value, MissingName):
             raise Abort("error", f"{value}: define it as the spec says (see the module's docstrings)")
         if isinstance(value, Raised) and value.is_a("NotImplementedError"):
-            raise Abort("not_implemented", f"{value.info['message'] or 'not implemented yet'}")
+            raise Abort("not_implemented", value.message or "not implemented yet")
         return value
 
     def call(self, name: str, *args) -> Call:
@@ -201,9 +233,7 @@ class Checker:
 
     @staticmethod
     def _no_raise(outcome: Call) -> Call:
-        if outcome.raised is not None:
-            raise Failure(f"{outcome.text()} raised {outcome.raised.sentence()}",
-                          outcome.counterexample(None, f"raised {outcome.raised.type}"), status="error")
+        no_raise(outcome.raised, outcome.text(), example=outcome.counterexample(None))
         return outcome
 
     # -- random examples ----------------------------------------------------------
@@ -219,10 +249,10 @@ class Checker:
         def run(test):
             if first is not None:
                 test(*first)  # a hand-picked small case: its failure needs no shrinking
-            count = examples or self.examples
-            own_seed = bank.rule_seed(self.seed, self.task_id, test.__name__)
+            key = bank.Key(self.task_id, test.__name__, self.seed, examples or self.examples)
+            self._same_strategies(key, strategies)
             drawing = time.monotonic()
-            cases = bank.examples(f"{self.task_id}/{test.__name__}/{self.seed}/{count}", strategies, own_seed, count)
+            cases = bank.examples(key, strategies)
             self.deadline += time.monotonic() - drawing  # the grader's own work is not the learner's time
             first_failure = self._replay(test, cases)
             if first_failure is None:
@@ -235,7 +265,7 @@ class Checker:
 
             # Same seed and settings as the bank: Hypothesis meets the same examples (their answers
             # are known, so only the shrinking asks the child anything new) and shrinks the failure.
-            property_test = seed(own_seed)(bank.rule_settings(count, shrink=True)(given(bank.cases(strategies))(example)))
+            property_test = seed(key.seed)(bank.rule_settings(key.count, shrink=True)(given(bank.cases(strategies))(example)))
             try:
                 property_test()
             except Flaky as exc:
@@ -245,6 +275,14 @@ class Checker:
             return test
 
         return run
+
+    def _same_strategies(self, key: bank.Key, strategies: tuple) -> None:
+        """Refuse two tests of one task that share a name (and so their examples) but draw differently."""
+        drawn_from = repr(strategies)
+        known = self._strategies.setdefault(key.name, drawn_from)
+        if known != drawn_from:
+            raise RuntimeError(f"{key.task}: two tests named {key.name!r} draw from different strategies; "
+                               "rename one (tests of one name share their examples)")
 
     def _replay(self, test, cases: list[tuple]) -> BaseException | None:
         """Run ``test`` on every case with batched probes; None when all pass.

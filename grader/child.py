@@ -13,13 +13,12 @@ import importlib.util
 import os
 import sys
 import tempfile
-import traceback
 from multiprocessing.connection import Connection
 from pathlib import Path
 
 from grader import containment, probes, wire
 
-__all__ = ["run_learner", "serve", "load_learner_module", "describe_exception"]
+__all__ = ["run_learner", "serve", "load_learner_module"]
 
 
 def run_learner(conn_fd: int, output_fd: int, request: dict, limits: containment.Limits, processes_running: int):
@@ -62,46 +61,13 @@ def load_learner_module(submission: Path, module: str):
     return learner
 
 
-def describe_exception(exc: BaseException, submission: Path) -> dict:
-    """Plain facts about a learner's exception: type, message and the learner's own line."""
-    try:
-        message = str(exc)
-    except BaseException:
-        message = "<unprintable message>"
-    info = {
-        "type": type(exc).__name__,
-        "mro": [cls.__name__ for cls in type(exc).__mro__],
-        # LangGraph appends "For troubleshooting, visit: <url>": the first line is the message.
-        "message": message.strip().split("\n")[0][:500],
-        "where": None,
-    }
-    if isinstance(exc, SyntaxError) and exc.filename:
-        info["message"] = str(exc.msg)
-        info["where"] = {"file": _relative(exc.filename, submission), "line": exc.lineno, "code": (exc.text or "").strip()}
-        return info
-    root = str(submission.resolve())
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if frame.filename and os.path.abspath(frame.filename).startswith(root):
-            info["where"] = {"file": _relative(frame.filename, submission), "line": frame.lineno,
-                             "code": (frame.line or "").strip(), "function": frame.name}
-            break
-    return info
-
-
-def _relative(filename: str, submission: Path) -> str:
-    try:
-        return str(Path(filename).resolve().relative_to(submission.resolve()))
-    except ValueError:
-        return filename
-
-
 def serve(conn, submission: str, module: str) -> None:
     """Load the learner's module, then answer probe requests until EOF."""
     submission_path = Path(submission)
     try:
         learner = load_learner_module(submission_path, module)
     except BaseException as exc:  # SyntaxError, ImportError, anything the module raises on import
-        conn.send_bytes(wire.dumps({"load_error": describe_exception(exc, submission_path)}))
+        conn.send_bytes(wire.dumps({"load_error": wire.Raised.of(exc, submission_path).encode()}))
         return
     conn.send_bytes(wire.dumps({"ready": True}))
     context = probes.Context(learner, submission_path)
@@ -125,4 +91,4 @@ def _answer(context, request: dict) -> dict:
     except probes.Missing as exc:
         return {"missing": str(exc)}
     except BaseException as exc:  # the learner's code raised: that is data, not a grader failure
-        return {"raised": describe_exception(exc, context.submission)}
+        return {"value": wire.encode(wire.Raised.of(exc, context.submission))}

@@ -128,7 +128,7 @@ def _run_rule(rule, checker: Checker) -> dict:
     try:
         rule.check(checker)
     except Failure as failure:
-        verdict.update(status=failure.status, feedback=failure.feedback.rstrip("."), counterexample=failure.counterexample)
+        verdict.update(status=failure.status, feedback=failure.feedback.rstrip("."), counterexample=failure.counterexample and failure.counterexample.report())
     except Abort as stopped:
         verdict.update(status=stopped.status, feedback=stopped.feedback.rstrip("."))
     except Exception as exc:  # a grader bug must cost the learner nothing silently: say so
@@ -140,9 +140,9 @@ def _run_rule(rule, checker: Checker) -> dict:
 
 
 def _load_feedback(exc: LoadFailed, task: Task) -> str:
-    info = exc.raised.info
+    raised = exc.raised
     module = LABS[task.lab]
-    if info["type"] in ("SyntaxError", "IndentationError", "TabError") and info.get("where"):
-        where = info["where"]
-        return f"agstate/{module}.py does not parse: {info['message']} in {where['file']}, line {where['line']}: {where['code']}"
+    if raised.type in ("SyntaxError", "IndentationError", "TabError") and raised.where:
+        where = raised.where
+        return f"agstate/{module}.py does not parse: {raised.message} in {where['file']}, line {where['line']}: {where['code']}"
     return f"importing agstate/{module}.py raised {exc.raised.sentence()}"

@@ -14,40 +14,18 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
 from grader import bubblewrap, wire, zygote
 from grader.containment import Limits
+from grader.wire import Raised
 
 __all__ = ["Session", "Raised", "ChildFailed", "LoadFailed", "MissingName"]
 
 _OUTPUT_TAIL_BYTES = 2000
 _OUTPUT_TAIL_CHARS = 300
 _TEARDOWN_TIMEOUT = 10.0
-
-
-@dataclass
-class Raised:
-    """The learner's code raised: facts from ``child.describe_exception``."""
-
-    info: dict
-
-    @property
-    def type(self) -> str:
-        return self.info["type"]
-
-    def is_a(self, name: str) -> bool:
-        return name in self.info.get("mro", [])
-
-    def sentence(self) -> str:
-        text = f"{self.info['type']}: {self.info['message']}" if self.info["message"] else self.info["type"]
-        where = self.info.get("where")
-        if where:
-            text += f" (at {where['file']}, line {where['line']}"
-            text += f": {where['code']})" if where.get("code") else ")"
-        return text
 
 
 class ChildFailed(Exception):
@@ -72,8 +50,6 @@ class MissingName(Exception):
 
 
 def _outcome(reply: dict):
-    if "raised" in reply:
-        return Raised(reply["raised"])
     if "missing" in reply:
         return MissingName(reply["missing"])
     if "grader_error" in reply:
@@ -156,7 +132,7 @@ class Session:
         if "load_error" in reply:
             error = reply["load_error"]
             self.close()
-            raise LoadFailed(Raised(error))
+            raise LoadFailed(Raised.decode(error))
 
     def probe(self, name: str, *args, timeout: float, doing: Callable[[], str] | None = None):
         """Run probe ``name`` in the learner's process; its value, a ``Raised`` or a ``MissingName``.

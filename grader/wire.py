@@ -5,13 +5,23 @@ decodes them into fresh builtins. Only exact builtin types survive the trip:
 a list subclass, an object whose ``__eq__`` always answers True, or anything
 else that merely pretends arrives as an ``Opaque`` that equals nothing.
 Nothing from the child is ever unpickled.
+
+One more type crosses: ``Raised``, what the learner's code raised, as facts.
+A probe that lets the learner's code fail returns one (``Raised.of``) in
+place of a value, and the grading side meets the same class wherever it sits
+in a reply (a learner could build one by hand; that fakes only what raising
+would do, so it gains nothing).
 """
 
 import json
 import math
+import os
 import reprlib
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
 
-__all__ = ["Opaque", "encode", "decode", "dumps", "loads", "MAX_MESSAGE_BYTES"]
+__all__ = ["Opaque", "Raised", "encode", "decode", "dumps", "loads", "MAX_MESSAGE_BYTES"]
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 _MAX_DEPTH = 60
@@ -36,6 +46,85 @@ class Opaque:
 
     def __repr__(self):
         return self.text
+
+
+@dataclass(frozen=True)
+class Raised:
+    """The learner's code raised: its exception's type, class names, first line and the learner's own line.
+
+    ``where``: ``{"file", "line", "code", "function"}`` of the innermost frame in the submission, or None.
+    ``attrs``: attributes of the exception a rule asked for (``Raised.of(exc, root, attrs=[...])``).
+    """
+
+    type: str
+    mro: tuple = ()
+    message: str = ""
+    where: dict | None = None
+    attrs: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, exc: BaseException, submission: Path | None = None, attrs=()) -> "Raised":
+        """The facts of ``exc`` (in the learner's process); ``submission`` finds the learner's line."""
+        try:
+            message = str(exc)
+        except BaseException:
+            message = "<unprintable message>"
+        # LangGraph appends "For troubleshooting, visit: <url>": the first line is the message.
+        message = message.strip().split("\n")[0][:500]
+        where = None
+        if isinstance(exc, SyntaxError) and exc.filename:
+            message = str(exc.msg)
+            where = {"file": _relative(exc.filename, submission), "line": exc.lineno, "code": (exc.text or "").strip()}
+        elif submission is not None:
+            root = str(Path(submission).resolve())
+            for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+                if frame.filename and os.path.abspath(frame.filename).startswith(root):
+                    where = {"file": _relative(frame.filename, submission), "line": frame.lineno,
+                             "code": (frame.line or "").strip(), "function": frame.name}
+                    break
+        found = {}
+        for name in attrs:
+            try:
+                found[name] = getattr(exc, name, "<missing>")
+            except BaseException:
+                found[name] = "<unreadable>"
+        return cls(type(exc).__name__, tuple(c.__name__ for c in type(exc).__mro__), message, where, found)
+
+    def is_a(self, name: str) -> bool:
+        """Whether the exception is a ``name`` (its class or a base class is called so)."""
+        return name in self.mro
+
+    def sentence(self) -> str:
+        """``"KeyError: 'x' (at agstate/state.py, line 12: return d['x'])"``: the feedback's words for it."""
+        text = f"{self.type}: {self.message}" if self.message else self.type
+        if self.where:
+            text += f" (at {self.where['file']}, line {self.where['line']}"
+            text += f": {self.where['code']})" if self.where.get("code") else ")"
+        return text
+
+    def __str__(self) -> str:
+        return self.sentence()
+
+    def encode(self) -> dict:
+        return {"$": "raised", "type": self.type, "mro": list(self.mro), "message": self.message,
+                "where": self.where, "attrs": encode(self.attrs)}
+
+    @classmethod
+    def decode(cls, data: dict) -> "Raised":
+        where = data.get("where")
+        where = {str(k): v for k, v in where.items() if isinstance(v, (str, int)) or v is None} if isinstance(where, dict) else None
+        attrs = decode(data.get("attrs") or {"$": "dict", "items": []})
+        return cls(str(data.get("type")), tuple(str(n) for n in data.get("mro") or ()), str(data.get("message") or ""),
+                   where, attrs if isinstance(attrs, dict) else {})
+
+
+def _relative(filename: str, submission: Path | None) -> str:
+    if submission is None:
+        return filename
+    try:
+        return str(Path(filename).resolve().relative_to(Path(submission).resolve()))
+    except ValueError:
+        return filename
 
 
 def _describe(value) -> tuple[str, str]:
@@ -65,6 +154,8 @@ def encode(value, depth: int = 0):
         return {"$": "dict", "items": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
     if kind in (set, frozenset):
         return {"$": kind.__name__, "items": [encode(item, depth + 1) for item in value]}
+    if kind is Raised:
+        return value.encode()
     name, text = _describe(value)
     return {"$": "opaque", "type": name, "text": text}
 
@@ -86,6 +177,8 @@ def decode(data):
         return frozenset(_hashable(decode(item)) for item in data["items"])
     if tag == "float":
         return float(data["text"])
+    if tag == "raised":
+        return Raised.decode(data)
     if tag == "opaque":
         return Opaque(str(data.get("type")), str(data.get("text")))
     raise ValueError(f"unknown wire tag {tag!r}")

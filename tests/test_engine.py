@@ -12,8 +12,8 @@ import pytest
 from hypothesis import strategies as st
 
 from grader import bank, wire
-from grader.checking import Abort, Checker, Failure, show
-from grader.session import Raised
+from grader.checking import Abort, Checker, Counterexample, Failure, no_raise, show
+from grader.wire import Raised
 
 
 class FakeSession:
@@ -29,7 +29,7 @@ class FakeSession:
         try:
             result = function(*call_args)
         except NotImplementedError as exc:
-            return Raised({"type": "NotImplementedError", "message": str(exc), "mro": ["NotImplementedError"]})
+            return Raised("NotImplementedError", ("NotImplementedError",), str(exc))
         return {"result": wire.decode(wire.encode(result)), "args_after": call_args, "returned_an_argument": []}
 
     def probe(self, name, *args, timeout, doing=None):
@@ -94,22 +94,56 @@ def test_nesting_and_size_are_bounded():
 # -- the bank ---------------------------------------------------------------------------------
 def test_a_rule_draws_the_same_examples_for_the_same_seed_and_others_for_another():
     strategies = (st.lists(st.integers()),)
-    first = bank.examples("engine/a/1", strategies, bank.rule_seed(1, "engine.demo", "a"), 30)
-    again = bank.examples("engine/a/1-again", strategies, bank.rule_seed(1, "engine.demo", "a"), 30)
-    other = bank.examples("engine/a/2", strategies, bank.rule_seed(2, "engine.demo", "a"), 30)
+    first = bank.examples(bank.Key("engine.demo", "a", 1, 30), strategies)
+    bank._BANK.clear()
+    again = bank.examples(bank.Key("engine.demo", "a", 1, 30), strategies)
+    other = bank.examples(bank.Key("engine.demo", "a", 2, 30), strategies)
     assert first == again and first != other and len(first) == 30
-    assert bank.rule_seed(1, "engine.demo", "a") != bank.rule_seed(1, "engine.demo", "b")
+    assert bank.Key("engine.demo", "a", 1, 30).seed != bank.Key("engine.demo", "b", 1, 30).seed
+    assert str(bank.Key("engine.demo", "a", 1, 30)) == "engine.demo/a/1/30"
 
 
 def test_banks_travel_between_processes_as_plain_data():
     strategies = (st.tuples(st.text(), st.integers()),)
-    drawn = bank.examples("engine/travel", strategies, 11, 10)
+    key = bank.Key("engine.demo", "travel", 11, 10)
+    drawn = bank.examples(key, strategies)
     exported = bank.export()
-    assert "engine/travel" in exported
+    assert str(key) in exported
     wire.dumps(exported)  # plain JSON data
-    bank._BANK.pop("engine/travel")
-    bank.merge({"engine/travel": exported["engine/travel"]})
-    assert bank.examples("engine/travel", strategies, 11, 10) == drawn
+    bank._BANK.pop(str(key))
+    bank.merge({str(key): exported[str(key)]})
+    assert bank.examples(key, strategies) == drawn
+
+
+def test_two_tests_of_one_name_must_draw_from_the_same_strategies():
+    check = Checker(FakeSession(learner_sort=sorted), "engine.demo", 1, 5, time.monotonic() + 30)
+
+    @check.forall(st.lists(st.integers()))
+    def shared(items):
+        pass
+
+    @check.forall(st.lists(st.integers()))  # the same examples again: fine
+    def shared(items):  # noqa: F811 -- the point of the test
+        pass
+
+    with pytest.raises(RuntimeError, match="two tests named 'shared' draw from different strategies"):
+        @check.forall(st.text())
+        def shared(text):  # noqa: F811
+            pass
+
+
+def test_a_learner_exception_crosses_the_boundary_as_one_type():
+    try:
+        {}["missing"]
+    except KeyError as exc:
+        raised = wire.Raised.of(exc, None, attrs=["args", "nothing"])
+    back = wire.decode(wire.loads(wire.dumps(wire.encode({"outcome": [raised]}))))["outcome"][0]
+    assert back == raised and back.is_a("LookupError") and back.attrs == {"args": ("missing",), "nothing": "<missing>"}
+    assert back.sentence() == "KeyError: 'missing'"
+    with pytest.raises(Failure, match=r"^d\['missing'\] raised KeyError: 'missing'; use d.get$") as caught:
+        no_raise(back, "d['missing']", hint="use d.get", example=Counterexample("d.get", ["missing"], None, None))
+    assert caught.value.status == "error" and caught.value.counterexample.got == "raised KeyError"
+    assert no_raise({"ok": 1}, "anything") == {"ok": 1}
 
 
 # -- forall: replay, shrinking, verdicts ------------------------------------------------------
@@ -133,7 +167,7 @@ def test_a_failure_is_shrunk_to_the_smallest_counterexample():
 
     with pytest.raises(Failure) as failed:
         _sorts(checker(FakeSession(learner_sort=keeps_duplicates_out)))
-    assert failed.value.counterexample == {"call": "learner_sort", "args": [[0, 0]], "expected": [0, 0], "got": [0]}
+    assert failed.value.counterexample.report() == {"call": "learner_sort", "args": [[0, 0]], "expected": [0, 0], "got": [0]}
 
 
 def test_the_same_seed_gives_the_same_counterexample_and_another_seed_may_not_need_to():
@@ -146,7 +180,7 @@ def test_the_same_seed_gives_the_same_counterexample_and_another_seed_may_not_ne
             _sorts(checker(FakeSession(learner_sort=wrong_above_ten), seed=3))
         found.append(failed.value.counterexample)
     assert found[0] == found[1]
-    assert found[0]["got"] != found[0]["expected"] and max(found[0]["args"][0]) == 11  # shrunk to the boundary
+    assert found[0].got != found[0].expected and max(found[0].args[0]) == 11  # shrunk to the boundary
 
 
 def test_only_the_first_broken_rule_is_shrunk():
@@ -154,7 +188,7 @@ def test_only_the_first_broken_rule_is_shrunk():
     check.shrink = False
     with pytest.raises(Failure) as failed:
         _sorts(check)
-    assert failed.value.counterexample["got"] != failed.value.counterexample["expected"]
+    assert failed.value.counterexample.got != failed.value.counterexample.expected
 
 
 def test_a_stub_aborts_the_rule_as_not_implemented():
@@ -176,7 +210,7 @@ def test_a_function_that_is_not_pure_is_still_caught_with_an_answer_it_really_ga
     with pytest.raises(Failure) as failed:
         _sorts(checker(FakeSession(learner_sort=moody)))
     shown = failed.value.counterexample
-    assert shown["got"] == [*shown["expected"], 0]  # each call is asked once per task: its answer is kept
+    assert shown.got == [*shown.expected, 0]  # each call is asked once per task: its answer is kept
 
 
 def test_the_time_budget_stops_a_task():

@@ -10,7 +10,9 @@ and they import nothing of the grading side (no rules, models or answers).
 
 import importlib
 
-__all__ = ["Context", "Missing", "PROBES", "probe", "load"]
+from grader.wire import Raised
+
+__all__ = ["Context", "Missing", "PROBES", "Raised", "probe", "load"]
 
 PROBES = {}
 
@@ -31,6 +33,21 @@ class Context:
             return getattr(self.module, name)
         except AttributeError:
             raise Missing(f"agstate/{self.module.__name__.rsplit('.', 1)[-1]}.py has no '{name}'") from None
+
+    def attempt(self, call, attrs=()):
+        """``call()``'s value, or a ``Raised`` with the facts of what the learner's code raised.
+
+        The one place a probe lets the learner's code fail. A stub's
+        NotImplementedError goes through: the task is not written yet, and the
+        grading side says so instead of judging a result. ``attrs``: the
+        exception's attributes a rule reads (``StaleVersion.expected``).
+        """
+        try:
+            return call()
+        except NotImplementedError:
+            raise
+        except Exception as exc:
+            return Raised.of(exc, self.submission, attrs)
 
 
 def probe(fn):
