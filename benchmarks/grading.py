@@ -81,7 +81,7 @@ def copy_package(package: Path, directory: Path) -> Path:
 # -- our grader ------------------------------------------------------------------------
 def run_grader(paths: list[Path], args, jobs: int | None, extra: tuple[str, ...] = ()) -> tuple[float, list[dict]]:
     """Seconds for one `python -m grader PATHS --json` and its reports, in argument order."""
-    command = [sys.executable, "-m", "grader", *map(str, paths), "--json", "--seed", str(args.seed), "--lab", "state",
+    command = [sys.executable, "-m", "grader", *map(str, paths), "--json", "--seed", str(args.seed), "--part", "state",
                "--timeout", str(args.timeout), "--examples", str(args.examples), *extra]
     command += ["--jobs", str(jobs)] if jobs else []
     started = time.perf_counter()

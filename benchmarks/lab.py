@@ -16,13 +16,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def time_grader(runs: int, lab: str | None) -> list[float]:
-    """Seconds for `agstate-grade solutions [--lab LAB]` in a fresh process, once per run (a new seed each)."""
+def time_grader(runs: int, part: str | None) -> list[float]:
+    """Seconds for `agstate-grade solutions [--part PART]` in a fresh process, once per run (a new seed each)."""
     times = []
     for seed in range(1, runs + 1):
         started = time.perf_counter()
         command = [sys.executable, "-m", "grader", str(ROOT / "solutions"), "--json", "--seed", str(seed)]
-        done = subprocess.run(command + (["--lab", lab] if lab else []), capture_output=True, text=True, cwd=ROOT)
+        done = subprocess.run(command + (["--part", part] if part else []), capture_output=True, text=True, cwd=ROOT)
         times.append(time.perf_counter() - started)
         if done.returncode != 0:
             sys.exit(f"the reference did not get full marks with seed {seed}: {done.stdout[-2000:]}{done.stderr[-2000:]}")
@@ -49,12 +49,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--skip-notebooks", action="store_true")
     args = parser.parse_args()
-    from grader.tasks import LABS
+    from grader.tasks import MODULES
 
     print(f"agstate-grade solutions (default settings), {args.runs} fresh runs each:")
-    for lab in [*LABS, None]:
-        grader = time_grader(args.runs, lab)
-        label = f"--lab {lab}" if lab else "every part"
+    for part in [*MODULES, None]:
+        grader = time_grader(args.runs, part)
+        label = f"--part {part}" if part else "every part"
         print(f"  {label:<16} median {statistics.median(grader):5.2f} s   min {min(grader):5.2f} s   max {max(grader):5.2f} s")
     if not args.skip_notebooks:
         print("notebooks, executed top to bottom against the reference (kernel start included):")

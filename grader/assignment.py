@@ -22,9 +22,9 @@ from pathlib import Path
 
 import nbformat
 
-from grader.tasks import LABS, TASKS
+from grader.tasks import MODULES, TASKS
 
-__all__ = ["MANUAL_POINTS", "check_target", "check_grade_id", "check_grade_ids", "lab_of", "source_notebook", "release_notebook",
+__all__ = ["MANUAL_POINTS", "check_target", "check_grade_id", "check_grade_ids", "part_of", "source_notebook", "release_notebook",
            "notebook_text"]
 
 # Points of one written answer; the autograded tasks of a part add up to 100.
@@ -35,7 +35,7 @@ _SOLUTION = "### BEGIN SOLUTION"
 
 
 def check_target(cell) -> str | None:
-    """The task or lab a check cell grades (``check("state.dedupe")`` -> ``"state.dedupe"``), else None."""
+    """The task or part a check cell grades (``check("state.dedupe")`` -> ``"state.dedupe"``), else None."""
     if cell.cell_type != "code":
         return None
     lines = [line for line in cell.source.splitlines() if line.strip() and line.strip() != _IMPORT]
@@ -53,12 +53,12 @@ def check_grade_ids() -> dict[str, str]:
     return {check_grade_id(task_id): task_id for task_id in TASKS}
 
 
-def lab_of(notebook) -> str:
-    """The part a master notebook belongs to, from its ``agstate: {lab: ...}`` metadata."""
-    lab = notebook.metadata.get("agstate", {}).get("lab")
-    if lab not in LABS:
-        raise ValueError(f"the notebook's metadata must name its part as agstate.lab, one of {sorted(LABS)}; got {lab!r}")
-    return lab
+def part_of(notebook) -> str:
+    """The part a master notebook belongs to, from its ``agstate: {part: ...}`` metadata."""
+    part = notebook.metadata.get("agstate", {}).get("part")
+    if part not in MODULES:
+        raise ValueError(f"the notebook's metadata must name its part as agstate.part, one of {sorted(MODULES)}; got {part!r}")
+    return part
 
 
 def source_notebook(master: Path):

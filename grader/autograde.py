@@ -47,7 +47,7 @@ from grader.notebook import scorecard_html, target_options
 from grader.output import display_path
 from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, SANDBOX
 from grader.tampering import findings, restore
-from grader.tasks import LABS, TASKS
+from grader.tasks import MODULES, TASKS
 
 __all__ = ["AuditCells", "KeepSafeOutputs", "SanitizeMarkdown", "ScoreChecks", "sanitize_steps", "autograde_steps", "SUMMARY_PAGE"]
 
@@ -120,7 +120,8 @@ class ScoreChecks(NbGraderPreprocessor):
     seed = Integer(0, help="randomization seed of every grader run (agstate-grade --seed)").tag(config=True)
     examples = Integer(DEFAULT_EXAMPLES, help="random examples per rule (agstate-grade --examples)").tag(config=True)
     grader_timeout = Float(DEFAULT_TIMEOUT, help="seconds per task (agstate-grade --timeout)").tag(config=True)
-    labs = List(Unicode(), help="the parts graded (default: every part)").tag(config=True)
+    parts = List(Unicode(), help="the parts graded (default: every part)").tag(config=True)
+    labs = List(Unicode(), help="the parts graded: the old name of ScoreChecks.parts, read when parts is not set").tag(config=True)
     jobs = Integer(len(os.sched_getaffinity(0)), help="submissions graded at once (agstate-grade --jobs)").tag(config=True)
 
     def preprocess(self, nb, resources):
@@ -144,9 +145,9 @@ class ScoreChecks(NbGraderPreprocessor):
         return nb, resources
 
     def settings(self) -> list[str]:
-        labs = self.labs or list(LABS)
+        parts = self.parts or self.labs or list(MODULES)
         return ["--seed", str(self.seed), "--examples", str(self.examples), "--timeout", repr(self.grader_timeout),
-                "--task", *[task_id for task_id, task in TASKS.items() if task.lab in labs]]
+                "--task", *[task_id for task_id, task in TASKS.items() if task.part in parts]]
 
     def repeat(self, target: str) -> str:
         """The command a student runs in their workspace to see the same report."""
@@ -216,7 +217,7 @@ def _class_batch(step: ScoreChecks, student: str, assignment: str) -> _ClassGrad
 
 def _check_outputs(report: dict, target: str, execution_count, repeat: str) -> list:
     """A check cell's outputs: the scorecard, then the points as the cell's value."""
-    tasks = [task for task in report["tasks"] if target in (task["id"], task["lab"])]
+    tasks = [task for task in report["tasks"] if target in (task["id"], task["part"])]
     if not tasks:
         reason = f"the grader's report has no task {target!r}"
         return [new_output("error", ename="GraderError", evalue=reason, traceback=[f"GraderError: {reason}"])]
@@ -232,9 +233,9 @@ def summary_html(student: str, report: dict, tampered: dict[str, list[str]]) -> 
     """The student's summary page: score per part and task, links to each notebook's feedback, any tampering."""
     esc = html.escape
     rows = []
-    for lab in dict.fromkeys(task["lab"] for task in report["tasks"]):
-        tasks = [task for task in report["tasks"] if task["lab"] == lab]
-        rows.append(f"<tr class='part'><th colspan='3'>{esc(lab)}</th><th>{sum(t['score'] for t in tasks):g} / "
+    for part in dict.fromkeys(task["part"] for task in report["tasks"]):
+        tasks = [task for task in report["tasks"] if task["part"] == part]
+        rows.append(f"<tr class='part'><th colspan='3'>{esc(part)}</th><th>{sum(t['score'] for t in tasks):g} / "
                     f"{sum(t['max_score'] for t in tasks):g}</th></tr>")
         for task in tasks:
             page = Path(TASKS[task["id"]].notebook).stem + ".html"

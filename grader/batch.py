@@ -31,7 +31,7 @@ _PR_SET_PDEATHSIG = 1
 def failed_report(submission: str, task_ids: list[str], seed: int, status: str, feedback: str,
                   sandbox: bool = True) -> dict:
     """A report for a submission whose grading process itself did not come back."""
-    tasks = [{"id": t, "lab": TASKS[t].lab, "score": 0.0, "max_score": float(TASKS[t].max_score), "status": status,
+    tasks = [{"id": t, "part": TASKS[t].part, "lab": TASKS[t].part, "score": 0.0, "max_score": float(TASKS[t].max_score), "status": status,
               "feedback": feedback, "counterexample": None} for t in task_ids]
     return clean({"submission": display_path(submission), "seed": seed, "score": 0.0,
                   "max_score": float(sum(t["max_score"] for t in tasks)), "sandbox": SANDBOX if sandbox else NO_SANDBOX,

@@ -15,7 +15,7 @@ from grader import bubblewrap, gradebook
 from grader.containment import DEFAULT_MEMORY_MB
 from grader.output import clean, display_path, for_terminal
 from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
-from grader.tasks import LABS, TASKS
+from grader.tasks import MODULES, TASKS
 
 __all__ = ["main", "select_tasks", "render_text", "expand_paths"]
 
@@ -32,8 +32,10 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Repeat any run exactly with the --seed it prints.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="submission directories or globs (default: .)")
-    parser.add_argument("--lab", nargs="+", action="extend", metavar="LAB",
-                        help=f"grade these parts: {', '.join(LABS)} (default: every part, for every submission)")
+    # --lab: the flag's first name (LAB-SPEC §7), kept so earlier commands still run.
+    parser.add_argument("--part", "--lab", dest="part", nargs="+", action="extend", metavar="PART",
+                        help=f"grade these parts: {', '.join(MODULES)} (default: every part, for every submission; "
+                             "--lab is the same flag)")
     parser.add_argument("--task", nargs="+", action="extend", metavar="ID",
                         help="grade only these task ids, e.g. state.dedupe (the flag may be repeated)")
     parser.add_argument("--seed", type=int, help="randomization seed (default: fresh, printed)")
@@ -70,15 +72,15 @@ def expand_paths(arguments: list[str]) -> list[str]:
     return paths
 
 
-def select_tasks(labs: list[str] | None, task_ids: list[str] | None) -> list[str]:
+def select_tasks(parts: list[str] | None, task_ids: list[str] | None) -> list[str]:
     """Task ids to grade, in registry order: the same for every submission; unknown names raise ``UsageError``."""
-    for lab in labs or []:
-        if lab not in LABS:
-            raise UsageError(f"unknown lab {lab!r}; choose one of: {', '.join(LABS)}")
+    for part in parts or []:
+        if part not in MODULES:
+            raise UsageError(f"unknown part {part!r}; choose one of: {', '.join(MODULES)}")
     for task_id in task_ids or []:
         if task_id not in TASKS:
             raise UsageError(f"unknown task {task_id!r}; known tasks: {', '.join(TASKS)}")
-    return [t for t in TASKS if (not task_ids or t in task_ids) and (not labs or TASKS[t].lab in labs)]
+    return [t for t in TASKS if (not task_ids or t in task_ids) and (not parts or TASKS[t].part in parts)]
 
 
 def render_text(report: dict) -> str:
@@ -92,11 +94,11 @@ def render_text(report: dict) -> str:
         if task["status"] != "passed":
             lines.append(f"  {'':<{width}}  {task['feedback']}")
     ids = [task["id"] for task in report["tasks"]]
-    labs = [lab for lab in LABS if any(task["lab"] == lab for task in report["tasks"])]
+    parts = [part for part in MODULES if any(task["part"] == part for task in report["tasks"])]
     if ids == list(TASKS):
         only = ""
-    elif ids == [t for t in TASKS if TASKS[t].lab in labs]:
-        only = f" --lab {' '.join(labs)}"
+    elif ids == [t for t in TASKS if TASKS[t].part in parts]:
+        only = f" --part {' '.join(parts)}"
     else:
         only = f" --task {' '.join(ids)}"
     lines.append(f"score {report['score']:.1f}/{report['max_score']:.1f}  "
@@ -124,7 +126,7 @@ def _plan(args) -> tuple[list[tuple[str, list[str]]], int, dict]:
     seed = args.seed if args.seed is not None else next(iter(logged), random.SystemRandom().randrange(2**31))
     if logged and seed not in logged:
         raise UsageError(f"{gradebook.log_path(args.out)} was graded with seed {logged.pop()}, not {seed}")
-    tasks = select_tasks(args.lab, args.task)
+    tasks = select_tasks(args.part, args.task)
     return [(path, tasks) for path in paths], seed, done
 
 

@@ -1,6 +1,6 @@
 """``agstate-course``: a ready nbgrader course for the lab.
 
-    agstate-course init DIR [--assignment agstate-lab] [--lab LAB ...] [--seed N] [--force]
+    agstate-course init DIR [--assignment agstate-lab] [--part PART ...] [--seed N] [--force]
     agstate-course audit [DIR] [--assignment NAME]
 
 writes ``DIR/nbgrader_config.py`` and ``DIR/source/<assignment>/`` (the
@@ -19,10 +19,10 @@ import shutil
 import sys
 from pathlib import Path
 
-from grader.assignment import lab_of, notebook_text, source_notebook
+from grader.assignment import notebook_text, part_of, source_notebook
 from grader.release import ROOT, learner_package
 from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
-from grader.tasks import LABS
+from grader.tasks import MODULES
 
 __all__ = ["init_course", "main"]
 
@@ -63,7 +63,7 @@ c.Autograde.autograde_preprocessors = autograde_steps()
 c.ScoreChecks.seed = {seed}
 c.ScoreChecks.examples = {examples}
 c.ScoreChecks.grader_timeout = {timeout!r}
-c.ScoreChecks.labs = {labs!r}
+c.ScoreChecks.parts = {parts!r}
 '''
 
 
@@ -71,16 +71,16 @@ class CourseError(Exception):
     pass
 
 
-def init_course(directory: Path, assignment: str = "agstate-lab", labs: list[str] | None = None,
+def init_course(directory: Path, assignment: str = "agstate-lab", parts: list[str] | None = None,
                 seed: int | None = None, examples: int = DEFAULT_EXAMPLES, timeout: float = DEFAULT_TIMEOUT,
                 force: bool = False) -> dict:
-    """Write a course into ``directory``; return what was written (paths, labs, seed)."""
+    """Write a course into ``directory``; return what was written (paths, parts, seed)."""
     directory = directory.resolve()
     if not _NAME.match(assignment):
         raise CourseError(f"assignment name {assignment!r} must be letters, digits, '.', '_' or '-'")
-    available = [lab for lab, module in LABS.items() if (ROOT / "solutions" / "agstate" / f"{module}.py").exists()]
-    labs = labs or available
-    unknown = [lab for lab in labs if lab not in available]
+    available = [part for part, module in MODULES.items() if (ROOT / "solutions" / "agstate" / f"{module}.py").exists()]
+    parts = parts or available
+    unknown = [part for part in parts if part not in available]
     if unknown:
         raise CourseError(f"unknown part {unknown[0]!r}; the parts are {', '.join(available)}")
     if directory.exists() and not directory.is_dir():
@@ -92,35 +92,35 @@ def init_course(directory: Path, assignment: str = "agstate-lab", labs: list[str
 
     source = directory / "source" / assignment
     shutil.rmtree(source, ignore_errors=True)
-    notebooks = _write_notebooks(source, labs)
-    modules = _write_package(source, labs)
+    notebooks = _write_notebooks(source, parts)
+    modules = _write_package(source, parts)
     exclude = sorted(modules)  # the student's whole package: what agstate-grade grades
     (directory / "nbgrader_config.py").write_text(_CONFIG.format(
         root=str(directory), course_id=directory.name, db_url=f"sqlite:///{directory / 'gradebook.db'}",
         exchange=str(directory / "exchange"), exclude={assignment: exclude}, assignment=assignment, seed=seed,
-        examples=examples, timeout=float(timeout), labs=labs))
-    return {"directory": directory, "assignment": assignment, "labs": labs, "seed": seed, "notebooks": notebooks,
+        examples=examples, timeout=float(timeout), parts=parts))
+    return {"directory": directory, "assignment": assignment, "parts": parts, "seed": seed, "notebooks": notebooks,
             "modules": modules}
 
 
-def _write_notebooks(source: Path, labs: list[str]) -> list[str]:
+def _write_notebooks(source: Path, parts: list[str]) -> list[str]:
     written = []
     for master in sorted((ROOT / "solutions" / "notebooks").glob("[0-9][0-9]_*.py")):
         notebook = source_notebook(master)
         try:
-            lab = lab_of(notebook)
+            part = part_of(notebook)
         except ValueError as exc:
             raise CourseError(f"solutions/notebooks/{master.name}: {exc}") from None
-        if lab in labs:
+        if part in parts:
             source.mkdir(parents=True, exist_ok=True)
             (source / f"{master.stem}.ipynb").write_text(notebook_text(notebook))
             written.append(f"{master.stem}.ipynb")
     return written
 
 
-def _write_package(source: Path, labs: list[str]) -> list[str]:
+def _write_package(source: Path, parts: list[str]) -> list[str]:
     """The learner's package: stubs of the chosen parts' exercise modules and every provided helper."""
-    skipped = {f"agstate/{module}.py" for lab, module in LABS.items() if lab not in labs}
+    skipped = {f"agstate/{module}.py" for part, module in MODULES.items() if part not in parts}
     written = []
     for relative, text in learner_package().items():
         if relative not in skipped:
@@ -136,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     init = commands.add_parser("init", help="write a ready nbgrader course into DIR")
     init.add_argument("directory", metavar="DIR", type=Path)
     init.add_argument("--assignment", default="agstate-lab", help="assignment name (default agstate-lab)")
-    init.add_argument("--lab", nargs="+", metavar="LAB", help=f"parts to include: {', '.join(LABS)} (default: all)")
+    init.add_argument("--part", "--lab", dest="part", nargs="+", action="extend", metavar="PART",
+                      help=f"parts to include: {', '.join(MODULES)} (default: all; --lab is the same flag)")
     init.add_argument("--seed", type=int, help="grading seed (default: a fresh one, written to the config)")
     init.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES, help=f"examples per rule (default {DEFAULT_EXAMPLES})")
     init.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help=f"seconds per task (default {DEFAULT_TIMEOUT:g})")
@@ -150,12 +151,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "audit":
         return _audit(args.directory, args.assignment)
     try:
-        course = init_course(args.directory, args.assignment, args.lab, args.seed, args.examples, args.timeout,
+        course = init_course(args.directory, args.assignment, args.part, args.seed, args.examples, args.timeout,
                              args.force)
     except CourseError as exc:
         print(f"agstate-course: {exc}", file=sys.stderr)
         return 2
-    print(f"Course written to {course['directory']} (parts: {', '.join(course['labs'])}; grading seed {course['seed']}).")
+    print(f"Course written to {course['directory']} (parts: {', '.join(course['parts'])}; grading seed {course['seed']}).")
     print(f"  source/{course['assignment']}/: {len(course['notebooks'])} notebooks and the agstate package")
     print("Next, from that directory:")
     print(f"  cd {course['directory']}")

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from grader.tasks import LABS, TASKS
+from grader.tasks import MODULES, TASKS
 
 __all__ = ["check", "workspace", "target_options", "scorecard_html"]
 
@@ -36,7 +36,7 @@ def workspace() -> Path:
 
 
 def check(target: str | None = None, *, seed: int | None = None) -> float:
-    """Grade ``target`` (a task id like "state.dedupe", a lab like "state", or everything)."""
+    """Grade ``target`` (a task id like "state.dedupe", a part like "state", or everything)."""
     # -I: neither the working directory nor PYTHON* variables can put another "grader" in front of this one.
     args = [sys.executable, "-I", "-m", "grader", str(workspace()), "--json", *target_options(target)]
     if seed is not None:
@@ -56,14 +56,14 @@ def check(target: str | None = None, *, seed: int | None = None) -> float:
 
 
 def target_options(target: str | None) -> list[str]:
-    """The ``agstate-grade`` options that grade ``target``: a task id, a lab, or (None) everything."""
+    """The ``agstate-grade`` options that grade ``target``: a task id, a part, or (None) everything."""
     if target is None:
         return []
     if target in TASKS:
         return ["--task", target]
-    if target in LABS:
-        return ["--lab", target]
-    raise ValueError(f"unknown task or lab {target!r}; tasks: {', '.join(TASKS)}")
+    if target in MODULES:
+        return ["--part", target]
+    raise ValueError(f"unknown task or part {target!r}; tasks: {', '.join(TASKS)}")
 
 
 def _show(report: dict) -> None:

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from grader.assignment import notebook_text, release_notebook, source_notebook
-from grader.tasks import LABS, TASKS
+from grader.tasks import MODULES, TASKS
 
 __all__ = ["stub_module", "learner_notebook", "learner_package", "learner_files", "source_problems", "main"]
 
@@ -31,7 +31,7 @@ _BEGIN = re.compile(r"^(?P<indent>\s*)### BEGIN SOLUTION(?:\s+(?P<task>\S+)(?P<a
 _STUB = re.compile(r"^\s*### STUB\s*$")
 _END = re.compile(r"^\s*### END SOLUTION\s*$")
 _DEF = re.compile(r"^\s*(?:def|class)\s+(\w+)")
-EXERCISE_MODULES = {f"{module}.py" for module in LABS.values()}
+EXERCISE_MODULES = {f"{module}.py" for module in MODULES.values()}
 
 
 def stub_module(master: str, filename: str) -> str:
@@ -92,12 +92,12 @@ def learner_files(root: Path = ROOT) -> dict[str, str]:
 def source_problems(root: Path = ROOT) -> list[str]:
     """What the parts' descriptors declare that ``root/solutions`` lacks: each task needs a check cell in its
     notebook and a solution region in its part's module, and each notebook names the part of its checks."""
-    from grader.assignment import check_target, lab_of
+    from grader.assignment import check_target, part_of
 
     problems = []
     for task in TASKS.values():
         master = root / "solutions" / "notebooks" / f"{Path(task.notebook).stem}.py"
-        module = root / "solutions" / "agstate" / f"{LABS[task.lab]}.py"
+        module = root / "solutions" / "agstate" / f"{MODULES[task.part]}.py"
         if not master.exists():
             problems.append(f"{task.id}: its notebook solutions/notebooks/{master.name} does not exist")
         else:
@@ -105,8 +105,8 @@ def source_problems(root: Path = ROOT) -> list[str]:
             if task.id not in {check_target(cell) for cell in notebook.cells}:
                 problems.append(f'{task.id}: solutions/notebooks/{master.name} has no cell check("{task.id}")')
             try:
-                if lab_of(notebook) != task.lab:
-                    problems.append(f"{task.id}: solutions/notebooks/{master.name} names part {lab_of(notebook)!r}")
+                if part_of(notebook) != task.part:
+                    problems.append(f"{task.id}: solutions/notebooks/{master.name} names part {part_of(notebook)!r}")
             except ValueError as exc:
                 problems.append(f"solutions/notebooks/{master.name}: {exc}")
         regions = [set(found.split()) for found in re.findall(r"### BEGIN SOLUTION[ \t]+(.+)$", module.read_text(), re.M)] \

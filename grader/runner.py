@@ -11,7 +11,7 @@ from grader.containment import DEFAULT_MEMORY_MB, Limits
 from grader.output import clean, display_path
 from grader.session import ChildFailed, LoadFailed, Session
 from grader.staging import StagingError, staged
-from grader.tasks import LABS, TASKS, Task
+from grader.tasks import MODULES, TASKS, Task
 
 __all__ = ["grade_submission", "DEFAULT_EXAMPLES", "DEFAULT_TIMEOUT", "SANDBOX", "NO_SANDBOX"]
 
@@ -46,29 +46,30 @@ def grade_submission(submission: str, task_ids: list[str], seed: int, examples: 
 
 
 def _base(task: Task) -> dict:
-    return {"id": task.id, "lab": task.lab, "score": 0.0, "max_score": float(task.max_score), "counterexample": None}
+    # "lab": the part's name under LAB-SPEC §7's first word for it, kept for readers of earlier reports.
+    return {"id": task.id, "part": task.part, "lab": task.part, "score": 0.0, "max_score": float(task.max_score), "counterexample": None}
 
 
 def _grade_tasks(copy: Path, skipped: list[str], task_ids: list[str], seed: int, examples: int, timeout: float,
                  limits: Limits, sandbox: bool) -> list[dict]:
     results = []
-    lab_problems: dict[str, dict] = {}
+    part_problems: dict[str, dict] = {}
     for task_id in task_ids:
         task = TASKS[task_id]
-        problem = lab_problems.get(task.lab) or _missing_module(copy, task.lab, skipped)
-        if problem:  # one failed import answers for the whole lab
+        problem = part_problems.get(task.part) or _missing_module(copy, task.part, skipped)
+        if problem:  # one failed import answers for the whole part
             results.append({**_base(task), **problem})
             continue
         result = run_task(task, copy, seed, examples, timeout, limits, sandbox)
         if result.pop("load_problem", False):
-            lab_problems[task.lab] = {"status": result["status"], "feedback": result["feedback"]}
+            part_problems[task.part] = {"status": result["status"], "feedback": result["feedback"]}
         results.append(result)
     return results
 
 
-def _missing_module(copy: Path, lab: str, skipped: list[str]) -> dict | None:
-    """Feedback when the staged copy lacks the package or the lab's module (exactly ``agstate/<module>.py``)."""
-    module = LABS[lab]
+def _missing_module(copy: Path, part: str, skipped: list[str]) -> dict | None:
+    """Feedback when the staged copy lacks the package or the part's module (exactly ``agstate/<module>.py``)."""
+    module = MODULES[part]
     package = copy / "agstate"
     why = ""
     if not (package / "__init__.py").is_file():
@@ -92,9 +93,9 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
     deadline = time.monotonic() + timeout
     # A correct call takes milliseconds: an endless loop should cost seconds, not the whole task's limit.
     call_limit = min(5.0, max(1.0, timeout / 20))
-    with Session(submission, LABS[task.lab], limits, load_timeout=min(timeout, 10.0), sandbox=sandbox) as session:
+    with Session(submission, MODULES[task.part], limits, load_timeout=min(timeout, 10.0), sandbox=sandbox) as session:
         try:
-            session.probe("attr", "__name__", timeout=min(timeout, 10.0), doing=lambda: f"importing agstate/{LABS[task.lab]}.py")
+            session.probe("attr", "__name__", timeout=min(timeout, 10.0), doing=lambda: f"importing agstate/{MODULES[task.part]}.py")
         except LoadFailed as exc:
             return {**base, "status": "error", "feedback": _load_feedback(exc, task), "load_problem": True}
         except ChildFailed as exc:
@@ -128,7 +129,8 @@ def _run_rule(rule, checker: Checker) -> dict:
     try:
         rule.check(checker)
     except Failure as failure:
-        verdict.update(status=failure.status, feedback=failure.feedback.rstrip("."), counterexample=failure.counterexample and failure.counterexample.report())
+        shown = failure.counterexample.report() if failure.counterexample else None
+        verdict.update(status=failure.status, feedback=failure.feedback.rstrip("."), counterexample=shown)
     except Abort as stopped:
         verdict.update(status=stopped.status, feedback=stopped.feedback.rstrip("."))
     except Exception as exc:  # a grader bug must cost the learner nothing silently: say so
@@ -141,7 +143,7 @@ def _run_rule(rule, checker: Checker) -> dict:
 
 def _load_feedback(exc: LoadFailed, task: Task) -> str:
     raised = exc.raised
-    module = LABS[task.lab]
+    module = MODULES[task.part]
     if raised.type in ("SyntaxError", "IndentationError", "TabError") and raised.where:
         where = raised.where
         return f"agstate/{module}.py does not parse: {raised.message} in {where['file']}, line {where['line']}: {where['code']}"

@@ -4,6 +4,7 @@ import json
 
 import pytest
 from conftest import SOLUTIONS, run_cli
+from submissions import build_submission
 
 from grader.runner import grade_submission
 from grader.tasks import TASKS
@@ -15,7 +16,7 @@ PART_A = [task_id for task_id in TASKS if task_id.startswith("state.")]
     "args, message",
     [
         (["/no/such/dir"], "no such submission directory: /no/such/dir"),
-        ([str(SOLUTIONS), "--lab", "nope"], "unknown lab 'nope'"),
+        ([str(SOLUTIONS), "--part", "nope"], "unknown part 'nope'"),
         ([str(SOLUTIONS), "--task", "state.nope"], "unknown task 'state.nope'"),
     ],
 )
@@ -38,9 +39,7 @@ def test_a_directory_without_agstate_errors_every_task(tmp_path):
 
 
 def test_a_folder_named_like_a_glob_is_that_folder(tmp_path):
-    import shutil
-
-    shutil.copytree(SOLUTIONS / "agstate", tmp_path / "ana[1]" / "agstate")
+    build_submission(tmp_path / "ana[1]")
     (tmp_path / "ana1" / "agstate").mkdir(parents=True)  # what the pattern "ana[1]" matches: an empty package
     done = run_cli(str(tmp_path / "ana[1]"), "--json", "--seed", "1", "--task", "state.dedupe")
     report = json.loads(done.stdout)

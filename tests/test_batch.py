@@ -3,29 +3,26 @@
 import csv
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
 
 import pytest
-from conftest import LEARNER, ROOT, SOLUTIONS, run_cli
+from conftest import ROOT, SOLUTIONS, run_cli
+from submissions import LEARNER, REFERENCE, build_submission
 
-from grader.tasks import LABS, TASKS
+from grader.tasks import MODULES, TASKS
 
 PART_A = [task_id for task_id in TASKS if task_id.startswith("state.")]
-# A class handing in part A: the package without the other parts' exercise modules.
-PART_A_PACKAGE = shutil.ignore_patterns("__pycache__", *(f"{module}.py" for lab, module in LABS.items() if lab != "state"))
 
 
 @pytest.fixture
 def classroom(tmp_path):
     """An nbgrader-like tree: submitted/<student>/agstate-lab/agstate, three correct and one stub."""
-    students = {"ada": SOLUTIONS, "bob": SOLUTIONS, "cy": LEARNER, "dee": SOLUTIONS}
-    for student, source in students.items():
-        target = tmp_path / "submitted" / student / "agstate-lab" / "agstate"
-        shutil.copytree(source / "agstate", target, ignore=PART_A_PACKAGE)
+    students = {"ada": REFERENCE, "bob": REFERENCE, "cy": LEARNER, "dee": REFERENCE}  # a class handing in part A
+    for student, package in students.items():
+        build_submission(tmp_path / "submitted" / student / "agstate-lab", parts=["state"], package=package)
     return tmp_path
 
 
@@ -46,16 +43,16 @@ def test_a_part_left_out_is_missing_not_skipped(classroom):
     report = json.loads(done.stdout)
     assert report["max_score"] == sum(task.max_score for task in TASKS.values())
     for task in report["tasks"]:
-        if task["lab"] == "state":
+        if task["part"] == "state":
             assert task["status"] == "passed"
         else:
             assert task["status"] == "error" and task["score"] == 0.0
-            assert task["feedback"] == f"missing: the submission has no agstate/{LABS[task['lab']]}.py"
+            assert task["feedback"] == f"missing: the submission has no agstate/{MODULES[task['part']]}.py"
 
 
 def test_a_class_larger_than_any_cap_gets_every_report(tmp_path):
     for number in range(60):  # more than output.MAX_ITEMS: the list of reports is never cut
-        shutil.copytree(SOLUTIONS / "agstate", tmp_path / f"s{number:02d}" / "agstate", ignore=PART_A_PACKAGE)
+        build_submission(tmp_path / f"s{number:02d}", parts=["state"])
     done = run_cli(str(tmp_path / "s*"), "--json", "--seed", "3", "--task", "state.decisions", "--jobs", "2")
     reports = json.loads(done.stdout)
     assert [r["submission"] for r in reports] == [str(tmp_path / f"s{number:02d}") for number in range(60)]
@@ -105,7 +102,7 @@ def test_resume_needs_out():
 
 def test_an_interrupted_batch_keeps_every_finished_result(classroom):
     slow = classroom / "submitted" / "zed" / "agstate-lab"
-    shutil.copytree(SOLUTIONS / "agstate", slow / "agstate", ignore=PART_A_PACKAGE)
+    build_submission(slow, parts=["state"])
     state = slow / "agstate" / "state.py"
     state.write_text(state.read_text().replace("WINDOW = 3\n", "WINDOW = 3\nimport time\ntime.sleep(600)\n"))
     out = classroom / "grades.csv"

@@ -36,7 +36,7 @@ def board():
 
 
 def test_untouched_stub_is_not_implemented_everywhere():
-    done = run_cli(str(ROOT), "--json", "--seed", "7", "--lab", "board")
+    done = run_cli(str(ROOT), "--json", "--seed", "7", "--part", "board")
     assert done.returncode == 1
     report = json.loads(done.stdout)
     assert [t["id"] for t in report["tasks"]] == PART_B

@@ -24,7 +24,7 @@ def test_an_unknown_target_is_refused_with_the_known_ones(monkeypatch):
     try:
         check("state.nope")
     except ValueError as exc:
-        assert "unknown task or lab 'state.nope'" in str(exc) and "state.dedupe" in str(exc)
+        assert "unknown task or part 'state.nope'" in str(exc) and "state.dedupe" in str(exc)
     else:
         raise AssertionError("check() accepted an unknown task")
 

@@ -22,7 +22,7 @@ from conftest import ROOT
 from lab_server import running_lab
 from mutants.state_mutants import MUTANTS, mutant_source
 
-from grader.assignment import check_target, lab_of, source_notebook
+from grader.assignment import check_target, part_of, source_notebook
 from grader.tasks import TASKS, tasks_of
 
 BIN = Path(sys.executable).parent
@@ -104,9 +104,9 @@ def init(directory: Path, *extra: str) -> subprocess.CompletedProcess:
 
 def test_every_master_notebook_names_its_part():
     for master in sorted((ROOT / "solutions" / "notebooks").glob("[0-9][0-9]_*.py")):
-        lab = lab_of(source_notebook(master))  # raises when the header has no agstate: {lab: ...}
-        checked = {task.lab for task in TASKS.values() if task.notebook == f"{master.stem}.ipynb"}
-        assert checked <= {lab}, f"{master.name} says part {lab!r} but checks tasks of {sorted(checked)}"
+        part = part_of(source_notebook(master))  # raises when the header has no agstate: {part: ...}
+        checked = {task.part for task in TASKS.values() if task.notebook == f"{master.stem}.ipynb"}
+        assert checked <= {part}, f"{master.name} says part {part!r} but checks tasks of {sorted(checked)}"
 
 
 # -- init --------------------------------------------------------------------------------------
@@ -118,14 +118,14 @@ def test_init_refuses_a_directory_that_is_not_empty_unless_forced(tmp_path):
     assert refused.returncode == 2
     assert refused.stderr.startswith("agstate-course: ") and "is not empty" in refused.stderr and "--force" in refused.stderr
     assert sorted(p.name for p in course.iterdir()) == ["notes.txt"]
-    forced = init(course, "--force", "--lab", "state", "--seed", "7")
+    forced = init(course, "--force", "--part", "state", "--seed", "7")
     assert forced.returncode == 0, forced.stderr
     assert (course / "notes.txt").read_text() == "mine"
     assert (course / "source" / ASSIGNMENT / "01_overwrite.ipynb").is_file()
 
 
 def test_init_names_a_bad_part_or_assignment(tmp_path):
-    unknown = init(tmp_path / "a", "--lab", "nope")
+    unknown = init(tmp_path / "a", "--part", "nope")
     assert unknown.returncode == 2 and "unknown part 'nope'" in unknown.stderr
     slash = init(tmp_path / "b", "--assignment", "lab/1")
     assert slash.returncode == 2 and "assignment name 'lab/1'" in slash.stderr
@@ -133,7 +133,7 @@ def test_init_names_a_bad_part_or_assignment(tmp_path):
 
 def test_init_writes_the_config_nbgrader_needs(tmp_path):
     course = tmp_path / "course"
-    assert init(course, "--lab", "state", "--seed", "99").returncode == 0
+    assert init(course, "--lab", "state", "--seed", "99").returncode == 0  # --lab: the old name of --part
     config = {}
     exec((course / "nbgrader_config.py").read_text(), {"get_config": lambda: _Config(config)})
     assert config["CourseDirectory.root"] == str(course.resolve())
@@ -143,7 +143,7 @@ def test_init_writes_the_config_nbgrader_needs(tmp_path):
     package = sorted(f"agstate/{p.name}" for p in (source / "agstate").glob("*.py"))
     assert "agstate/state.py" in package and "agstate/events.py" not in package
     assert config["Autograde.exclude_overwriting"] == {ASSIGNMENT: package}  # the student's package, all of it
-    assert config["ScoreChecks.seed"] == 99 and config["ScoreChecks.labs"] == ["state"]
+    assert config["ScoreChecks.seed"] == 99 and config["ScoreChecks.parts"] == ["state"]
     assert "Execute" not in {step.__name__ for step in config["Autograde.autograde_preprocessors"]}
     assert "ClearOutput" not in {step.__name__ for step in config["Autograde.sanitize_preprocessors"]}
     graded = {}
@@ -270,7 +270,7 @@ def _gradebook_rows(course: Path) -> list[tuple]:
 @pytest.mark.slow
 def test_autograde_runs_no_student_cell_and_scores_equal_agstate_grade(tmp_path):
     course = tmp_path / "course"
-    made = init(course, "--lab", "state", "--seed", str(SEED), "--examples", str(EXAMPLES), "--timeout", str(TIMEOUT))
+    made = init(course, "--part", "state", "--seed", str(SEED), "--examples", str(EXAMPLES), "--timeout", str(TIMEOUT))
     assert made.returncode == 0, made.stderr
     assert run(BIN / "nbgrader", "generate_assignment", ASSIGNMENT, cwd=course).returncode == 0
     release = course / "release" / ASSIGNMENT
@@ -303,7 +303,7 @@ def test_autograde_runs_no_student_cell_and_scores_equal_agstate_grade(tmp_path)
     assert rows and all(manual is None and extra is None for _, _, manual, extra in rows), rows[:5]
 
     paths = [course / "submitted" / student / ASSIGNMENT for student in everyone]
-    ours = run(sys.executable, "-m", "grader", *paths, "--json", "--lab", "state", "--seed", SEED,
+    ours = run(sys.executable, "-m", "grader", *paths, "--json", "--part", "state", "--seed", SEED,
                "--examples", EXAMPLES, "--timeout", TIMEOUT, cwd=ROOT)
     reports = dict(zip(everyone, json.loads(ours.stdout)))
     assert set(exported) == set(everyone)

@@ -128,7 +128,7 @@ def test_two_tests_of_one_name_must_draw_from_the_same_strategies():
 
     with pytest.raises(RuntimeError, match="two tests named 'shared' draw from different strategies"):
         @check.forall(st.text())
-        def shared(text):  # noqa: F811
+        def shared(text):
             pass
 
 

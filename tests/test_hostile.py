@@ -4,7 +4,7 @@ Every case of ``tests/hostile/cases.py``, the reference, a known-buggy
 submission and a "neighbour" (a second copy of the reference, which cases
 try to read and to sabotage) are graded by ONE run of
 
-    python -m grader <paths...> --json --out <gradebook> --seed 5 --lab state --timeout 4 --examples 20 --jobs 2
+    python -m grader <paths...> --json --out <gradebook> --seed 5 --part state --timeout 4 --examples 20 --jobs 2
 
 in a process session of its own, once as the test's own user (root in CI:
 one uid per task, and a cgroup per task where the machine has them) and, as
@@ -49,6 +49,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pytest
+import submissions
 from conftest import ROOT, SOLUTIONS
 from hostile.cases import CASES, FLOOD_MARK, LEAK_MARK, PART_A, Hostile, StaleCase, build_submission, case_source
 from mutants.state_mutants import MUTANTS, OVERWRITE, SCHEMAS
@@ -300,7 +301,7 @@ def run_batch(cases: list[Hostile], account: str) -> Batch:
                   "LISTEN_PORT": str(listener.port), "ABSTRACT_SOCKET": listener.name}
         paths = {"reference": root / "reference", "buggy": root / "buggy", "neighbour": root / "neighbour"}
         for name in ("reference", "neighbour"):
-            shutil.copytree(SOLUTIONS / "agstate", paths[name] / "agstate", ignore=shutil.ignore_patterns("__pycache__"))
+            submissions.build_submission(paths[name])
         neighbour_path.write_text(neighbour_path.read_text() + f"\n# {classmate_mark}\n")
         build_mutant(BUGGY, paths["buggy"])
         names = ["reference", "buggy"]
@@ -321,7 +322,7 @@ def run_batch(cases: list[Hostile], account: str) -> Batch:
         neighbour_state = neighbour_path.read_text()
 
         grader = [str(clone.python), "-m", "grader", *(str(paths[name]) for name in names), "--json", "--out", str(gradebook),
-                  "--seed", str(SEED), "--lab", "state", "--timeout", str(TIMEOUT), "--examples", str(EXAMPLES),
+                  "--seed", str(SEED), "--part", "state", "--timeout", str(TIMEOUT), "--examples", str(EXAMPLES),
                   "--jobs", str(JOBS), "--memory", str(MEMORY_MB)]
         command = as_account(clone, grader)
         # Worst case: every task of every submission runs out of time; a working grader is far faster.

@@ -16,7 +16,7 @@ from mutants import board_mutants, branches_mutants, events_mutants, state_mutan
 from mutants.corpus import REFERENCE_PACKAGE, Mutant, StaleMutant, apply_edits
 
 from grader.runner import grade_submission
-from grader.tasks import LABS, TASKS
+from grader.tasks import MODULES, TASKS
 
 CORPORA = [state_mutants, board_mutants, events_mutants, branches_mutants]
 TIMEOUT = 10.0  # seconds per task; the reference needs about 1 s per task
@@ -28,25 +28,25 @@ def seeds_of(mutant: Mutant) -> tuple[int, int]:
     return base, base + 1_000_003
 
 
-MUTANTS = [pytest.param(corpus, mutant, id=f"{corpus.LAB}-{mutant.name}") for corpus in CORPORA for mutant in corpus.MUTANTS]
-CASES = [pytest.param(corpus, mutant, seed, id=f"{corpus.LAB}-{mutant.name}-seed{seed}")
+MUTANTS = [pytest.param(corpus, mutant, id=f"{corpus.NAME}-{mutant.name}") for corpus in CORPORA for mutant in corpus.MUTANTS]
+CASES = [pytest.param(corpus, mutant, seed, id=f"{corpus.NAME}-{mutant.name}-seed{seed}")
          for corpus in CORPORA for mutant in corpus.MUTANTS for seed in seeds_of(mutant)]
 
 
 # -- the corpora themselves -------------------------------------------------------------------
 def test_every_part_has_a_corpus():
-    assert sorted(corpus.LAB for corpus in CORPORA) == sorted(LABS)
+    assert sorted(corpus.NAME for corpus in CORPORA) == sorted(MODULES)
 
 
-@pytest.mark.parametrize("corpus", CORPORA, ids=[corpus.LAB for corpus in CORPORA])
+@pytest.mark.parametrize("corpus", CORPORA, ids=[corpus.NAME for corpus in CORPORA])
 def test_corpus_is_large_and_covers_every_task(corpus):
-    part = set(corpus.PART)
+    part = set(corpus.TASK_IDS)
     assert len(corpus.MUTANTS) >= corpus.MIN_MUTANTS, \
         f"only {len(corpus.MUTANTS)} mutants; the corpus needs at least {corpus.MIN_MUTANTS}"
     names = [mutant.name for mutant in corpus.MUTANTS]
     assert len(names) == len(set(names)), "mutant names must be unique"
-    assert part == {task_id for task_id, task in TASKS.items() if task.lab == corpus.LAB}, \
-        f"the corpus's task ids no longer match the grader's {corpus.LAB} tasks"
+    assert part == {task_id for task_id, task in TASKS.items() if task.part == corpus.NAME}, \
+        f"the corpus's task ids no longer match the grader's {corpus.NAME} tasks"
     for mutant in corpus.MUTANTS:
         assert isinstance(mutant.breaks, frozenset) and mutant.breaks, f"{mutant.name}: breaks must be a non-empty frozenset"
         assert mutant.breaks <= part, f"{mutant.name}: unknown task ids {sorted(mutant.breaks - part)}"
@@ -83,11 +83,11 @@ def _excerpt(report: dict) -> str:
 @pytest.mark.parametrize(("corpus", "mutant", "seed"), CASES)
 def test_grader_fails_exactly_the_broken_tasks(corpus, mutant, seed, tmp_path):
     submission = corpus.build_submission(mutant, tmp_path / "submission")
-    report = grade_submission(str(submission), list(corpus.PART), seed, examples=corpus.EXAMPLES, timeout=TIMEOUT)
+    report = grade_submission(str(submission), list(corpus.TASK_IDS), seed, examples=corpus.EXAMPLES, timeout=TIMEOUT)
     tasks = {task["id"]: task for task in report["tasks"]}
     context = f"mutant {mutant.name} ({mutant.why}), seed {seed}:\n{_excerpt(report)}"
 
-    assert list(tasks) == list(corpus.PART), context
+    assert list(tasks) == list(corpus.TASK_IDS), context
     failed = {task_id for task_id, task in tasks.items() if task["status"] != "passed"}
     missed = mutant.breaks - failed
     assert not missed, f"the grader did not catch {sorted(missed)}; " + context

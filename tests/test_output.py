@@ -48,7 +48,7 @@ def test_the_terminal_gets_escapes_not_control_codes():
 
 def test_a_scorecard_escapes_what_the_learner_sent():
     report = {"submission": "sub", "seed": 1, "score": 0.0, "max_score": 5.0, "sandbox": "bubblewrap",
-              "tasks": [{"id": "state.decisions", "lab": "state", "score": 0.0, "max_score": 5.0, "status": "failed",
+              "tasks": [{"id": "state.decisions", "part": "state", "lab": "state", "score": 0.0, "max_score": 5.0, "status": "failed",
                          "feedback": "returned '\x1b[31mred\x1b[0m'"}]}
     text = render_text(report)
     assert "\x1b" not in text and "\\x1b[31mred" in text
@@ -56,11 +56,11 @@ def test_a_scorecard_escapes_what_the_learner_sent():
 
 
 def test_a_repeat_line_keeps_the_parts_graded():
-    tasks = [{"id": task_id, "lab": "state", "score": 1.0, "max_score": 1.0, "status": "passed", "feedback": ""}
+    tasks = [{"id": task_id, "part": "state", "lab": "state", "score": 1.0, "max_score": 1.0, "status": "passed", "feedback": ""}
              for task_id in ("state.overwrite", "state.append", "state.budget", "state.dedupe", "state.keep_max",
                              "state.window", "state.schemas", "state.decisions")]
     report = {"submission": "sub", "seed": 7, "score": 8.0, "max_score": 8.0, "tasks": tasks}
-    assert render_text(report).endswith("(repeat: agstate-grade sub --lab state --seed 7)")
+    assert render_text(report).endswith("(repeat: agstate-grade sub --part state --seed 7)")
 
 
 def test_a_path_that_is_not_utf8_is_shown_with_escapes():
@@ -69,7 +69,7 @@ def test_a_path_that_is_not_utf8_is_shown_with_escapes():
 
 def _report(submission: str, feedback: str = "ok") -> dict:
     return {"submission": submission, "seed": 3, "score": 1.0, "max_score": 1.0, "sandbox": "bubblewrap",
-            "tasks": [{"id": "state.decisions", "lab": "state", "score": 1.0, "max_score": 1.0, "status": "passed",
+            "tasks": [{"id": "state.decisions", "part": "state", "lab": "state", "score": 1.0, "max_score": 1.0, "status": "passed",
                        "feedback": feedback}]}
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from grader import probes
 from grader.parts import NAMES, Part, TaskSpec, descriptors
-from grader.tasks import LABS, PARTS, TASKS, RegistryError, check_parts, task, tasks_of
+from grader.tasks import MODULES, PARTS, TASKS, RegistryError, check_parts, task, tasks_of
 
 
 def test_every_part_is_a_folder_of_the_same_shape():
@@ -18,7 +18,7 @@ def test_every_part_is_a_folder_of_the_same_shape():
 
 
 def test_the_registry_is_the_descriptors():
-    assert [part.name for part in PARTS] == list(NAMES) == list(LABS)
+    assert [part.name for part in PARTS] == list(NAMES) == list(MODULES)
     assert list(TASKS) == [spec.id for part in descriptors() for spec in part.tasks]
     for part in PARTS:
         assert [t.id for t in tasks_of(part.name)] == [spec.id for spec in part.tasks]

@@ -7,7 +7,6 @@ data, so every claim of ``grader/bubblewrap.py`` is checked from inside.
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, SOLUTIONS, run_cli
+from submissions import REFERENCE, build_submission
 
 from grader import bubblewrap, cgroups, zygote
 from grader.containment import Limits
@@ -72,9 +72,7 @@ def facts(tmp_path):
     secrets = [str(ROOT), str(SOLUTIONS / "agstate" / "state.py"), str(tmp_path), "/root", "/home", "/etc/passwd",
                str(Path(sys.prefix) / "lib"), "/var"]
     submission = tmp_path / "submission"
-    shutil.copytree(SOLUTIONS / "agstate", submission / "agstate", ignore=shutil.ignore_patterns("__pycache__"))
-    (submission / "agstate" / "state.py").write_text(
-        (SOLUTIONS / "agstate" / "state.py").read_text() + FACTS.replace("@PATHS@", repr(secrets)))
+    build_submission(submission, modules={"state.py": (REFERENCE / "state.py").read_text() + FACTS.replace("@PATHS@", repr(secrets))})
     with staged(submission) as (copy, _):
         with Session(copy, "state", Limits(cpu_seconds=30)) as session:
             answer = session.probe("call", "facts", [], timeout=30)
@@ -134,7 +132,7 @@ def _living(uids: set[int] | None = None) -> list[tuple[int, int]]:
 @pytest.mark.skipif(not IS_ROOT, reason="task uids and cgroups are made by a root grader")
 def test_closing_a_session_leaves_no_process_cgroup_or_folder(tmp_path):
     submission = tmp_path / "submission"
-    shutil.copytree(SOLUTIONS / "agstate", submission / "agstate")
+    build_submission(submission)
     found = cgroups.detected()
     with staged(submission) as (copy, _):
         session = Session(copy, "state", Limits(cpu_seconds=30))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from grader.parts import descriptors
 
-__all__ = ["Rule", "Task", "TASKS", "LABS", "PARTS", "RegistryError", "task", "tasks_of", "check_parts"]
+__all__ = ["Rule", "Task", "TASKS", "MODULES", "PARTS", "RegistryError", "task", "tasks_of", "check_parts"]
 
 
 class RegistryError(Exception):
@@ -37,7 +37,8 @@ class Task:
     rules: list[Rule] = field(default_factory=list)
 
     @property
-    def lab(self) -> str:
+    def part(self) -> str:
+        """The part the task belongs to: "state" for "state.dedupe"."""
         return self.id.split(".", 1)[0]
 
     def rule(self, sentence: str, weight: float = 1.0):
@@ -54,7 +55,7 @@ class Task:
 
 PARTS = descriptors()
 TASKS: dict[str, Task] = {}
-LABS = {part.name: part.module for part in PARTS}  # part name -> the exercise module it grades (agstate/<module>.py)
+MODULES = {part.name: part.module for part in PARTS}  # part name -> the exercise module it grades (agstate/<module>.py)
 
 
 def task(task_id: str) -> Task:
@@ -64,8 +65,8 @@ def task(task_id: str) -> Task:
     return TASKS[task_id]
 
 
-def tasks_of(lab: str) -> list[Task]:
-    return [task for task in TASKS.values() if task.lab == lab]
+def tasks_of(part: str) -> list[Task]:
+    return [task for task in TASKS.values() if task.part == part]
 
 
 def check_parts(parts) -> None:

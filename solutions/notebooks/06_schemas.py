@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   agstate:
-#     lab: state
+#     part: state
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   agstate:
-#     lab: board
+#     part: board
 #   jupytext:
 #     text_representation:
 #       extension: .py

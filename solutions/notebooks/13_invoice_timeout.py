@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   agstate:
-#     lab: events
+#     part: events
 #   jupytext:
 #     text_representation:
 #       extension: .py

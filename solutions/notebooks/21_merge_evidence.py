@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   agstate:
-#     lab: branches
+#     part: branches
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -64,7 +64,6 @@ own parent.
 import ast
 import os
 import re
-import shutil
 import textwrap
 from pathlib import Path
 from typing import NamedTuple
@@ -73,6 +72,7 @@ __all__ = ["Hostile", "CASES", "PART_A", "REFERENCE_PACKAGE", "StaleCase", "case
            "PLACEHOLDERS", "FLOOD_MARK", "GARBAGE_MARK", "LEAK_MARK", "LAYOUTS"]
 
 # The task ids and the reference are the mutant corpus's: both corpora break the same module.
+import submissions
 from mutants.corpus import REFERENCE_PACKAGE
 from mutants.state_mutants import APPEND, DEDUPE, KEEP_MAX, MODULE, OVERWRITE, PART_A, SCHEMAS, WINDOW
 
@@ -151,9 +151,7 @@ def case_source(case: Hostile, values: dict[str, str] | None = None) -> str:
 def build_submission(case: Hostile, directory: Path, values: dict[str, str] | None = None) -> Path:
     """A submission directory (the one to grade): the reference package with the case's state.py and layout."""
     source = case_source(case, values)  # before copying: a stale case fails before anything is written
-    package = Path(directory) / "agstate"
-    shutil.copytree(REFERENCE_PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    (package / MODULE).write_text(source, encoding="utf-8")
+    submissions.build_submission(directory, modules={MODULE: source})
     return LAYOUTS[case.layout](Path(directory)) if case.layout else Path(directory)
 
 

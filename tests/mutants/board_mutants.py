@@ -12,16 +12,16 @@ from mutants import corpus
 from mutants.corpus import Mutant
 from mutants.corpus import mutant as _m
 
-__all__ = ["LAB", "MODULE", "PART", "PART_B", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
+__all__ = ["NAME", "MODULE", "TASK_IDS", "PART_B", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
 
 MODULE = "board.py"
 
 MODELS, REPLACE, MOVE, REMOVE = "board.models", "board.replace", "board.move", "board.remove"
 REJECT, VALIDATE, SEQUENCE, GRAPH = "board.reject", "board.validate", "board.sequence", "board.graph"
 PART_B = (MODELS, REPLACE, MOVE, REMOVE, REJECT, VALIDATE, SEQUENCE, GRAPH)
-PART = PART_B  # the name the shared tests use
+TASK_IDS = PART_B  # the name the shared tests use
 
-LAB = "board"
+NAME = "board"
 EXAMPLES = 30  # random examples per rule when the corpus is graded
 MIN_MUTANTS = 15
 

@@ -15,7 +15,7 @@ from mutants import corpus
 from mutants.corpus import Mutant
 from mutants.corpus import mutant as _m
 
-__all__ = ["LAB", "MODULE", "PART", "PART_D", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
+__all__ = ["NAME", "MODULE", "TASK_IDS", "PART_D", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
 
 MODULE = "branches.py"
 
@@ -28,9 +28,9 @@ CONFLICTS = "branches.conflicts"
 ORDER = "branches.order_independent"
 EFFECTS = "branches.effects_once"
 PART_D = (MERGE, LAWS, ONCE, CLASSIFY, OPTIMISTIC, CONFLICTS, ORDER, EFFECTS)
-PART = PART_D  # the name the shared tests use
+TASK_IDS = PART_D  # the name the shared tests use
 
-LAB = "branches"
+NAME = "branches"
 EXAMPLES = 20  # random examples per rule when the corpus is graded
 MIN_MUTANTS = 15
 

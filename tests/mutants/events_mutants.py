@@ -14,7 +14,7 @@ from mutants import corpus
 from mutants.corpus import Mutant
 from mutants.corpus import mutant as _m
 
-__all__ = ["LAB", "MODULE", "PART", "PART_C", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
+__all__ = ["NAME", "MODULE", "TASK_IDS", "PART_C", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
 
 MODULE = "events.py"
 
@@ -26,9 +26,9 @@ PROJECT = "events.project"
 RESUME = "events.resume"
 GRAPH = "events.graph"
 PART_C = (APPEND, IDEMPOTENT, CONCURRENCY, DURABLE, PROJECT, RESUME, GRAPH)
-PART = PART_C  # the name the shared tests use
+TASK_IDS = PART_C  # the name the shared tests use
 
-LAB = "events"
+NAME = "events"
 EXAMPLES = 20  # random examples per rule when the corpus is graded
 MIN_MUTANTS = 15
 

@@ -16,7 +16,7 @@ from mutants import corpus
 from mutants.corpus import Mutant
 from mutants.corpus import mutant as _m
 
-__all__ = ["LAB", "MODULE", "PART", "PART_A", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
+__all__ = ["NAME", "MODULE", "TASK_IDS", "PART_A", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
 
 MODULE = "state.py"
 
@@ -29,9 +29,9 @@ WINDOW = "state.window"
 SCHEMAS = "state.schemas"
 DECISIONS = "state.decisions"
 PART_A = (OVERWRITE, APPEND, BUDGET, DEDUPE, KEEP_MAX, WINDOW, SCHEMAS, DECISIONS)
-PART = PART_A  # the name the shared tests use
+TASK_IDS = PART_A  # the name the shared tests use
 
-LAB = "state"
+NAME = "state"
 EXAMPLES = 30  # random examples per rule when the corpus is graded
 MIN_MUTANTS = 25
 
