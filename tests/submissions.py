@@ -10,8 +10,6 @@ change to the reference that makes an edit stale fails loudly
 import shutil
 from pathlib import Path
 
-from grader.tasks import MODULES
-
 __all__ = ["REFERENCE", "LEARNER", "StaleEdit", "apply_edits", "build_submission"]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +42,8 @@ def build_submission(directory: Path, *, modules: dict[str, str] | None = None, 
     ``parts``: only these parts' exercise modules are kept (a class handing in
     part A has no ``board.py``); None keeps every part. Returns ``directory``.
     """
+    from grader.tasks import MODULES  # here: building the registry imports every part's rules
+
     directory = Path(directory)
     left_out = [f"{module}.py" for part, module in MODULES.items() if parts is not None and part not in parts]
     shutil.copytree(package, directory / "agstate", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", *left_out))
