@@ -16,12 +16,13 @@ would do, so it gains nothing).
 import json
 import math
 import os
+import re
 import reprlib
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Opaque", "Raised", "encode", "decode", "dumps", "loads", "MAX_MESSAGE_BYTES"]
+__all__ = ["Opaque", "Raised", "encode", "decode", "dumps", "loads", "without_addresses", "MAX_MESSAGE_BYTES"]
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 _MAX_DEPTH = 60
@@ -70,7 +71,7 @@ class Raised:
         except BaseException:
             message = "<unprintable message>"
         # LangGraph appends "For troubleshooting, visit: <url>": the first line is the message.
-        message = message.strip().split("\n")[0][:500]
+        message = without_addresses(message.strip().split("\n")[0])[:500]
         where = None
         if isinstance(exc, SyntaxError) and exc.filename:
             message = str(exc.msg)
@@ -105,6 +106,9 @@ class Raised:
     def __str__(self) -> str:
         return self.sentence()
 
+    def __repr__(self) -> str:  # shown inside feedback (a list of outcomes): short, in the learner's words
+        return f"<raised {self.type}: {self.message}>" if self.message else f"<raised {self.type}>"
+
     def encode(self) -> dict:
         return {"$": "raised", "type": self.type, "mro": list(self.mro), "message": self.message,
                 "where": self.where, "attrs": encode(self.attrs)}
@@ -134,7 +138,15 @@ def _describe(value) -> tuple[str, str]:
         text = _repr.repr(value)
     except BaseException:  # a hostile __repr__ must not break the encoder
         text = f"<{name} object>"
-    return name, f"{text} (a {name})"
+    return name, f"{without_addresses(text)} (a {name})"
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def without_addresses(text: str) -> str:
+    """``text`` without memory addresses ("<Board object at 0x7f...>"): they differ on every run, a report may not."""
+    return _ADDRESS.sub("", text)
 
 
 def encode(value, depth: int = 0):

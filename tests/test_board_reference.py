@@ -117,7 +117,8 @@ def test_reference_against_the_grader_model_as_a_state_machine(board):
     from hypothesis import strategies as st
     from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
-    from grader.parts.board.model import boards, card_ids, garbage, invariant_problems, model_apply, ops_on
+    from grader.parts.board.model import card_ids, invariant_problems, model_apply
+    from grader.parts.board.strategies import boards, garbage, ops_on
 
     class BoardMachine(RuleBasedStateMachine):
         @initialize(start=boards(min_columns=1))

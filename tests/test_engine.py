@@ -228,3 +228,31 @@ def test_every_budget_is_named_and_scales_with_examples():
         assert budget.why and budget.of(1) >= budget.floor >= 1, name
         assert budget.of(800) >= budget.of(80), name
     assert BUDGETS["graph"].of(80) == 4 and BUDGETS["run"].of(80) == 2 and BUDGETS["table"].of(20) == 60
+
+
+def test_nothing_that_differs_between_runs_crosses_the_boundary():
+    class Board:
+        pass
+
+    try:
+        raise ValueError(f"bad board {Board()!r}")
+    except ValueError as exc:
+        raised = wire.Raised.of(exc)
+    assert " at 0x" not in raised.message and raised.message.startswith("bad board <")
+    assert " at 0x" not in wire.decode(wire.encode(Board())).text
+
+
+def test_a_seed_draws_the_same_examples_whatever_else_is_loaded(tmp_path, monkeypatch):
+    """Hypothesis would mix literals of loaded local modules into its draws: a report would depend on imports."""
+    strategies = (st.lists(st.text(max_size=12), max_size=6), st.integers())
+    key = bank.Key("engine.demo", "constants", 5, 200)
+    before = bank.examples(key, strategies)
+    literals = "\n".join(f"NAME_{i} = 'zq-literal-{i}'\nNUMBER_{i} = {987_654 + i}" for i in range(40))
+    (tmp_path / "module_with_literals.py").write_text(literals)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import module_with_literals  # noqa: F401 -- a local module full of literals, loaded after the first draw
+
+    bank._BANK.pop(str(key))
+    after = bank.examples(key, strategies)
+    assert after == before
+    assert not any("zq-literal" in text for case in after for text in case[0])

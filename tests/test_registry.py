@@ -10,11 +10,19 @@ from grader.tasks import MODULES, PARTS, TASKS, RegistryError, check_parts, task
 
 
 def test_every_part_is_a_folder_of_the_same_shape():
+    """The same files in every part, rules in one module per notebook that grades, each file short enough to read."""
     from conftest import ROOT
 
-    for name in NAMES:
-        folder = ROOT / "grader" / "parts" / name
-        assert {p.name for p in folder.glob("*.py")} >= {"__init__.py", "rules.py", "model.py", "probes.py"}, name
+    for part in descriptors():
+        folder = ROOT / "grader" / "parts" / part.name
+        assert {p.name for p in folder.glob("*.py")} >= {"__init__.py", "strategies.py", "model.py", "checks.py", "probes.py"}, \
+            part.name
+        assert not (folder / "rules.py").exists(), f"{part.name}: rules go in rules/, one module per notebook"
+        by_notebook = {nb.removesuffix(".ipynb").split("_", 1)[1] + ".py" for nb in part.notebooks}
+        assert {p.name for p in (folder / "rules").glob("*.py")} == {"__init__.py"} | by_notebook, part.name
+        for path in [*folder.glob("*.py"), *(folder / "rules").glob("*.py")]:
+            lines = len(path.read_text().splitlines())
+            assert lines <= 250, f"{path.relative_to(ROOT)} has {lines} lines; split it (the house guideline is ~200)"
 
 
 def test_the_registry_is_the_descriptors():

@@ -10,6 +10,8 @@ and they import nothing of the grading side (no rules, models or answers).
 
 import importlib
 
+from typing_extensions import TypedDict, get_type_hints
+
 from grader.wire import Raised
 
 __all__ = ["Context", "Missing", "PROBES", "Raised", "probe", "load"]
@@ -34,17 +36,29 @@ class Context:
         except AttributeError:
             raise Missing(f"agstate/{self.module.__name__.rsplit('.', 1)[-1]}.py has no '{name}'") from None
 
+    def sub_schema(self, schema_name: str, keys):
+        """A TypedDict with only ``keys`` of the learner's schema, annotations (reducers) kept.
+
+        Testing one key alone means a broken rule on another key cannot fail this one.
+        """
+        hints = get_type_hints(self.get(schema_name), include_extras=True)
+        for key in keys:
+            if key not in hints:
+                raise Missing(f"{schema_name} has no key '{key}'")
+        return TypedDict(f"{schema_name}Probe", {key: hints[key] for key in keys}, total=False)
+
     def attempt(self, call, attrs=()):
         """``call()``'s value, or a ``Raised`` with the facts of what the learner's code raised.
 
         The one place a probe lets the learner's code fail. A stub's
-        NotImplementedError goes through: the task is not written yet, and the
-        grading side says so instead of judging a result. ``attrs``: the
+        NotImplementedError goes through (the task is not written yet, and the
+        grading side says so instead of judging a result), and so does a name
+        the module lacks (``Missing``, from ``get`` inside the call). ``attrs``: the
         exception's attributes a rule reads (``StaleVersion.expected``).
         """
         try:
             return call()
-        except NotImplementedError:
+        except (NotImplementedError, Missing):  # not written yet, or a name not defined: the task's verdict
             raise
         except Exception as exc:
             return Raised.of(exc, self.submission, attrs)

@@ -13,7 +13,7 @@ attack. ``where`` says where the attack goes:
 
 ``loses`` is the exact set of part-A task ids that must NOT get full marks;
 every other task must get full marks. Which tasks call which function (from
-``grader/parts/state/rules.py`` and the reference):
+``grader/parts/state/rules/`` and the reference):
 
 - ``append``: state.append; state.window (``keep_recent`` and ``windowed``'s
   closure call ``append``); state.schemas (``build_graph``'s State uses
@@ -324,8 +324,8 @@ def _hostile_tamper():
             setattr(st, name, lambda *a, **k: st.just(None))
     except Exception:
         pass
-    for name in ("grader.runner", "grader.checking", "grader.tasks", "grader.parts.state.rules", "grader.cli",
-                 "grader.batch", "grader.sandbox", "grader.bank"):
+    for name in ("grader.runner", "grader.checking", "grader.tasks", "grader.parts.state.rules", "grader.parts.state.checks",
+                 "grader.expectations", "grader.cli", "grader.batch", "grader.sandbox", "grader.bank"):
         try:
             __import__(name)
         except Exception:

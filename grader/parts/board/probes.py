@@ -4,6 +4,12 @@ Boards travel as JSON dicts and are built into the learner's own models here,
 in the child. What comes back is data: a result's ``model_dump``, its type's
 name, identities (``result is current``), whether an argument changed, and
 the warnings logged on ``agstate.board``. The grading process judges.
+
+Where raising is an answer (``parse_update`` on a broken update, a strict
+model refusing data) the probe calls the learner through ``ctx.attempt`` and
+the reply holds the ``Raised`` in place of the result. Everywhere else the
+scenario cannot go on once the learner's code raises: the exception leaves
+the probe and the child sends the whole reply as a ``Raised``.
 """
 
 import copy
@@ -13,8 +19,7 @@ from contextlib import contextmanager
 from langgraph.graph import START, StateGraph
 from pydantic import BaseModel
 
-from grader.parts.state.probes import sub_schema
-from grader.probes import probe
+from grader.probes import Raised, probe
 
 __all__ = ["board_reduce", "board_fold", "board_validate", "board_parse", "board_model_class", "board_demo",
            "board_graph", "board_first_write", "board_hostile"]
@@ -121,26 +126,28 @@ def board_validate(ctx, current, update, as_instance):
 
 @probe
 def board_parse(ctx, raw, as_instance):
-    """``parse_update(raw)``: the typed result, or the exception (data) it raised."""
+    """``parse_update(raw)``: ``parsed`` is the typed result's dump (``type`` its kind) or the ``Raised``.
+
+    ``ctx.get`` runs inside the attempt, as it always has: a missing
+    ``parse_update`` reads as its ``Missing`` raised. ``args``: the rules read
+    all the exception said (``str(exc)``), not only the first line ``Raised``
+    keeps: a BoardError built from pydantic's text names the type on line 2.
+    """
     update = _update(ctx, raw, as_instance)
     before = copy.deepcopy(_dump(update))
-    try:
-        result = ctx.get("parse_update")(update)
-    except NotImplementedError:
-        raise
-    except Exception as exc:
-        return {"raised": type(exc).__name__, "mro": [cls.__name__ for cls in type(exc).__mro__],
-                "message": str(exc)[:500], "raw_changed": _dump(update) != before}
-    return {"type": _kind(ctx, result), "dump": _dump(result), "raw_changed": _dump(update) != before}
+    result = ctx.attempt(lambda: ctx.get("parse_update")(update), attrs=("args",))
+    if isinstance(result, Raised):
+        return {"parsed": result, "type": None, "raw_changed": _dump(update) != before}
+    return {"parsed": _dump(result), "type": _kind(ctx, result), "raw_changed": _dump(update) != before}
 
 
 @probe
 def board_model_class(ctx, name, data):
-    """``<name>.model_validate(data)`` with the learner's class: the dump, or the error type."""
-    try:
-        return {"dump": _dump(ctx.get(name).model_validate(copy.deepcopy(data)))}
-    except Exception as exc:
-        return {"raised": type(exc).__name__}
+    """``<name>.model_validate(data)`` with the learner's class: the result's dump, or the ``Raised``.
+
+    ``ctx.get`` runs inside the attempt, as it always has: a missing class reads as its ``Missing`` raised.
+    """
+    return ctx.attempt(lambda: _dump(ctx.get(name).model_validate(copy.deepcopy(data))))
 
 
 @probe
@@ -176,7 +183,7 @@ def board_graph(ctx, board, has_board, as_instance, commands):
 @probe
 def board_first_write(ctx, garbage):
     """A graph over BoardState's ``board`` key alone whose only node writes ``garbage`` first."""
-    builder = StateGraph(sub_schema(ctx, "BoardState", ["board"]))
+    builder = StateGraph(ctx.sub_schema("BoardState", ["board"]))
     builder.add_node("tool", lambda state: {"board": copy.deepcopy(garbage)})
     builder.add_edge(START, "tool")
     out = builder.compile().invoke({})

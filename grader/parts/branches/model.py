@@ -1,22 +1,26 @@
-"""Part D's model: the decision table, the evidence merge and the refund graph's outcome, in plain Python.
+"""Part D's model: what a correct ``agstate/branches.py`` does, in plain Python (grading side).
 
-The rules in ``grader.parts.branches.rules`` compare the learner's answers with
-these. The model of the refund graph follows the provided branch tools
+The decision table, the evidence merge, the conflict records and the refund
+graph's outcome: pure functions the rules compare the learner's answers with,
+and the table's rows as examples. Nothing here judges (``checks.py`` does).
+The model of the refund graph follows the provided branch tools
 (``agstate/refund_tools.py``): which proposals each branch publishes for
 given signals.
 """
-
-from hypothesis import strategies as st
 
 RISK_LEVELS = ("low", "medium", "high")
 BRANCHES = ("policy_check", "payment_lookup", "risk_review", "reply_draft")
 EFFECTS = ("create_transfer", "send_email")
 FACT_TYPES = ("evidence_added", "payment_found", "risk_assessed")
 APPROVAL, REJECTION = "refund_approval_proposed", "refund_rejection_proposed"
+PROPOSAL_TYPES = ("evidence_added", "payment_found", "risk_assessed", APPROVAL, REJECTION)
 HIGH_RISK_INPUTS = ["risk_assessment", "human_override_or_rejection"]
 # The conflict kinds of the decision table (a graph may add its own, e.g. for contradictory decisions).
 TABLE_KINDS = ("stale_revision", "payment_id_mismatch", "effect_already_applied", "approval_conflicts_with_high_risk",
                "payment_not_confirmed", "amount_exceeds_payment")
+# The keys of open_conflict's record, and of the refund graph's output.
+RECORD_KEYS = ["conflict_id", "current_revision", "kind", "proposals", "required_action", "resolution", "status", "stream_id"]
+OUTPUT_KEYS = ["case", "conflicts", "effects_done", "events", "evidence", "proposals"]
 
 
 # -- the decision table ------------------------------------------------------------------
@@ -52,6 +56,38 @@ def model_classify(current: dict, proposal: dict) -> dict:
     return {"status": "rejected", "reason": "unknown_proposal_type"}
 
 
+def table_rows() -> list[tuple[dict, dict]]:
+    """One hand-picked (case, proposal) per row and sub-row of the decision table, fresh unless stated.
+
+    The table's own statement as examples: the classify rules check them
+    before random cases, and ``tests/test_branches_reference.py`` pins the
+    model and the reference on them.
+    """
+    base = {"revision": 2, "payment_id": "P-1", "payment_amount": 100, "risk_level": "low", "effects_applied": False}
+    unpaid = {**base, "payment_id": None, "payment_amount": None}
+
+    def proposal(kind, payload, revision=2):
+        return {"event_id": "ev-1", "type": kind, "expected_revision": revision, "actor": "policy_check", "payload": payload}
+
+    return [
+        (base, proposal(APPROVAL, {"amount": 5}, revision=1)),
+        (base, proposal("evidence_added", {"evidence_id": "e1"})),
+        (unpaid, proposal("payment_found", {"payment_id": "P-2", "amount": 5})),
+        (base, proposal("payment_found", {"payment_id": "P-2", "amount": 5})),
+        (base, proposal("payment_found", {"payment_id": "P-1", "amount": 5})),
+        (base, proposal("risk_assessed", {"risk_level": "critical"})),
+        (base, proposal("risk_assessed", {"risk_level": "medium"})),
+        ({**base, "effects_applied": True, "risk_level": "high"}, proposal(APPROVAL, {"amount": 5})),
+        ({**unpaid, "risk_level": "high"}, proposal(APPROVAL, {"amount": 5})),
+        (unpaid, proposal(APPROVAL, {"amount": 500})),
+        (base, proposal(APPROVAL, {"amount": 101})),
+        (base, proposal(APPROVAL, {"amount": 100})),
+        ({**base, "effects_applied": True}, proposal(REJECTION, {"reason": "policy"})),
+        (base, proposal(REJECTION, {"reason": "policy"})),
+        (base, proposal("refund_requested", {})),
+    ]
+
+
 # -- evidence -------------------------------------------------------------------------------
 def model_union(*lists, key: str = "id"):
     """The merged records sorted by ``key``; None when two records share a key but differ."""
@@ -72,6 +108,19 @@ def first_collision(*lists, key: str = "id"):
                 return record[key]
             merged[record[key]] = record
     return None
+
+
+# -- conflicts as data --------------------------------------------------------------------------
+def model_conflict(case: dict, found: list[dict], kind: str, action: str) -> dict:
+    """What ``open_conflict`` returns, but for its conflict_id (any stable non-empty str)."""
+    return {"stream_id": case["case_id"], "status": "open", "kind": kind, "current_revision": case["revision"],
+            "proposals": sorted(p["event_id"] for p in found), "required_action": action, "resolution": None}
+
+
+def model_resolution(conflict: dict, decision: str, actor: str, rule: str) -> dict:
+    """The one ``conflict_resolved`` event ``resolve_conflict`` appends for this decision."""
+    return {"type": "conflict_resolved", "conflict_id": conflict["conflict_id"], "decision": decision,
+            "actor": actor, "rule": rule, "rejected": [i for i in conflict["proposals"] if i != decision]}
 
 
 # -- the refund graph -------------------------------------------------------------------------
@@ -124,109 +173,3 @@ def _payload(kind: str, signals: dict) -> dict:
     if kind == "risk_assessed":
         return {"risk_level": signals["risk_level"]}
     return {"amount": signals["requested_amount"]}
-
-
-# -- strategies ---------------------------------------------------------------------------------
-case_ids = st.text(alphabet=st.characters(categories=["L", "Nd"]), min_size=1, max_size=6)
-signals = st.fixed_dictionaries({
-    "payment_id": st.one_of(st.none(), st.sampled_from(["P-1", "P-77", "pay_9"])),
-    "payment_amount": st.integers(0, 500),
-    "risk_level": st.sampled_from([*RISK_LEVELS, "high", "unknown"]),
-    "requested_amount": st.integers(0, 500),
-    "policy_ok": st.booleans(),
-})
-
-
-@st.composite
-def refund_cases(draw):
-    """A fresh case (nothing known yet) at a random revision, and what the fake tools will find."""
-    case = {"case_id": draw(case_ids), "revision": draw(st.integers(0, 9)), "payment_id": None,
-            "payment_amount": None, "risk_level": None, "effects_applied": False, "decision": None}
-    return case, draw(signals)
-
-
-@st.composite
-def currents(draw):
-    """A case as classify_proposal sees it: a payment amount exactly when a payment id is known."""
-    payment_id = draw(st.one_of(st.none(), st.sampled_from(["P-1", "P-2"])))
-    return {"revision": draw(st.integers(0, 3)), "payment_id": payment_id,
-            "payment_amount": None if payment_id is None else draw(st.integers(0, 300)),
-            "risk_level": draw(st.sampled_from([None, *RISK_LEVELS])), "effects_applied": draw(st.booleans())}
-
-
-PROPOSAL_TYPES = ("evidence_added", "payment_found", "risk_assessed", APPROVAL, REJECTION)
-UNKNOWN_TYPES = ("refund_requested", "Refund_Approval_Proposed", "")
-
-
-@st.composite
-def proposals(draw, types=PROPOSAL_TYPES, revision=None):
-    """A proposal of one of ``types``; its expected revision is mostly the case's (``revision``)."""
-    kind = draw(st.sampled_from(types))
-    payload = {"payment_found": lambda: {"payment_id": draw(st.sampled_from(["P-1", "P-2", "P-3"])),
-                                         "amount": draw(st.integers(0, 300))},
-               "risk_assessed": lambda: {"risk_level": draw(st.sampled_from([*RISK_LEVELS, "critical", "", "HIGH"]))},
-               APPROVAL: lambda: {"amount": draw(st.integers(0, 300))},
-               REJECTION: lambda: {"reason": "policy"}}.get(kind, lambda: {"note": draw(st.text(max_size=4))})()
-    fresh = revision if revision is not None and draw(st.integers(0, 4)) else draw(st.integers(0, 3))
-    return {"event_id": draw(case_ids), "type": kind, "expected_revision": fresh,
-            "actor": draw(st.sampled_from(list(BRANCHES))), "payload": payload}
-
-
-@st.composite
-def classify_cases(draw, types=PROPOSAL_TYPES):
-    current = draw(currents())
-    return current, draw(proposals(types, current["revision"]))
-
-
-# Evidence drawn from one "world" (each id has one content) never collides; a second world may.
-_evidence_ids = st.sampled_from(["e1", "e2", "e3", "e10", "", "é"])
-
-
-@st.composite
-def evidence_world(draw):
-    ids = draw(st.lists(_evidence_ids, min_size=1, max_size=6, unique=True))
-    return {i: {"id": i, "source": draw(st.sampled_from(list(BRANCHES))), "value": draw(st.integers(-3, 3))} for i in ids}
-
-
-@st.composite
-def consistent_lists(draw, count: int):
-    """``count`` evidence lists that agree on every id (repeats inside a list included)."""
-    world = draw(evidence_world())
-    return [[dict(world[i]) for i in draw(st.lists(st.sampled_from(sorted(world)), max_size=6))] for _ in range(count)]
-
-
-@st.composite
-def colliding_pair(draw):
-    """Two evidence lists holding the same id with different content, and that id."""
-    left, right = draw(consistent_lists(2))
-    shared = draw(_evidence_ids)
-    left.append({"id": shared, "source": "policy_check", "value": 1})
-    right.insert(draw(st.integers(0, len(right))), {"id": shared, "source": "risk_review", "value": 2})
-    return left, right, shared
-
-
-def table_rows() -> list[tuple[dict, dict]]:
-    """One hand-picked (case, proposal) per row and sub-row of the decision table, fresh unless stated."""
-    base = {"revision": 2, "payment_id": "P-1", "payment_amount": 100, "risk_level": "low", "effects_applied": False}
-    unpaid = {**base, "payment_id": None, "payment_amount": None}
-
-    def proposal(kind, payload, revision=2):
-        return {"event_id": "ev-1", "type": kind, "expected_revision": revision, "actor": "policy_check", "payload": payload}
-
-    return [
-        (base, proposal(APPROVAL, {"amount": 5}, revision=1)),
-        (base, proposal("evidence_added", {"evidence_id": "e1"})),
-        (unpaid, proposal("payment_found", {"payment_id": "P-2", "amount": 5})),
-        (base, proposal("payment_found", {"payment_id": "P-2", "amount": 5})),
-        (base, proposal("payment_found", {"payment_id": "P-1", "amount": 5})),
-        (base, proposal("risk_assessed", {"risk_level": "critical"})),
-        (base, proposal("risk_assessed", {"risk_level": "medium"})),
-        ({**base, "effects_applied": True, "risk_level": "high"}, proposal(APPROVAL, {"amount": 5})),
-        ({**unpaid, "risk_level": "high"}, proposal(APPROVAL, {"amount": 5})),
-        (unpaid, proposal(APPROVAL, {"amount": 500})),
-        (base, proposal(APPROVAL, {"amount": 101})),
-        (base, proposal(APPROVAL, {"amount": 100})),
-        ({**base, "effects_applied": True}, proposal(REJECTION, {"reason": "policy"})),
-        (base, proposal(REJECTION, {"reason": "policy"})),
-        (base, proposal("refund_requested", {})),
-    ]

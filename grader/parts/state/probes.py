@@ -1,4 +1,15 @@
-"""Part A's probes: reducers, schemas and graphs of ``agstate/state.py``, run in the learner's process."""
+"""Part A's probes: reducers, schemas and graphs of ``agstate/state.py``, run in the learner's process.
+
+Each probe returns plain data about what the learner's code did. The
+learner's calls go through ``ctx.attempt``: when one raises, its ``Raised``
+is the reply, in place of the value it would have given (a reducer call's
+facts, a schema's channels, a graph's final state, a run, a time), never a
+dict of exception facts. ``ctx.get`` and ``ctx.sub_schema`` stay outside
+``attempt``: a missing name or key is the child's ``Missing`` answer, not
+something the learner's code raised. What escapes ``attempt`` (a stub's
+NotImplementedError, SystemExit, a NameError in an annotation read by
+``ctx.sub_schema``) the child turns into the same ``Raised`` reply.
+"""
 
 import copy
 import random
@@ -8,20 +19,23 @@ from typing import Annotated
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict, get_type_hints
 
-from grader.probes import Missing, probe
+from grader.probes import Raised, probe
 
-__all__ = ["call", "call_reducer", "attr", "channels", "sub_schema", "run_graph", "call_made", "graph_accepts", "research_run",
+__all__ = ["call", "call_reducer", "attr", "channels", "run_graph", "call_made", "graph_accepts", "research_run",
            "time_merge"]
 
 
 @probe
 def call(ctx, name, args):
     """Call ``name(*args)``; report the result, the arguments afterwards and identities."""
-    return call_reducer(ctx.get(name), args)
+    return call_reducer(ctx, ctx.get(name), args)
 
 
-def call_reducer(function, args):
-    result = function(*args)
+def call_reducer(ctx, function, args):
+    """``function(*args)``'s facts, or its ``Raised`` as the whole reply (``Checker.call`` reads it as ``Call.raised``)."""
+    result = ctx.attempt(lambda: function(*args))
+    if isinstance(result, Raised):
+        return result
     return {"result": result, "args_after": list(args), "returned_an_argument": [result is arg for arg in args]}
 
 
@@ -32,10 +46,13 @@ def attr(ctx, name):
 
 @probe
 def channels(ctx, schema_name):
-    """The keys of a TypedDict schema and the channel LangGraph builds for each."""
+    """The keys of a TypedDict schema and the channel LangGraph builds for each, or what building them raised."""
     schema = ctx.get(schema_name)
-    keys = list(get_type_hints(schema, include_extras=True))
-    builder = StateGraph(schema)
+    # The learner's annotations are evaluated here (a NameError), and StateGraph inspects each reducer.
+    built = ctx.attempt(lambda: (list(get_type_hints(schema, include_extras=True)), StateGraph(schema)))
+    if isinstance(built, Raised):
+        return built
+    keys, builder = built
     found = {}
     for key in keys:
         channel = builder.channels.get(key)
@@ -47,26 +64,21 @@ def channels(ctx, schema_name):
     return {"keys": keys, "channels": found}
 
 
-def sub_schema(ctx, schema_name, keys):
-    """A TypedDict with only ``keys`` of the learner's schema, annotations (reducers) kept.
-
-    Testing one key alone means a broken rule on another key cannot fail this one.
-    """
-    hints = get_type_hints(ctx.get(schema_name), include_extras=True)
-    for key in keys:
-        if key not in hints:
-            raise Missing(f"{schema_name} has no key '{key}'")
-    return TypedDict(f"{schema_name}Probe", {key: hints[key] for key in keys}, total=False)
-
-
 @probe
 def run_graph(ctx, schema_name, keys, steps, writes, graph_input):
-    """Run a graph over ``keys`` of ``schema_name``: ``steps`` are supersteps of node names.
+    """The final state of a graph over ``keys`` of ``schema_name``, or what the run raised.
 
-    Every node of step i has an edge to every node of step i+1, so the nodes
-    of one step run in parallel; each node returns its entry of ``writes``.
+    ``steps`` are supersteps of node names: every node of step i has an edge
+    to every node of step i+1, so the nodes of one step run in parallel; each
+    node returns its entry of ``writes``.
     """
-    builder = StateGraph(sub_schema(ctx, schema_name, keys))
+    schema = ctx.sub_schema(schema_name, keys)
+    return ctx.attempt(lambda: _supersteps_graph(schema, steps, writes).invoke(graph_input))
+
+
+def _supersteps_graph(schema, steps, writes):
+    """The compiled graph of ``run_graph``: a node per name, every node of a step joined to every node of the next."""
+    builder = StateGraph(schema)  # checks the learner's reducers
     for step in steps:
         for name in step:
             update = writes[name]
@@ -79,55 +91,71 @@ def run_graph(ctx, schema_name, keys, steps, writes, graph_input):
                 builder.add_edge(source, target)
     for name in steps[-1]:
         builder.add_edge(name, END)
-    return builder.compile().invoke(graph_input)
+    return builder.compile()
 
 
 @probe
 def call_made(ctx, factory, factory_args, args):
     """Call the reducer ``factory(*factory_args)`` returns, like ``call`` does."""
-    return call_reducer(ctx.get(factory)(*factory_args), args)
+    make = ctx.get(factory)
+    reducer = ctx.attempt(lambda: make(*factory_args))
+    if isinstance(reducer, Raised):
+        return reducer
+    return call_reducer(ctx, reducer, args)
 
 
 @probe
 def graph_accepts(ctx, factory, factory_args, writes):
-    """Put ``factory(*factory_args)`` in ``Annotated[list[str], ...]`` and fold ``writes`` through a graph."""
+    """Fold ``writes`` through ``Annotated[list[str], factory(*factory_args)]`` in a chain of nodes; the final state."""
+    make = ctx.get(factory)
+    return ctx.attempt(lambda: _window_graph(make(*factory_args), writes).invoke({}))
+
+
+def _window_graph(reducer, writes):
     # The functional form: the reducer is the learner's, known only now.
-    schema = TypedDict("WindowProbe", {"items": Annotated[list[str], ctx.get(factory)(*factory_args)]}, total=False)  # noqa: UP013
-    builder = StateGraph(schema)
+    schema = TypedDict("WindowProbe", {"items": Annotated[list[str], reducer]}, total=False)  # noqa: UP013
+    builder = StateGraph(schema)  # refuses a reducer that does not take exactly (old, new)
     names = [f"write_{i}" for i in range(len(writes))]
     for name, update in zip(names, writes):
         builder.add_node(name, lambda state, update=update: {"items": copy.deepcopy(update)})
     for before, after in zip([START, *names], [*names, END]):
         builder.add_edge(before, after)
-    return builder.compile().invoke({})
+    return builder.compile()
 
 
 @probe
 def research_run(ctx, question, thread_id, extra_input):
-    """Run the learner's ``build_graph`` with a checkpointer, once; report what leaves it."""
+    """Run the learner's ``build_graph`` with a checkpointer, once; report what leaves it, or what it raised."""
     from langgraph.checkpoint.memory import InMemorySaver
 
-    graph = ctx.get("build_graph")(checkpointer=InMemorySaver())
-    rounds = getattr(ctx.module, "LOOKUP_ROUNDS", 0)
-    # A loop that never stops should say GraphRecursionError at once, not burn
-    # the task's time limit on LangGraph's default of 10,007 steps.
-    limit = 4 * (rounds + 2) if type(rounds) is int and 2 <= rounds <= 1000 else 100
-    config = {"configurable": {"thread_id": thread_id}, "recursion_limit": limit}
-    output = graph.invoke({"question": question, **extra_input}, config)
-    return {
-        "output": output,
-        "state": dict(graph.get_state(config).values),
-        "input_schema": sorted(graph.get_input_jsonschema().get("properties", {})),
-        "output_schema": sorted(graph.get_output_jsonschema().get("properties", {})),
-    }
+    build_graph = ctx.get("build_graph")
+
+    def run():
+        graph = build_graph(checkpointer=InMemorySaver())
+        rounds = getattr(ctx.module, "LOOKUP_ROUNDS", 0)
+        # A loop that never stops should say GraphRecursionError at once, not burn
+        # the task's time limit on LangGraph's default of 10,007 steps.
+        limit = 4 * (rounds + 2) if type(rounds) is int and 2 <= rounds <= 1000 else 100
+        config = {"configurable": {"thread_id": thread_id}, "recursion_limit": limit}
+        output = graph.invoke({"question": question, **extra_input}, config)
+        return {
+            "output": output,
+            "state": dict(graph.get_state(config).values),
+            "input_schema": sorted(graph.get_input_jsonschema().get("properties", {})),
+            "output_schema": sorted(graph.get_output_jsonschema().get("properties", {})),
+        }
+
+    return ctx.attempt(run)
 
 
 @probe
 def time_merge(ctx, size, seed):
-    """CPU seconds ``merge_sources`` takes on ``size`` items with repeats (made here, not sent)."""
+    """CPU seconds ``merge_sources`` takes on ``size`` items with repeats (made here, not sent), or what it raised."""
     rng = random.Random(seed)
     items = [f"doc-{rng.randrange(size)}" for _ in range(size)]
     merge = ctx.get("merge_sources")
     started = time.process_time()
-    merge(items[: size // 2], items[size // 2 :])
+    merged = ctx.attempt(lambda: merge(items[: size // 2], items[size // 2 :]))
+    if isinstance(merged, Raised):
+        return merged
     return time.process_time() - started

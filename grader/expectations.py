@@ -1,0 +1,54 @@
+"""Checks of one call of a learner function, for every part's rules: the right value, a new list, arguments untouched.
+
+Each calls the learner's function through a ``Checker`` (``check.value``: a
+learner exception is the rule's error) and raises ``Failure`` with the call
+in the learner's words and both answers.
+"""
+
+from grader.checking import Checker, Failure, show
+from grader.wire import Opaque
+
+__all__ = ["expect_list_result", "expect_pure", "expect_value"]
+
+
+def expect_list_result(check: Checker, name: str, old, new, expected, factory_args=None):
+    """One reducer call: the right items, exactly a new ``list``, arguments untouched."""
+    if factory_args is None:
+        call = check.value(name, old, new)
+    else:
+        call = check.value_made(name, factory_args, old, new)
+    got = call.result
+    if type(got) is not list or got != expected:
+        # An Opaque value's text already names its type.
+        kind = "" if type(got) is list or isinstance(got, Opaque) else f" (a {type(got).__name__})"
+        kind += "" if type(got) is list else ", not a list"
+        raise Failure(f"{call.text()} returned {show(got)}{kind}; expected {show(expected)}", call.counterexample(expected))
+    return call
+
+
+def expect_pure(check: Checker, name: str, old, new, factory_args=None):
+    """The reducer returns a new list and leaves both arguments as they were."""
+    if factory_args is None:
+        call = check.value(name, old, new)
+    else:
+        call = check.value_made(name, factory_args, old, new)
+    for label, before, after, same in zip(("old", "new"), (old, new), call.args_after, call.returned_an_argument):
+        if after != before or type(after) is not type(before):
+            raise Failure(f"{call.text()} changed its argument {label} to {show(after)}; a reducer never mutates its arguments",
+                          call.counterexample(before, after))
+        if same:
+            raise Failure(f"{call.text()} returned its argument {label} itself; return a new list",
+                          call.counterexample("a new list", "the argument itself"))
+    if type(call.result) is not list:
+        raise Failure(f"{call.text()} returned {show(call.result)}; expected exactly a list", call.counterexample("a list"))
+
+
+def expect_value(check, name, args, expected):
+    """``name(*args)`` returns ``expected``, of its very type (``True`` is no ``1``)."""
+    call = check.value(name, *args)
+    if call.result != expected or type(call.result) is not type(expected):
+        raise Failure(f"{call.text()} returned {show(call.result)}; expected {show(expected)}", call.counterexample(expected))
+    return call.result
+
+
+# -- one state key through a graph ------------------------------------------------------------

@@ -1,0 +1,238 @@
+"""Notebook 10_validation: the rules of board.models, board.reject and board.validate.
+
+``parse_update`` and the models are judged on what they return or raise
+(``board_parse`` and ``board_model_class`` reply with the result's dump or
+the ``Raised``); the reducer's rejections through ``checks.expect_rejected``;
+``validate_update`` against the reducer it must agree with and the model.
+"""
+
+from grader.checking import Counterexample, Failure, Raised, no_raise, show
+from grader.parts.board.checks import (
+    brief,
+    each_defect,
+    expect_board_error,
+    expect_rejected,
+    parse,
+    problems_of,
+    reduce,
+    reducer_text,
+    require_parse,
+    said,
+)
+from grader.parts.board.model import EMPTY, model_apply, model_problems, without_counts
+from grader.parts.board.strategies import (
+    EXTRA_DEFECTS,
+    ID_DEFECTS,
+    TYPE_DEFECTS,
+    any_updates,
+    currents,
+    defects,
+    garbage,
+    ghost_ops,
+    ghosts_and_unknown_types,
+    instance_flags,
+    invalid_updates,
+    valid_raw,
+)
+from grader.tasks import task
+
+# -- board.models ----------------------------------------------------------------------------
+models = task("board.models")
+
+
+@models.rule("parse_update turns a valid board or operation (a dict or a model) into a Board, MoveOp or RemoveOp with the same data")
+def parse_valid(check):
+    require_parse(check)
+
+    @check.forall(valid_raw, instance_flags)
+    def typed(raw, as_instance):
+        got = parse(check, raw, as_instance)
+        parsed = got["parsed"]
+        expected_type = {"move": "MoveOp", "remove": "RemoveOp"}.get(raw.get("type"), "Board")
+        if isinstance(parsed, Raised):  # "failed", not no_raise's "error": the rule has always said so
+            raise Failure(f"parse_update({'a model of ' if as_instance else ''}{show(raw)}) raised {parsed.type}: "
+                          f"{said(parsed)}; expected a {expected_type}: the update is valid",
+                          Counterexample("parse_update", [raw], expected_type, f"raised {parsed.type}"))
+        if expected_type == "Board":
+            expected = model_apply(None, raw)[0]
+            same = got["type"] == "Board" and without_counts(parsed) == without_counts(expected)
+        else:
+            expected = {"card_id": None, **raw}
+            same = got["type"] == expected_type and parsed == expected
+        if not same:
+            raise Failure(f"parse_update({show(raw)}) returned {got['type']} {show(parsed)}; expected a "
+                          f"{expected_type} with the same data", Counterexample("parse_update", [raw], expected, parsed))
+        if got["raw_changed"]:
+            raise Failure(f"parse_update({show(raw)}) changed its argument; validation never mutates the input")
+
+
+@models.rule("wrong types are rejected, not coerced: \"3\" is not a priority (a BoardError)")
+def parse_types(check):
+    @check.forall(defects(TYPE_DEFECTS))
+    def strict_types(raw):
+        expect_board_error(check, raw, "a value of the wrong type is rejected, not coerced (strict=True)")
+
+
+@models.rule("unknown fields are rejected (extra=\"forbid\")")
+def parse_extra(check):
+    @check.forall(defects(EXTRA_DEFECTS))
+    def no_extras(raw):
+        expect_board_error(check, raw, "a field the model does not declare is an error, not silently dropped")
+
+
+@models.rule("ids are non-empty strings and required fields must be there")
+def parse_ids(check):
+    @check.forall(defects(ID_DEFECTS))
+    def ids(raw):
+        expect_board_error(check, raw, "ids are non-empty strings, and required fields are required")
+
+
+@models.rule("the op's type discriminates: an unknown type is a BoardError naming it")
+def parse_unknown_type(check):
+    @check.forall(defects(["unknown_type"]))
+    def unknown(raw):
+        raised = expect_board_error(check, raw, f"there is no operation {raw['type']!r}")
+        message = said(raised)
+        if repr(raw["type"]) not in message and (not raw["type"] or raw["type"] not in message):
+            raise Failure(f"parse_update({show(raw)}) raised BoardError({message!r}); the message must name "
+                          f"the unknown type {raw['type']!r}")
+
+
+@models.rule("anything else (None, a str, a list, a number, a dict with neither type nor columns) is a BoardError")
+def parse_garbage(check):
+    @check.forall(garbage)
+    def rejected(raw):
+        expect_board_error(check, raw, "an update is an operation (a dict with 'type') or a board (a dict with 'columns')")
+
+
+# Each must be refused by the learner's class itself: a coerced priority, an empty id, an extra field, a wrong type.
+NOT_STRICT = [("Card", {"card_id": "T-1", "title": "t", "priority": "3"}),
+              ("Card", {"card_id": "", "title": "t", "priority": 3}),
+              ("Column", {"column_id": "todo", "title": "To do", "wip": 3}),
+              ("MoveOp", {"type": "move", "from_column": "a", "to_column": 2}),
+              ("RemoveOp", {"type": "remove", "from_column": "a", "card_id": ""})]
+
+
+@models.rule("the models themselves are strict, and Board() is the empty board")
+def models_strict(check):
+    require_parse(check)
+    empty = check.probe("board_model_class", "Board", {})
+    if empty != EMPTY:
+        shown = {"raised": empty.type} if isinstance(empty, Raised) else {"dump": empty}  # the words it always used
+        raise Failure(f"Board.model_validate({{}}) gave {show(shown)}; expected the empty board {EMPTY}")
+    for name, data in NOT_STRICT:
+        got = check.probe("board_model_class", name, data)
+        if not isinstance(got, Raised):
+            raise Failure(f"{name}.model_validate({show(data)}) returned {show(got)}; expected a "
+                          "ValidationError: the model itself must be strict, not only parse_update")
+
+
+# -- board.reject ----------------------------------------------------------------------------------
+reject = task("board.reject")
+
+HOSTILE = ["huge string", "many columns", "deep list", "deep board", "cycle", "huge id"]  # made by board_hostile
+
+
+@reject.rule("an invalid update returns current itself (the same object), unchanged")
+def reject_identity(check):
+    def rejected(current, update):
+        expect_rejected(check, current, update)
+
+    each_defect(check, rejected)
+
+    @check.forall(invalid_updates)
+    def invalid(case):
+        expect_rejected(check, *case)
+
+
+@reject.rule("a card or column that is not there makes the operation invalid")
+def reject_ghosts(check):
+    @check.forall(ghost_ops())
+    def ghosts(case):
+        expect_rejected(check, *case)
+
+
+@reject.rule("a rejected update logs a warning with the reason on the logger 'agstate.board'")
+def reject_logs(check):
+    @check.forall(invalid_updates)
+    def invalid(case):  # the same examples as the identity rule: their answers are known already
+        got = expect_rejected(check, *case)
+        if not any(message.strip() for message in got["warnings"]):
+            raise Failure(f"{reducer_text(*case)} rejected the update without a warning; log the reason with "
+                          "logging.getLogger('agstate.board').warning(...)")
+
+
+@reject.rule("the reducer never raises, whatever it is given: garbage, None current, huge or self-referencing payloads")
+def reject_never_raises(check):
+    @check.forall(currents, garbage)
+    def garbage_in(current, update):
+        expect_rejected(check, current, update)
+
+    for kind in HOSTILE:
+        got = check.probe("board_hostile", {"columns": [{"column_id": "a", "title": "A", "cards": []}]}, kind, limit=5.0)
+        got = no_raise(got, f"board_reducer(board, <{kind}>)", hint="a reducer never raises",
+                       example=Counterexample("board_reducer", ["board", kind], "current", None))
+        if not got["is_current"] or got["current_changed"]:
+            raise Failure(f"board_reducer(board, <{kind}>) returned a {got['type']}; expected current itself, unchanged")
+
+
+# -- board.validate ---------------------------------------------------------------------------------
+validate = task("board.validate")
+
+
+@validate.rule("validate_update returns [] exactly when board_reducer accepts the update")
+def validate_agrees(check):
+    def agreed(current, update):
+        agree(check, current, update)
+
+    each_defect(check, agreed)
+
+    @check.forall(any_updates)
+    def agrees(case):
+        agree(check, *case)
+
+
+def agree(check, current, update):
+    """validate_update and board_reducer agree with each other and with the model."""
+    problems = problems_of(check, current, update)
+    got = reduce(check, current, update)
+    accepted = not got["is_current"] or got["current_changed"]  # editing current in place is board.move's fault
+    if not accepted and not model_problems(current, update) and model_apply(current, update)[0] == current:
+        accepted = True  # a valid no-op returned as current itself: board.move judges that, not validate
+    if (problems == []) != accepted:
+        verdict = "accepts" if accepted else "rejects"
+        raise Failure(f"validate_update({brief(current)}, {show(update)}) returned {show(problems)} but "
+                      f"board_reducer {verdict} that update; [] exactly when the reducer accepts",
+                      Counterexample("validate_update", [current, update], "[]" if accepted else "problems", problems))
+    if (problems == []) != (not model_problems(current, update)):
+        raise Failure(f"validate_update({brief(current)}, {show(update)}) returned {show(problems)}; "
+                      f"expected {'[]: the update is valid' if problems else 'the problems: the update is invalid'}",
+                      Counterexample("validate_update", [current, update], [] if problems else "problems", problems))
+
+
+# A card that is on the board, but not in the column the move names: random ghost ops never draw it, so every
+# seed checks its sentence on this case first.
+CARD_ELSEWHERE = ({"columns": [{"column_id": "todo", "title": "To do", "cards": [{"card_id": "T-1", "title": "a", "priority": 1}]},
+                               {"column_id": "done", "title": "Done", "cards": []}]},
+                  {"type": "move", "card_id": "T-1", "from_column": "done", "to_column": "todo"})
+
+
+@validate.rule("each problem is one readable sentence naming what is wrong: the column, the card, the operation type")
+def validate_sentences(check):
+    @check.forall(ghosts_and_unknown_types, first=(CARD_ELSEWHERE,))
+    def named(case):
+        current, update = case
+        problems = problems_of(check, current, update)
+        if not problems or any(not p.strip() or "\n" in p for p in problems):
+            raise Failure(f"validate_update({brief(current)}, {show(update)}) returned {show(problems)}; expected "
+                          "one non-empty, one-line sentence per problem")
+        for fact in model_problems(current, update):
+            names = [str(value) for value in fact[1:] if value]
+            if names and not any(all(_names(p, name) for name in names) for p in problems):
+                raise Failure(f"validate_update({brief(current)}, {show(update)}) returned {show(problems)}; "
+                              f"expected a sentence naming {' and '.join(repr(n) for n in names)} ({fact[0]})")
+
+
+def _names(sentence: str, name: str) -> bool:
+    """The sentence names ``name``, as it is or as its repr shows it (escaped control characters)."""
+    return name in sentence or repr(name)[1:-1] in sentence

@@ -1,0 +1,134 @@
+"""Part D's judging helpers: the checks several rules share, each raising ``Failure`` with the learner's words.
+
+Calls that may raise on purpose (a collision, a violation, a stale version)
+come back as a value or a ``Raised``; ``expect_*`` compare them with the
+model (``model.py``). The refund graph's helpers run and judge the plain run
+and the runs in other delivery orders.
+"""
+
+from grader.checking import Counterexample, Failure, Raised, no_raise, show
+from grader.parts.branches.model import BRANCHES, OUTPUT_KEYS, TABLE_KINDS, model_classify, model_refund, table_rows
+from grader.parts.branches.strategies import DUPLICATED, PERMUTATIONS
+
+
+def _text(name: str, args) -> str:
+    return f"{name}({', '.join(show(a) for a in args)})"
+
+
+# -- calls that may raise -------------------------------------------------------------------
+def catching(check, name: str, args: list, attrs=(), pure: bool = True):
+    """``name(*args)`` through ``call_catching``: its result, or a ``Raised`` with the exception's ``attrs``.
+
+    ``pure``: changed arguments fail the rule (rules about laws leave that to the purity rule).
+    """
+    answer = check.probe("call_catching", name, list(args), list(attrs))
+    if pure and answer["args_after"] != answer["args_before"]:
+        raise Failure(f"{_text(name, args)} changed its arguments to {show(answer['args_after'])}; it must never mutate them")
+    return answer["result"]
+
+
+def outcome_text(outcome) -> str:
+    """``"raised StaleVersion"`` or ``"returned 3"``: what one call did, in feedback's words."""
+    return f"raised {outcome.type}" if isinstance(outcome, Raised) else f"returned {show(outcome)}"
+
+
+def expect_raises(check, name: str, args: list, error: str, attrs: dict, why: str):
+    """``name(*args)`` raises ``error`` (or a subclass) carrying exactly ``attrs``."""
+    got = catching(check, name, args, list(attrs))
+    if not (isinstance(got, Raised) and got.is_a(error)):
+        gave = got.type if isinstance(got, Raised) else show(got)
+        raise Failure(f"{_text(name, args)} gave {gave}; expected {error}: {why}", Counterexample(name, list(args), error, gave))
+    if got.attrs != attrs:
+        raise Failure(f"{_text(name, args)} raised {error} with {show(got.attrs)}; expected {show(attrs)}")
+
+
+def expect_records(check, name: str, args: list, expected):
+    """A call returning exactly ``expected`` (a list of records); an exception is the learner's error."""
+    call = check.value(name, *args)
+    if type(call.result) is not list or call.result != expected:
+        raise Failure(f"{call.text()} returned {show(call.result)}; expected {show(expected)}", call.counterexample(expected))
+    return call.result
+
+
+# -- the decision table --------------------------------------------------------------------------
+def expect_verdict(check, current, proposal):
+    """``classify_proposal`` gives the table's status, reason and extra facts, and mutates nothing."""
+    call = check.value("classify_proposal", current, proposal)
+    expected, got = model_classify(current, proposal), call.result
+    wrong = type(got) is not dict or got.get("status") != expected["status"] or got.get("reason", "<no reason key>") != expected["reason"]
+    extras = {key: value for key, value in expected.items() if key not in ("status", "reason")}
+    wrong = wrong or any(got.get(key) != value for key, value in extras.items())
+    if wrong:
+        raise Failure(f"{call.text()} returned {show(got)}; expected {show(expected)} "
+                      f"(case revision {current['revision']}, payment {current['payment_id']!r}, risk {current['risk_level']!r}, "
+                      f"effects applied {current['effects_applied']})", call.counterexample(expected))
+    if call.args_after != [current, proposal]:
+        raise Failure(f"{call.text()} changed its arguments; classifying must never mutate the case or the proposal")
+
+
+def table_first(check, types, stale=False):
+    """The table's hand-picked rows of these proposal types, checked before the random cases."""
+    for current, proposal in table_rows():
+        if proposal["type"] in types and (proposal["expected_revision"] != current["revision"]) == stale:
+            expect_verdict(check, current, proposal)
+
+
+# -- the refund graph ------------------------------------------------------------------------------
+def graph_text(case, signals) -> str:
+    return f"build_refund_graph(effects).invoke({{'case': {show(case)}, 'signals': {show(signals)}}})"
+
+
+def refund_runs(check, case, signals, orders):
+    """The plain run and one run per delivery order (``refund_orders``); the graph must run its four branches."""
+    got = no_raise(check.probe("refund_orders", case, signals, orders, limit=10.0), graph_text(case, signals))
+    if got["missing_branches"]:
+        raise Failure(f"{graph_text(case, signals)} never ran the branch nodes {got['missing_branches']}; "
+                      f"expected the nodes {list(BRANCHES)} in parallel")
+    return got
+
+
+def expect_decided(case, signals, output) -> None:
+    """The plain run's output against the model of the decision table."""
+    text = graph_text(case, signals)
+    if type(output) is not dict or sorted(output) != OUTPUT_KEYS:
+        keys = sorted(output) if type(output) is dict else output
+        raise Failure(f"{text} returned the keys {show(keys)}; expected exactly {OUTPUT_KEYS}")
+    expected = model_refund(case, signals)
+    if output["case"] != expected["case"]:
+        raise Failure(f"{text} left the case {show(output['case'])}; expected {show(expected['case'])}",
+                      Counterexample("build_refund_graph", [case, signals], expected["case"], output["case"]))
+    by_id = {p.get("event_id"): (p.get("actor"), p.get("type")) for p in output["proposals"] if isinstance(p, dict)}
+    if sorted(by_id.values()) != expected["proposals"] or [p.get("event_id") for p in output["proposals"]] != sorted(by_id):
+        raise Failure(f"{text} kept the proposals {show(output['proposals'])}; expected one per (actor, type) "
+                      f"{show(expected['proposals'])}, sorted by event_id")
+    records = output["conflicts"]
+    if type(records) is not list or not all(type(r) is dict and r.get("status") == "open" and r.get("resolution") is None
+                                            and isinstance(r.get("proposals"), list) for r in records):
+        raise Failure(f"{text} gave conflicts {show(records)}; expected conflict records (dicts with status 'open', "
+                      "proposals, resolution None), never error strings")
+    kinds = {}
+    for record in records:
+        if record.get("kind") in TABLE_KINDS:
+            kinds.setdefault(record["kind"], []).extend(by_id.get(i) for i in record["proposals"])
+    kinds = {kind: sorted(who) for kind, who in sorted(kinds.items())}
+    if kinds != expected["conflicts"]:
+        raise Failure(f"{text} recorded the conflicts {show(kinds)} (kind: [(actor, type)]); expected {show(expected['conflicts'])}")
+    ids = [e.get("id") if isinstance(e, dict) else e for e in output["evidence"]]
+    if ids != sorted(set(ids), key=str):
+        raise Failure(f"{text} kept the evidence ids {show(ids)}; expected each id once, sorted (merge_evidence)")
+    types = [e.get("type") for e in output["events"] if isinstance(e, dict)]
+    if types != expected["events"]:
+        raise Failure(f"{text} left the events {show(types)}; expected {expected['events']}")
+
+
+def expect_same_everywhere(check, case, signals, orders, what: str):
+    """Every run in ``orders`` leaves the plain run's output and runs its effects (the runs of all orders are fetched once)."""
+    got = refund_runs(check, case, signals, PERMUTATIONS + DUPLICATED)
+    plain = got["plain"]
+    for run in got["runs"]:
+        same_ledger = sorted(map(str, run["ledger"])) == sorted(map(str, plain["ledger"]))
+        if run["order"] in orders and (run["output"] != plain["output"] or not same_ledger):
+            differs = sorted(k for k in OUTPUT_KEYS if (run["output"] or {}).get(k) != plain["output"].get(k)) or ["effects run"]
+            raise Failure(f"{graph_text(case, signals)}: with the branch results delivered {what} {run['order']}, "
+                          f"{', '.join(differs)} came out different: {show({k: (run['output'] or {}).get(k) for k in differs})} "
+                          f"instead of {show({k: plain['output'].get(k) for k in differs})}")

@@ -1,0 +1,104 @@
+"""Notebook 27, branches.order_independent and branches.effects_once: the refund graph.
+
+Its output is decided by the table and is the same in every order the four
+branches' writes arrive in, also when one arrives twice; its effects run
+once per idempotency key, also on a redelivered confirmation or a retried
+request. Each graph run is one probe (``refund_orders``, ``refund_redelivered``).
+"""
+
+from grader.checking import Failure, no_raise, show
+from grader.parts.branches.checks import expect_decided, expect_same_everywhere, graph_text, refund_runs
+from grader.parts.branches.model import model_refund
+from grader.parts.branches.strategies import (
+    DUPLICATED,
+    FIXED_REFUNDS,
+    HIGH_RISK,
+    PERMUTATIONS,
+    approvable_signals,
+    case_ids,
+    refund_cases,
+)
+from grader.tasks import task
+
+# -- branches.order_independent ------------------------------------------------------------------------
+order_task = task("branches.order_independent")
+
+
+@order_task.rule("decide follows the table: facts first, then decisions against the case with the facts applied; "
+                 "conflicts become records; a high-risk case is never approved")
+def graph_decides(check):
+    def decided(inputs):
+        case, signals = inputs
+        expect_decided(case, signals, refund_runs(check, case, signals, [])["plain"]["output"])
+
+    for inputs in FIXED_REFUNDS:  # small hand-picked cases first: their failure needs no shrinking
+        decided(inputs)
+    check.forall(refund_cases(), examples=check.budget("refund"))(decided)
+
+
+@order_task.rule("the output is the same in every completion order of the four branches")
+def graph_every_order(check):
+    @check.forall(refund_cases(), examples=check.budget("run"), first=(HIGH_RISK,))
+    def every_order(inputs):
+        case, signals = inputs
+        expect_same_everywhere(check, case, signals, PERMUTATIONS, "in the order")
+
+
+@order_task.rule("a branch result delivered twice changes nothing")
+def graph_duplicates(check):
+    @check.forall(refund_cases(), examples=check.budget("run"), first=(HIGH_RISK,))
+    def duplicated(inputs):
+        case, signals = inputs
+        expect_same_everywhere(check, case, signals, DUPLICATED, "with one twice:")
+
+
+# -- branches.effects_once ------------------------------------------------------------------------------
+effects_task = task("branches.effects_once")
+
+
+def _calls(ledger):
+    return sorted((c.get("effect"), c.get("key")) for c in ledger)
+
+
+@effects_task.rule("an approved refund runs each effect once with idempotency key f'{case_id}:{effect_name}' and the case; "
+                   "a refund not approved runs none")
+def effects_run(check):
+    def once(inputs):
+        case, signals = inputs
+        plain = refund_runs(check, case, signals, [])["plain"]
+        expected = model_refund(case, signals)
+        wanted = sorted((key.rsplit(":", 1)[1], key) for key in expected["effects_done"])
+        if _calls(plain["ledger"]) != wanted or any(c.get("case_id") != case["case_id"] for c in plain["ledger"]):
+            raise Failure(f"{graph_text(case, signals)} ran the effects {show(plain['ledger'])}; expected {show(wanted)} "
+                          f"(effect, idempotency key), each called with the case "
+                          f"({'approved' if wanted else 'not approved: no email, no transfer'})")
+        done = plain["output"].get("effects_done") if isinstance(plain["output"], dict) else None
+        if sorted(done or []) != expected["effects_done"]:
+            raise Failure(f"{graph_text(case, signals)} left effects_done {show(done)}; expected {expected['effects_done']}")
+
+    for inputs in FIXED_REFUNDS:
+        once(inputs)
+    check.forall(refund_cases(), examples=check.budget("refund"))(once)
+
+
+def _redelivered(check, how: str, what: str):
+    """An approved refund run once, then ``how`` (``refund_redelivered``): no effect may run a second time."""
+    @check.forall(case_ids, approvable_signals, examples=check.budget("run"))
+    def redelivered(case_id, signals):
+        case = {"case_id": case_id, "revision": 0, "payment_id": None, "payment_amount": None, "risk_level": None,
+                "effects_applied": False, "decision": None}
+        got = no_raise(check.probe("refund_redelivered", case, signals, how, limit=10.0), what)
+        wanted = sorted((name, f"{case_id}:{name}") for name in ("create_transfer", "send_email"))
+        if _calls(got["ledger"]) != wanted:
+            raise Failure(f"{graph_text(case, signals)} approved the refund, then {what}: the effects ran "
+                          f"{show(_calls(got['ledger']))}; expected each once, {show(wanted)}: skip keys already done")
+
+
+@effects_task.rule("a redelivered approval_confirmed runs no effect again")
+def effects_confirmation(check):
+    _redelivered(check, "confirmation", "decide's write (the confirmation) was delivered again")
+
+
+@effects_task.rule("a retried request on the same thread runs no effect again")
+def effects_retried(check):
+    _redelivered(check, "input", "the same request was invoked again on the same thread")

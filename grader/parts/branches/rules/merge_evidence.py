@@ -1,0 +1,40 @@
+"""Notebook 21, branches.merge_evidence: ``merge_evidence`` is the union of two branches' evidence by id."""
+
+from grader.expectations import expect_pure
+from grader.parts.branches.checks import expect_raises, expect_records
+from grader.parts.branches.model import model_union
+from grader.parts.branches.strategies import colliding_pair, consistent_lists
+from grader.tasks import task
+
+merge_task = task("branches.merge_evidence")
+
+
+@merge_task.rule("merge_evidence returns the union of both lists by id, sorted by id")
+def merge_union(check):
+    @check.forall(consistent_lists(2))
+    def union(lists):
+        expect_records(check, "merge_evidence", lists, model_union(*lists))
+
+
+@merge_task.rule("the same id with identical content is kept once, also when one list repeats it")
+def merge_identical(check):
+    @check.forall(consistent_lists(2), first=([[{"id": "e1", "v": 1}], [{"id": "e1", "v": 1}]],))
+    def kept_once(lists):
+        left, right = lists
+        expect_records(check, "merge_evidence", [left + right, right + left], model_union(left, right))
+
+
+@merge_task.rule("the same id with different content raises EvidenceCollision naming the id (its evidence_id)")
+def merge_collision(check):
+    @check.forall(colliding_pair())
+    def collides(pair):
+        left, right, shared = pair
+        expect_raises(check, "merge_evidence", [left, right], "EvidenceCollision", {"evidence_id": shared},
+                      f"two branches disagree about {shared!r} and nobody may pick one silently")
+
+
+@merge_task.rule("merge_evidence returns a new list and never mutates its arguments")
+def merge_pure(check):
+    @check.forall(consistent_lists(2))
+    def pure(lists):
+        expect_pure(check, "merge_evidence", *lists)

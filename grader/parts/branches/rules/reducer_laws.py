@@ -1,0 +1,62 @@
+"""Notebook 22, branches.laws: ``merge_evidence`` is commutative, associative and idempotent.
+
+So the order branches finish in, and a redelivered result, cannot change the
+merged evidence. A call that raises here is the learner's error (``check.value``),
+except where a collision must raise whichever way round.
+"""
+
+from grader.checking import Failure, Raised, show
+from grader.parts.branches.checks import catching
+from grader.parts.branches.strategies import colliding_pair, consistent_lists
+from grader.tasks import task
+
+laws = task("branches.laws")
+
+
+def merged(check, left, right):
+    return check.value("merge_evidence", left, right).result
+
+
+@laws.rule("commutative: merge_evidence(a, b) == merge_evidence(b, a), so completion order cannot matter")
+def law_commutative(check):
+    @check.forall(consistent_lists(2))
+    def commutes(lists):
+        a, b = lists
+        ab, ba = merged(check, a, b), merged(check, b, a)
+        if ab != ba:
+            raise Failure(f"merge_evidence({show(a)}, {show(b)}) is {show(ab)} but merge_evidence({show(b)}, {show(a)}) "
+                          f"is {show(ba)}; the order branches finish in must not matter (commutative)")
+
+    @check.forall(colliding_pair())
+    def both_raise(pair):
+        a, b, _ = pair
+        outcomes = [catching(check, "merge_evidence", args, [], pure=False) for args in ([a, b], [b, a])]
+        raised = [isinstance(outcome, Raised) for outcome in outcomes]
+        if raised[0] != raised[1] or (not raised[0] and outcomes[0] != outcomes[1]):
+            shown = ["raises " + o.type if isinstance(o, Raised) else "returns " + show(o) for o in outcomes]
+            raise Failure(f"merge_evidence({show(a)}, {show(b)}) {shown[0]} but with the arguments swapped it {shown[1]}; "
+                          "a collision must be a collision whichever branch finished first (commutative)")
+
+
+@laws.rule("associative: merging (a, b) then c equals merging a with (b, c)")
+def law_associative(check):
+    @check.forall(consistent_lists(3))
+    def associates(lists):
+        a, b, c = lists
+        left = merged(check, merged(check, a, b), c)
+        right = merged(check, a, merged(check, b, c))
+        if left != right:
+            raise Failure(f"merge_evidence(merge_evidence(a, b), c) is {show(left)} but merge_evidence(a, merge_evidence(b, c)) "
+                          f"is {show(right)} for a={show(a)}, b={show(b)}, c={show(c)} (associative)")
+
+
+@laws.rule("idempotent: merging a result again, or redelivering a branch's evidence, changes nothing")
+def law_idempotent(check):
+    @check.forall(consistent_lists(2))
+    def idempotent(lists):
+        a, b = lists
+        m = merged(check, a, b)
+        for again, text in ((merged(check, m, m), "merge_evidence(m, m)"), (merged(check, m, b), f"merge_evidence(m, {show(b)})")):
+            if again != m:
+                raise Failure(f"with m = merge_evidence({show(a)}, {show(b)}) = {show(m)}, {text} is {show(again)}; "
+                              "a redelivered result must change nothing (idempotent)")

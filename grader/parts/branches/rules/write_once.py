@@ -1,0 +1,51 @@
+"""Notebook 23, branches.write_once: ``write_once`` sets a value once; an equal write keeps it, a different one raises."""
+
+from grader.checking import Failure, Raised, show
+from grader.expectations import expect_value
+from grader.parts.branches.checks import expect_raises
+from grader.parts.branches.strategies import decision_steps, once_values
+from grader.tasks import task
+
+write_once_task = task("branches.write_once")
+
+
+@write_once_task.rule("write_once(None, new) takes the new value")
+def once_from_none(check):
+    @check.forall(once_values)
+    def takes(new):
+        expect_value(check, "write_once", (None, new), new)
+
+
+@write_once_task.rule("an equal value keeps the stored one (a redelivered write is harmless)")
+def once_equal(check):
+    @check.forall(once_values)
+    def keeps(value):
+        expect_value(check, "write_once", (value, value), value)
+
+
+@write_once_task.rule("a different value raises WriteOnceViolation carrying old and new")
+def once_different(check):
+    @check.forall(once_values, once_values)
+    @check.forall(once_values, once_values, first=("approved", "rejected"))
+    def raises(old, new):
+        if old == new:  # equal (0 == False too): kept, another rule's case
+            return
+        expect_raises(check, "write_once", [old, new], "WriteOnceViolation", {"old": old, "new": new},
+                      "a write-once value never changes")
+
+
+@write_once_task.rule("in a graph, writers of one value agree, a different value raises, a redelivered write changes nothing")
+def once_in_graph(check):
+    @check.forall(decision_steps, examples=check.budget("graph"), first=([["approved"], ["approved", "approved"]],))
+    def folds(steps):
+        final = check.probe("write_once_graph", steps)["value"]  # the key's last value, or what the run raised
+        values = {value for step in steps for value in step}
+        described = "; ".join(f"step {n}: {', '.join(map(repr, step))}" for n, step in enumerate(steps, 1))
+        gave = final.type if isinstance(final, Raised) else show(final)
+        if len(values) == 1:
+            if final != steps[0][0]:
+                raise Failure(f"a graph with Annotated[str | None, write_once] and writes {described} gave "
+                              f"{gave}; expected {steps[0][0]!r}: every writer agreed")
+        elif not (isinstance(final, Raised) and final.is_a("WriteOnceViolation")):
+            raise Failure(f"a graph with Annotated[str | None, write_once] and writes {described} gave "
+                          f"{gave}; expected WriteOnceViolation: the writers disagree")

@@ -1,0 +1,124 @@
+"""Part C's judging helpers, shared by its rules: is this reply the stored event, the listed log, the refusal, the resumed run?
+
+A probe's reply holds, for each of the learner's calls, its value or the
+``Raised`` of what it raised (``grader.parts.events.probes``). These helpers
+read such replies and raise ``Failure`` with the words the learner reads;
+what a correct answer is comes from ``model``.
+"""
+
+from collections import Counter
+
+from grader.checking import Counterexample, Failure, Raised, no_raise, show
+from grader.parts.events.model import EVENT_KEYS, args_text, executions, logged_results
+
+
+def answer(reply):
+    """A reply as feedback shows it when any answer is wrong: the value, or the name of the exception raised."""
+    return reply.type if isinstance(reply, Raised) else reply
+
+
+def value_of(reply):
+    """A reply's value; None when the call raised (the feedback then shows what it found: nothing)."""
+    return None if isinstance(reply, Raised) else reply
+
+
+# -- the store ---------------------------------------------------------------------------------------
+def expect_event(got, task_id, seq, kind, payload, doing: str) -> dict:
+    """``got`` (an op's reply) is the event (task_id, seq, type, payload) with a float ts."""
+    event = no_raise(got, doing, hint="expected the event")
+    if type(event) is not dict or sorted(event) != EVENT_KEYS:
+        raise Failure(f"{doing} returned {show(event)}; expected an Event (task_id, seq, type, payload, ts)")
+    wanted = {"task_id": task_id, "seq": seq, "type": kind, "payload": payload}
+    if {k: event[k] for k in wanted} != wanted or type(event["seq"]) is not int:
+        raise Failure(f"{doing} returned {show(event)}; expected {show(wanted)} with ts set",
+                      Counterexample("append", [task_id, seq, kind, payload], wanted, event))
+    if type(event["ts"]) is not float:
+        raise Failure(f"{doing} returned ts={show(event['ts'])}; expected the store to set ts to a float time")
+    return event
+
+
+def expect_listed(got, expected_events: list, doing: str) -> None:
+    listed = no_raise(got, doing, hint="expected a list of events")
+    if listed != expected_events:
+        raise Failure(f"{doing} returned {show(listed)}; expected {show(expected_events)}",
+                      Counterexample(doing, [], expected_events, listed))
+
+
+def expect_raised(got, kind: str, doing: str, expected_attrs: dict | None = None) -> None:
+    """``got`` raised the module's ``kind`` (EventStoreError or ConcurrencyError) with these attributes."""
+    if not isinstance(got, Raised):
+        raise Failure(f"{doing} returned {show(got)}; expected {kind}", Counterexample(doing, [], kind, got))
+    if not got.is_a(kind):
+        raise Failure(f"{doing} raised {got.type}; expected {kind} (a subclass of it is fine)",
+                      Counterexample(doing, [], kind, got.type))
+    attrs = {k: _attribute(got.attrs.get(k)) for k in expected_attrs or {}}
+    if expected_attrs and attrs != expected_attrs:
+        raise Failure(f"{doing} raised {kind} with {attrs}; expected {expected_attrs} "
+                      "(expected = the next free seq, actual = the seq sent)")
+
+
+def _attribute(value):
+    """An exception's attribute as the rule compares it: a str, an int or None as it is; anything else as its text.
+
+    So True or 2.0 never passes for the seq 1 or 2, and a missing attribute
+    (``Raised.of`` says "<missing>") is None.
+    """
+    if value is None or value == "<missing>":
+        return None
+    return value if type(value) in (str, int) else repr(value)
+
+
+def appended(check, task, log, on_file, extra_ops=()):
+    """Append ``log`` ([type, payload] each) to ``task`` in a new store, then ``extra_ops``; the stored events and the replies."""
+    ops = [["append", task, seq, kind, payload] for seq, (kind, payload) in enumerate(log, 1)] + list(extra_ops)
+    got = check.probe("store_ops", ops, on_file)
+    stored = [expect_event(reply, task, seq, kind, payload, f"append({task!r}, {seq}, {kind!r}, {show(payload)})")
+              for seq, (reply, (kind, payload)) in enumerate(zip(got, log), 1)]
+    return stored, got[len(log):]
+
+
+# -- runs ---------------------------------------------------------------------------------------------
+def describe_run(plan, answers, keyed, crash) -> str:
+    steps = []
+    for step in plan:
+        tool, n = step["tool"], step["args"]["n"]
+        steps.append(f"{tool}(n={n}) -> {show(answers[f'{tool}/{n}'])}")
+    keys = f"; {', '.join(keyed)} take{'s' if len(keyed) == 1 else ''} idempotency_key" if keyed else ""
+    return f"plan [{', '.join(steps)}]{keys}{crash_text(crash)}"
+
+
+def crash_text(crash) -> str:
+    if not crash:
+        return ""
+    mode, at = crash
+    return {"raise": f"; tool call #{at} raises ToolTimeout",
+            "kill_after_append": f"; the process is killed right after its append #{at}",
+            "die_in_tool": f"; the process is killed inside tool call #{at}, after its side effect"}[mode]
+
+
+def judge_resumed(what: str, got: dict, expected, call_ids: list, steps: list, task_id: str, keyed_steps: list) -> None:
+    """The rules of a resumed run, given the planned steps (tool, args) and their call ids."""
+    second = got["second"]
+    if second != expected:  # a Raised equals no value
+        shown = f"raised {second.type}" if isinstance(second, Raised) else f"returned {show(second)}"
+        raise Failure(f"{what}: resuming {shown}; expected {show(expected)}",
+                      Counterexample("resume", [], expected, answer(second)))
+    kinds = [event["type"] for event in got["log"]]
+    if kinds.count("agent.started") != 1 or kinds.count("task.completed") != 1 or kinds[-1] != "task.completed":
+        raise Failure(f"{what}: after resuming and calling again the log holds the events {show(kinds)}; expected exactly "
+                      "one agent.started (a resumed run does not start again) and one task.completed, last")
+    logged = logged_results(got["log_after_crash"])
+    unlogged = Counter((tool, args_text(args)) for call_id, (tool, args) in zip(call_ids, steps) if call_id not in logged)
+    again = executions(got["ledger"], 2)
+    if again != unlogged:
+        extra = sorted((again - unlogged).elements())
+        missing = sorted((unlogged - again).elements())
+        if extra:
+            raise Failure(f"{what}: resuming ran {', '.join(f'{t}({a})' for t, a in extra)} again although its "
+                          "tool.result was in the log (a logged result is returned, also when it is falsy, and a call is "
+                          "identified by its call id)")
+        raise Failure(f"{what}: resuming never ran {', '.join(f'{t}({a})' for t, a in missing)}, whose result was not logged")
+    for entry in got["ledger"]:
+        if entry["tool"] in keyed_steps and entry["key"] not in {f"{task_id}:{c}" for c in call_ids}:
+            raise Failure(f"{what}: {entry['tool']} got idempotency_key={show(entry['key'])}; expected "
+                          f"f'{{task_id}}:{{call_id}}', e.g. {task_id + ':' + call_ids[0]!r}")

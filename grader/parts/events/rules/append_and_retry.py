@@ -1,0 +1,232 @@
+"""Notebook 14 (append and retry): the rules of the SQLite event store, tasks events.append, .idempotent, .concurrency, .durable.
+
+Each rule runs ops on a new store in the learner's process (probe
+``store_ops``), or races two writer processes (``race``), or kills a writer
+mid-append (``durable_crash``), and judges the replies with ``checks``.
+"""
+
+from grader.checking import Counterexample, Failure, Raised, no_raise, show
+from grader.parts.events.checks import answer, appended, expect_event, expect_listed, expect_raised, value_of
+from grader.parts.events.model import reorder
+from grader.parts.events.strategies import (
+    after_another,
+    bad_events,
+    conflicts,
+    from_seqs,
+    gap_logs,
+    gap_skips,
+    kill_rounds,
+    logs,
+    logs_and_seqs,
+    logs_of_one,
+    on_files,
+    race_rounds,
+    task_ids,
+)
+from grader.tasks import task
+
+
+def where(on_file: bool) -> str:
+    return "SqliteEventStore(<a file>)" if on_file else "SqliteEventStore()"
+
+
+# -- events.append -----------------------------------------------------------------------------------------
+append_task = task("events.append")
+
+
+@append_task.rule("append stores seq = last_seq + 1 with ts set; list returns the events as appended, in order, from from_seq on")
+def append_in_order(check):
+    @check.forall(task_ids, logs(), from_seqs, on_files, examples=check.budget("store"),
+                  first=("t", [(0, "agent.started", {"input": "x"}), (1, "agent.started", {}), (0, "tool.result", {"result": 0})],
+                         2, False))
+    def stored(task, log, from_seq, on_file):
+        tasks = [task, task + "-b"]
+        ops, expected = [], {name: [] for name in tasks}
+        for index, kind, payload in log:
+            name = tasks[index]
+            expected[name].append((kind, payload))
+            ops.append(["append", name, len(expected[name]), kind, payload])
+        ops += [["list", name, 1] for name in tasks] + [["last_seq", name] for name in tasks] + [["list", tasks[0], from_seq]]
+        got = check.probe("store_ops", ops, on_file)
+        returned, counts = {name: [] for name in tasks}, {name: 0 for name in tasks}
+        for (_, name, seq, kind, payload), reply in zip(ops[: len(log)], got):
+            call = f"{where(on_file)}.append({name!r}, {seq}, {kind!r}, {show(payload)})"
+            returned[name].append(expect_event(reply, name, seq, kind, payload, call))
+            counts[name] += 1
+        tail = got[len(log):]
+        for name, reply in zip(tasks, tail):
+            expect_listed(reply, returned[name], f"list({name!r}) after appending {counts[name]} events")
+        for name, reply in zip(tasks, tail[2:]):
+            if reply != counts[name]:
+                raise Failure(f"last_seq({name!r}) after {counts[name]} appends returned {show(answer(reply))}; "
+                              f"expected {counts[name]}")
+        expect_listed(tail[4], [e for e in returned[tasks[0]] if e["seq"] >= from_seq], f"list({tasks[0]!r}, from_seq={from_seq})")
+
+
+@append_task.rule("a task without events has last_seq 0 and lists no events")
+def append_empty(check):
+    @check.forall(task_ids, examples=check.budget("few"))
+    def empty(task):
+        ops = [["append", "other", 1, "agent.started", {}], ["last_seq", task + "!"], ["list", task + "!", 1]]
+        got = check.probe("store_ops", ops, False)
+        if got[1] != 0 or got[2] != []:
+            raise Failure(f"for a task without events last_seq returned {show(answer(got[1]))} and list "
+                          f"{show(answer(got[2]))}; expected 0 and []")
+
+
+@append_task.rule("append refuses an unknown type, a seq that is not an int >= 1, or a payload that is not a JSON object "
+                  "(EventStoreError), before writing anything")
+def append_rejects(check):
+    @check.forall(bad_events, after_another, on_files, examples=check.budget("store"))
+    def rejected(bad, after_one, on_file):
+        seq, kind, payload = bad
+        prefix = [["append", "t", 1, "agent.started", {}]] if after_one else []
+        if after_one and type(seq) is int and seq == 1:
+            seq = 2
+        got = check.probe("store_ops", [*prefix, ["append", "t", seq, kind, payload], ["list", "t", 1]], on_file)
+        doing = f"append('t', {seq!r}, {kind!r}, {show(payload)})" + (" after one event" if after_one else "")
+        expect_raised(got[len(prefix)], "EventStoreError", doing)
+        listed = value_of(got[-1])
+        if type(listed) is not list or len(listed) != len(prefix):
+            raise Failure(f"{doing} raised, yet list('t') then returned {show(listed)}: a refused event must write nothing")
+
+
+# -- events.idempotent -----------------------------------------------------------------------------------
+idempotent = task("events.idempotent")
+
+
+@idempotent.rule("appending an existing seq again with the same type and payload returns the stored event (ts included) "
+                 "and writes nothing")
+def retry_returns_stored(check):
+    @check.forall(task_ids, logs_and_seqs, on_files, examples=check.budget("store"))
+    def retried(task, log_and_seq, on_file):
+        log, seq = log_and_seq
+        kind, payload = log[seq - 1]
+        retry = ["append", task, seq, kind, reorder(payload)]  # equal payload, keys in another order
+        stored, (reply, listed, last) = appended(check, task, log, on_file, [retry, ["list", task, 1], ["last_seq", task]])
+        doing = f"a retry append({task!r}, {seq}, {kind!r}, {show(payload)}) after {len(log)} events"
+        if reply != stored[seq - 1]:
+            raise Failure(f"{doing} gave {show(answer(reply))}; expected the stored event "
+                          f"{show(stored[seq - 1])}, same ts (ts is the store's and is never compared)",
+                          Counterexample("append", retry[1:], stored[seq - 1], answer(reply)))
+        expect_listed(listed, stored, f"list({task!r}) after {doing}")
+        if last != len(log):
+            raise Failure(f"last_seq({task!r}) after {doing} returned {show(value_of(last))}; expected {len(log)}")
+
+
+@idempotent.rule("re-sending a whole log, event by event, returns each stored event and changes nothing")
+def resend_whole_log(check):
+    @check.forall(task_ids, logs_of_one, on_files, examples=check.budget("retry"))
+    def resent(task, log, on_file):
+        again = [["append", task, seq, kind, payload] for seq, (kind, payload) in enumerate(log, 1)]
+        stored, replies = appended(check, task, log, on_file, [*again, ["list", task, 1]])
+        if replies[:-1] != stored:
+            gave = show([answer(r) for r in replies[:-1]])
+            raise Failure(f"re-sending the {len(log)} events of {task!r} gave {gave}; "
+                          f"expected the stored events {show(stored)}")
+        expect_listed(replies[-1], stored, f"list({task!r}) after re-sending its log")
+
+
+# -- events.concurrency ---------------------------------------------------------------------------------------
+concurrency = task("events.concurrency")
+
+
+@concurrency.rule("an existing seq with another type or payload raises ConcurrencyError(task_id, expected=last_seq + 1, "
+                  "actual=seq) and changes nothing")
+def conflict_raises(check):
+    @check.forall(task_ids, conflicts, on_files, examples=check.budget("store"))
+    def conflicting(task, conflict, on_file):
+        log, seq, (kind, payload) = conflict
+        stored, (reply, listed) = appended(check, task, log, on_file, [["append", task, seq, kind, payload], ["list", task, 1]])
+        doing = f"append({task!r}, {seq}, {kind!r}, {show(payload)}) where seq {seq} holds {show(log[seq - 1])}"
+        expect_raised(reply, "ConcurrencyError", doing, {"task_id": task, "expected": len(log) + 1, "actual": seq})
+        expect_listed(listed, stored, f"list({task!r}) after {doing}")
+
+
+@concurrency.rule("a gap (seq > last_seq + 1) raises ConcurrencyError(task_id, expected=last_seq + 1, actual=seq) and writes nothing")
+def gap_raises(check):
+    @check.forall(task_ids, gap_logs, gap_skips, on_files, examples=check.budget("store"))
+    def gap(task, log, skip, on_file):
+        seq = len(log) + skip
+        stored, (reply, listed) = appended(check, task, log, on_file, [["append", task, seq, "tool.called", {}], ["list", task, 1]])
+        doing = f"append({task!r}, {seq}, 'tool.called', {{}}) after {len(log)} events"
+        expect_raised(reply, "ConcurrencyError", doing, {"task_id": task, "expected": len(log) + 1, "actual": seq})
+        expect_listed(listed, stored, f"list({task!r}) after {doing}")
+
+
+@concurrency.rule("two writers in separate processes racing for one seq, the second coming between the first one's check "
+                  "and its write: exactly one wins, the other gets ConcurrencyError")
+def racing_writers(check):
+    @check.forall(race_rounds, examples=check.budget("threads"))
+    def raced(rounds):
+        got = no_raise(check.probe("race", rounds, limit=4 * check.call_limit + 2 * rounds), "racing writers")
+        doing = "two processes, each with its own SqliteEventStore on one file"
+        winners = {}
+        for done in got["rounds"]:
+            seq, armed = done["seq"], done["armed"]
+            other = 1 - armed
+            # Each outcome: "win", the Raised of what the append raised, or "the writer process died".
+            outcomes = {int(number): outcome for number, outcome in done["outcomes"].items()}
+            when = (f"writer {other} appended seq {seq} after writer {armed} had checked it and before writer {armed} "
+                    "wrote it" if done["interleaved"] else f"both appended seq {seq}")
+            for number, outcome in outcomes.items():
+                if outcome != "win" and not (isinstance(outcome, Raised) and outcome.type == "ConcurrencyError"):
+                    raise Failure(f"{doing}: {when}; writer {number}'s append raised {outcome}; expected success or "
+                                  "ConcurrencyError (check and insert in one transaction that locks out other writers, "
+                                  "e.g. BEGIN IMMEDIATE)")
+            won = [number for number, outcome in outcomes.items() if outcome == "win"]
+            if len(won) != 1:
+                raise Failure(f"{doing}: {when}; {'both writers' if won else 'neither writer'} succeeded; expected exactly "
+                              "one to win and the other to get ConcurrencyError (check and insert in one transaction "
+                              "that locks out other writers, e.g. BEGIN IMMEDIATE)")
+            winners[seq] = won[0]
+        if got["codes"] != [0, 0]:
+            raise Failure(f"{doing}: a writer process ended abnormally ({show(got['codes'])})")
+        stored = [(e["seq"], e["payload"].get("writer")) for e in got["events"]]
+        if stored != sorted(winners.items()):
+            raise Failure(f"{doing}: the store holds {show(stored)}; expected each seq's winner {show(sorted(winners.items()))}")
+
+
+# -- events.durable ----------------------------------------------------------------------------------------------
+durable = task("events.durable")
+
+
+def killed(check, rounds):
+    got = check.probe("durable_crash", rounds, limit=4 * check.call_limit)
+    return no_raise(got, "reopening the store after a killed writer")
+
+
+@durable.rule("a writer killed with SIGKILL mid-append loses at most that event: after reopening, every acknowledged "
+              "event is there, in order, unchanged")
+def killed_writer(check):
+    @check.forall(kill_rounds, examples=check.budget("kill"))
+    def survives(rounds):
+        got = killed(check, [[[list(e) for e in events], kill] for events, kill in rounds])
+        before = []
+        for number, ((events, kill), found) in enumerate(zip(rounds, got["rounds"]), 1):
+            doing = (f"kill #{number}: a writer appending {len(events)} events from seq {found['start']}, "
+                     f"killed after {kill} acknowledgements")
+            listed = found["events"]
+            if type(listed) is not list or listed[: len(before)] != before:
+                raise Failure(f"{doing}: events stored before it changed or vanished ({show(before)} became {show(listed)})")
+            new = listed[len(before):]
+            acked = found["acked"]
+            intended = [{"seq": found["start"] + i, "type": t, "payload": p} for i, (t, p) in enumerate(events)]
+            shown = [{k: e.get(k) for k in ("seq", "type", "payload")} for e in new]
+            if not (len(acked) <= len(new) <= len(acked) + 1) or shown != intended[: len(new)]:
+                raise Failure(f"{doing}: after reopening the new events are {show(shown)}; expected the {len(acked)} "
+                              f"acknowledged ones (seqs {show(acked)}), at most one more, as appended (commit before append returns)")
+            before = listed
+
+
+@durable.rule("(task_id, seq) is unique in the schema itself (PRIMARY KEY or UNIQUE), and the file is a sound SQLite database")
+def unique_in_schema(check):
+    rounds = [[[["agent.started", {}], ["tool.called", {"call_id": "0:x"}], ["tool.result", {"result": 0}]], 3]]
+    got = killed(check, rounds)
+    schema = got["schema"]
+    if schema["integrity"] != "ok":
+        raise Failure(f"PRAGMA integrity_check on the store's file says {show(schema['integrity'])}; expected 'ok'")
+    pairs = sorted([["durable", seq] for seq in (1, 2, 3)], key=repr)
+    if pairs not in schema["keys"]:
+        raise Failure("the store's table has no PRIMARY KEY or UNIQUE constraint on exactly (task_id, seq): another "
+                      "writer could store a second event with the same seq; declare PRIMARY KEY (task_id, seq)")

@@ -1,0 +1,59 @@
+"""Notebook 18 (checkpointer vs log): the rules of ``build_invoice_graph``, task events.graph.
+
+The probe ``invoice_run`` builds the learner's graph on the grader's own
+store with a SqliteSaver checkpointer and fake invoice tools, crashes its
+first run where the example says, then resumes it with ``invoke(None, config)``.
+"""
+
+from grader.checking import Counterexample, Failure, no_raise, show
+from grader.parts.events.checks import answer, crash_text
+from grader.parts.events.model import INVOICE, executions, invoice_expected, logged_results
+from grader.parts.events.strategies import amounts, customers, invoice_crashes
+from grader.tasks import task
+
+graph = task("events.graph")
+
+
+def invoice_run(check, customer, amount, crash):
+    """The probe's reply for this run, once the rules every invoice run keeps are checked."""
+    got = check.probe("invoice_run", "inv-1", customer, amount, crash, limit=4 * check.call_limit)
+    what = f"the invoice graph for customer={customer!r}, amount={amount!r}{crash_text(crash)}"
+    got = no_raise(got, f"{what}:")
+    expected = invoice_expected("inv-1", customer, amount)
+    if got["second"] != expected:  # a Raised equals no value
+        shown = answer(got["second"])
+        raise Failure(f"{what}: invoke(None, config) gave {show(shown)}; expected {show(expected)}",
+                      Counterexample("build_invoice_graph", [customer, amount], expected, shown))
+    logged = logged_results(got["log_after_crash"])
+    runs = executions(got["ledger"], 1) + executions(got["ledger"], 2)
+    for tool in INVOICE:
+        count = sum(n for (name, _), n in runs.items() if name == tool)
+        again = sum(n for (name, _), n in executions(got["ledger"], 2).items() if name == tool)
+        if count == 0 or (tool in logged and again):
+            raise Failure(f"{what}: {tool} ran {count} times, {again} after the crash although its result was "
+                          f"{'logged' if tool in logged else 'not logged'}; a logged result must never run again")
+    keys = {e["key"] for e in got["ledger"] if e["tool"] == "send_invoice"}
+    if keys != {"inv-1:send_invoice"}:
+        raise Failure(f"{what}: send_invoice got the idempotency keys {show(sorted(keys, key=repr))}; expected only "
+                      "'inv-1:send_invoice', so the invoice is sent at most once")
+    return got
+
+
+@graph.rule("the graph runs fetch_client → validate_amounts → create_invoice → send_invoice through call_tool, "
+            "writing client, amount, invoice_id and sent")
+def graph_runs(check):
+    @check.forall(customers, amounts, examples=check.budget("threads"))
+    def runs(customer, amount):
+        got = invoice_run(check, customer, amount, None)
+        if sorted(logged_results(got["log"])) != sorted(INVOICE):
+            raise Failure(f"the invoice run logged results for the call ids {show(sorted(logged_results(got['log'])))}; "
+                          f"expected one per node, the call id being the node's name: {INVOICE}")
+
+
+@graph.rule("after a crash (a tool raising, or the process killed after a tool's result was logged), invoke(None, config) "
+            "finishes the run; no logged tool runs twice; the invoice is sent at most once per idempotency key")
+def graph_resumes(check):
+    @check.forall(customers, amounts, invoice_crashes, examples=check.budget("invoice"),
+                  first=("ACME", 0, ("kill_after_append", 4)))
+    def resumes(customer, amount, crash):
+        invoice_run(check, customer, amount, list(crash))

@@ -1,0 +1,120 @@
+"""Notebook 17 (idempotency keys): the rules of ``call_tool`` and ``run_task``, task events.resume.
+
+The probes run the learner's code on the grader's own store with fake tools
+that record their side effects (``fakes``): ``call_tool_run`` calls
+``call_tool`` on one log, ``resume_run`` runs a plan, crashes it (a tool
+raising, the process killed), resumes it and calls it once more.
+"""
+
+from grader.checking import Counterexample, Failure, Raised, no_raise, show
+from grader.parts.events.checks import answer, describe_run, judge_resumed
+from grader.parts.events.model import executions, expected_output, last_point
+from grader.parts.events.strategies import kill_points, plans, raise_points, tool_calls
+from grader.tasks import task
+
+resume = task("events.resume")
+
+
+@resume.rule("call_tool returns a logged result without calling the tool, also a falsy one; another call id runs the "
+             "tool, even for the same tool and arguments")
+def call_tool_by_call_id(check):
+    @check.forall(tool_calls(), examples=check.budget("resume"),
+                  first=(([["0:lookup", "lookup", 1], ["1:lookup", "lookup", 2], ["0:lookup", "lookup", 1],
+                           ["1:lookup", "lookup", 2]], {"lookup/1": 0, "lookup/2": "two"}, []),))
+    def by_call_id(case):
+        calls, answers, keyed = case
+        got = check.probe("call_tool_run", "task-c", calls, answers, keyed)
+        what = "call_tool for " + ", ".join(f"{c}: {t}(n={n})" for c, t, n in calls)
+        expected, ran = [], []
+        for call_id, tool, n in calls:
+            if call_id not in {c for c, _, _ in ran}:
+                ran.append((call_id, tool, n))
+            expected.append(answers[f"{tool}/{dict((c, n) for c, _, n in ran)[call_id]}"])
+        results = [f"raised {r.type}" if isinstance(r, Raised) else r for r in got["results"]]
+        if results != expected:
+            raise Failure(f"{what} returned {show(results)}; expected {show(expected)} (a result is found by its call "
+                          "id, not by the tool's name)", Counterexample("call_tool", calls, expected, results))
+        executed = [(e["tool"], e["args"]) for e in got["ledger"]]
+        if executed != [(t, {"n": n}) for _, t, n in ran]:
+            raise Failure(f"{what} ran the tools {show(executed)}; expected {show([(t, {'n': n}) for _, t, n in ran])}: "
+                          "once per call id, never again once its result is logged (0, '', None, [] and False are results)")
+        kinds = [(e["type"], e["payload"].get("call_id")) for e in got["log"]]
+        logged = [kind for _, _, _ in ran for kind in ("tool.called", "tool.result")]
+        if [k for k, _ in kinds] != logged:
+            raise Failure(f"{what} left the log {show(kinds)}; expected a tool.called then a tool.result for each call "
+                          "that ran, and nothing for a call answered from the log")
+
+
+def resumed_run(check, plan, answers, keyed, crash):
+    """The probe's reply for this run and the words for it, once the rules every resumed run keeps are checked."""
+    what = describe_run(plan, answers, keyed, crash)
+    got = no_raise(check.probe("resume_run", "task-r", plan, answers, keyed, crash, limit=4 * check.call_limit), f"{what}: the run")
+    call_ids = [f"{i}:{step['tool']}" for i, step in enumerate(plan)]
+    judge_resumed(what, got, expected_output(plan, answers), call_ids, [(s["tool"], s["args"]) for s in plan], "task-r", keyed)
+    return got, what
+
+
+@resume.rule("run_task returns each step's result, falsy ones included; a tool called again with other arguments is another "
+             "call (call id f'{i}:{name}'); each step runs once; a completed task returns its output and calls nothing")
+def resume_plain(check):
+    @check.forall(plans(), examples=check.budget("resume"),
+                  first=(([{"tool": "lookup", "args": {"n": 0}}, {"tool": "lookup", "args": {"n": 1}}],
+                          {"lookup/0": 0, "lookup/1": "ok"}, []),))
+    def plain(case):
+        plan, answers, keyed = case
+        got, what = resumed_run(check, plan, answers, keyed, None)
+        expected = expected_output(plan, answers)
+        # Phase 1 ran in a forked process: how it ended.
+        if got["first"] != {"killed": False, "exit": 0}:
+            raise Failure(f"{what}: run_task failed in a run without any crash ({show(got['first'])})", status="error")
+        if got["third"] != expected or executions(got["ledger"], 3):
+            raise Failure(f"{what}: calling run_task on the completed task gave {show(answer(got['third']))} and ran "
+                          f"{sum(executions(got['ledger'], 3).values())} tools; expected the stored output {show(expected)} and no call")
+        if executions(got["ledger"], 1) + executions(got["ledger"], 2) != executions(
+                [{"phase": 1, "tool": s["tool"], "args": s["args"]} for s in plan], 1):
+            raise Failure(f"{what}: the tools ran {sum(executions(got['ledger'], 1).values())} times; expected once per step")
+        kinds = [e["type"] for e in got["log"]]
+        if kinds.count("agent.started") != 1 or got["log"][-1]["type"] != "task.completed" or \
+                got["log"][-1]["payload"] != {"output": expected}:
+            raise Failure(f"{what}: the log's event types are {show(kinds)} ending with {show(got['log'][-1]['payload'])}; "
+                          f"expected one agent.started and a last task.completed {{'output': {show(expected)}}}")
+
+
+@resume.rule("a tool raising: run_task logs agent.crashed and re-raises; run again, it resumes: logged calls are not "
+             "run again (falsy results included), the failed one is")
+def resume_after_raise(check):
+    @check.forall(raise_points, examples=check.budget("resume"),
+                  first=((([{"tool": "charge", "args": {"n": 0}}, {"tool": "notify", "args": {"n": 0}}],
+                           {"charge/0": 0, "notify/0": None}, []), 2),))
+    def after_raise(case_and_point):
+        (plan, answers, keyed), at = case_and_point
+        got, what = resumed_run(check, plan, answers, keyed, ["raise", at])
+        # Phase 1 ran in this process: what run_task returned, or the Raised of what it raised.
+        first = got["first"]
+        if not (isinstance(first, Raised) and first.type == "ToolTimeout"):
+            raise Failure(f"{what}: the first run_task gave {show(answer(first))}; expected it to re-raise ToolTimeout")
+        if not got["log_after_crash"] or got["log_after_crash"][-1]["type"] != "agent.crashed":
+            raise Failure(f"{what}: after the failure the log ends with {show(got['log_after_crash'][-1:] )}; expected "
+                          "an agent.crashed event {'reason': ...}")
+
+
+@resume.rule("the process killed at any point (after any append, or inside a tool after its effect): resumed, it "
+             "finishes; no step whose tool.result was logged runs again; the in-flight step runs again with the same "
+             "idempotency_key f'{task_id}:{call_id}'")
+def resume_after_kill(check):
+    @check.forall(kill_points, examples=check.budget("resume"),
+                  first=((([{"tool": "charge", "args": {"n": 1}}, {"tool": "charge", "args": {"n": 2}}],
+                           {"charge/1": False, "charge/2": 7}, ["charge"]), "kill_after_append", 3),))
+    def after_kill(case_mode_point):
+        (plan, answers, keyed), mode, at = case_mode_point
+        limit = last_point(plan, mode)
+        got, what = resumed_run(check, plan, answers, keyed, [mode, at])
+        # Phase 1 ran in a forked process: how it ended.
+        if not got["first"].get("killed") and at < limit:
+            raise Failure(f"{what}: the first run was not killed at that point ({show(got['first'])}); expected it to "
+                          "log each call and result as the spec says", status="failed")
+        keys = [e["key"] for e in got["ledger"] if e["tool"] in keyed]
+        expected_keys = [f"task-r:{i}:{s['tool']}" for i, s in enumerate(plan) if s["tool"] in keyed]
+        if sorted(set(keys)) != sorted(expected_keys):
+            raise Failure(f"{what}: the tools taking idempotency_key got the keys {show(sorted(set(keys)))}; expected "
+                          f"{show(expected_keys)}, one per step, so the provider runs each effect exactly once")

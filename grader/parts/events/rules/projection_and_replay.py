@@ -1,0 +1,69 @@
+"""Notebook 15 (projection and replay): the rules of ``project_state``, task events.project.
+
+The probe ``project`` builds the learner's ``Event``s and folds every prefix
+of the log; the state of each is judged against ``model.model_state``.
+"""
+
+from grader.checking import Counterexample, Failure, no_raise, show
+from grader.parts.events.model import model_state
+from grader.parts.events.strategies import run_logs
+from grader.tasks import task
+
+project = task("events.project")
+
+
+def _event(seq, kind, payload):
+    return {"task_id": "inv-7", "seq": seq, "type": kind, "payload": payload, "ts": 1_700_000_000.0 + seq}
+
+
+# Every status, a crash followed by more tool events, a falsy result and a call id used twice.
+_EVERY_STATUS = [_event(1, "agent.started", {"input": {"amount": 0}}),
+                 _event(2, "tool.called", {"call_id": "0:charge", "tool": "charge", "args": {"n": 1}}),
+                 _event(3, "tool.result", {"call_id": "0:charge", "result": 0}),
+                 _event(4, "agent.crashed", {"reason": "ToolTimeout: notify timed out"}),
+                 _event(5, "tool.called", {"call_id": "1:notify", "tool": "notify", "args": {"n": 0}}),
+                 _event(6, "tool.result", {"call_id": "1:notify", "result": None}),
+                 _event(7, "tool.result", {"call_id": "0:charge", "result": "again"}),
+                 _event(8, "task.completed", {"output": [0, None]})]
+
+
+def projected(check, events):
+    """The probe's reply: each prefix's state (or what folding it raised), and the events afterwards."""
+    return no_raise(check.probe("project", events), "building the events or project_state")
+
+
+@project.rule("project_state(events[:k]) gives the state as of seq k: status, last_seq, tool_results by call id, output")
+def fold_prefixes(check):
+    @check.forall(run_logs(), examples=check.budget("store"), first=(_EVERY_STATUS,))
+    def every_prefix(events):
+        got = projected(check, events)
+        for k, reply in enumerate(got["states"]):
+            doing = f"project_state(events[:{k}]) of {show([(e['type'], e['payload']) for e in events])}"
+            state = no_raise(reply, doing)
+            expected = model_state(events[:k])
+            fields = {key: state.get(key) for key in expected} if type(state) is dict else state
+            if fields != expected:
+                raise Failure(f"{doing} gave {show(fields)}; expected {show(expected)}",
+                              Counterexample("project_state", [events[:k]], expected, fields))
+            if k and state.get("task_id") != events[0]["task_id"]:
+                raise Failure(f"{doing} gave task_id {show(state.get('task_id'))}; expected {events[0]['task_id']!r}")
+
+
+@project.rule("project_state is pure: it never changes the events it folds")
+def fold_is_pure(check):
+    @check.forall(run_logs(), examples=check.budget("store"))
+    def untouched(events):
+        got = projected(check, events)
+        if got["events_after"] != events:
+            raise Failure(f"after project_state the events were {show(got['events_after'])}; expected them unchanged "
+                          f"{show(events)} (build new dicts; never write into a payload)")
+
+
+@project.rule("with no events the status is 'new', last_seq 0, no tool results and no output")
+def fold_empty(check):
+    got = projected(check, [])
+    state = no_raise(got["states"][0], "project_state([])")
+    expected = model_state([])
+    fields = {key: state.get(key) for key in expected} if type(state) is dict else state
+    if fields != expected:
+        raise Failure(f"project_state([]) gave {show(fields)}; expected {show(expected)}")

@@ -1,0 +1,89 @@
+"""Part A's shared checks: the judging several of its rules and tasks do alike.
+
+Each calls the learner's code through a ``Checker``, compares what came back
+with ``grader.parts.state.model`` and raises ``Failure`` with the learner's
+call and both answers: one state key through a random graph
+(``state_key_graph``), a schema's keys (``require_keys``, ``expect_keys``)
+and one run of the research graph (``research_run``). Checks of one call
+of a learner function are every part's: ``grader.expectations``.
+"""
+
+from grader.checking import Abort, Checker, Counterexample, Failure, Raised, no_raise, show
+from grader.parts.state.model import MISSING, model_graph
+
+__all__ = ["state_key_graph", "describe_graph", "show_missing",
+           "require_keys", "expect_keys", "learner_window", "research_run"]
+
+
+def state_key_graph(check: Checker, schema: str, key: str, steps, writes, graph_input, start, reducer, why: str):
+    """Run a random graph writing ``key`` of the learner's schema; compare with the model."""
+    # Only this key's channel is built (run_graph uses a one-key sub-schema): a broken annotation on
+    # another key (e.g. builtin max for best_score) fails that key's task, not this one.
+    require_keys(check, schema, whole_schema=False)
+    got = no_raise(check.probe("run_graph", schema, [key], steps, writes, graph_input), f"a graph over {schema}.{key}")
+    expected = model_graph(steps, writes, key, graph_input, start, reducer)
+    got_value = got.get(key, MISSING)
+    if got_value != expected or (got_value is not MISSING and type(got_value) is not type(expected)):
+        raise Failure(
+            f"{describe_graph(steps, writes, key, graph_input)} ended with {key} = {show_missing(got_value)}; "
+            f"expected {show_missing(expected)} ({why})",
+            Counterexample("graph", [steps, writes, graph_input], None if expected is MISSING else expected,
+                           None if got_value is MISSING else got_value),
+        )
+
+
+def describe_graph(steps, writes, key, graph_input) -> str:
+    """The graph in the learner's words: its input, then who writes what in each step."""
+    parts = [f"input {key}={show(graph_input[key])}"] if key in graph_input else []
+    for number, step in enumerate(steps, 1):
+        each = ", ".join(f"{name!r} writes {show(writes[name][key])}" for name in step)
+        parts.append(f"step {number}{' (parallel)' if len(step) > 1 else ''}: {each}")
+    return "a graph with " + "; ".join(parts)
+
+
+def show_missing(value) -> str:
+    return "no value" if value is MISSING else show(value)
+
+
+# -- schemas ------------------------------------------------------------------------------------
+def require_keys(check: Checker, schema: str, whole_schema: bool = True) -> dict | None:
+    """The channels LangGraph builds for ``schema``; an empty TypedDict is the untouched stub.
+
+    ``whole_schema=False``: the caller judges one key on its own, so ``StateGraph(schema)`` raising
+    (because of some key's annotation) is not this rule's failure; returns None then.
+    """
+    info = check.probe("channels", schema)  # asked once per task: answers are kept
+    if isinstance(info, Raised) and not whole_schema:
+        return None
+    info = no_raise(info, f"StateGraph({schema})")
+    if not info["keys"]:
+        raise Abort("not_implemented", f"{schema} has no keys yet: declare them as its docstring in agstate/state.py says")
+    return info
+
+
+def expect_keys(check, schema, expected):
+    """``schema`` declares exactly the keys ``expected``; the extra and the missing ones are named."""
+    info = require_keys(check, schema)
+    if sorted(info["keys"]) != sorted(expected):
+        extra = sorted(set(info["keys"]) - set(expected))
+        missing = sorted(set(expected) - set(info["keys"]))
+        detail = "; ".join(filter(None, [f"extra {extra}" if extra else "", f"missing {missing}" if missing else ""]))
+        raise Failure(f"{schema} has keys {info['keys']}; expected exactly {expected} ({detail})",
+                      Counterexample(schema, [], expected, info["keys"]))
+    return info
+
+
+# -- the learner's settings and the research graph ----------------------------------------------
+def learner_window(check) -> int:
+    """The learner's ``WINDOW``: the window rules are judged against it, once it is an int >= 1."""
+    size = check.probe("attr", "WINDOW")
+    if type(size) is not int or size < 1:
+        raise Failure(f"WINDOW is {show(size)}; expected an int >= 1 (the spec sets 3)")
+    return size
+
+
+def research_run(check, question, extra_input=None):
+    """One run of the learner's ``build_graph`` on a checkpointer: its output, checkpoint and JSON schemas."""
+    run = check.probe("research_run", question, f"thread-{check.seed}", extra_input or {})
+    return no_raise(run, f"build_graph(checkpointer=InMemorySaver()).invoke({{'question': {question!r}}})",
+                    example=Counterexample("build_graph", [question], None, None))

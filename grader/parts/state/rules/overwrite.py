@@ -1,0 +1,48 @@
+"""Notebook 01, the overwrite: ``NaiveState.trace`` has no merge rule, and the rules show what follows."""
+
+from grader.checking import Failure, Raised, no_raise, show
+from grader.parts.state import strategies as gen
+from grader.parts.state.checks import describe_graph, require_keys
+from grader.tasks import task
+
+overwrite = task("state.overwrite")
+
+
+@overwrite.rule("NaiveState.trace has no merge rule: LangGraph gives it a LastValue channel")
+def naive_has_no_reducer(check):
+    info = require_keys(check, "NaiveState")
+    if "trace" not in info["channels"]:
+        raise Failure(f"NaiveState has keys {info['keys']}; expected a key 'trace'")
+    channel = info["channels"]["trace"]
+    if channel["channel"] != "LastValue":
+        raise Failure(f"NaiveState.trace has the merge rule {channel['reducer'] or channel['channel']}; "
+                      "expected none (a plain list[str]), so the notebook can show the overwrite")
+
+
+@overwrite.rule("sequential nodes writing NaiveState.trace overwrite each other: only the last write stays")
+def naive_overwrites(check):
+    require_keys(check, "NaiveState")
+
+    @check.forall(gen.supersteps(max_width=1, max_steps=5), examples=check.budget("graph"))
+    def sequential_overwrites(steps):
+        writes = {step[0]: {"trace": [step[0]]} for step in steps}
+        graph = describe_graph(steps, writes, "trace", {})  # the writes only, not the input trace ["start"]
+        got = no_raise(check.probe("run_graph", "NaiveState", ["trace"], steps, writes, {"trace": ["start"]}), graph)
+        expected = [steps[-1][0]]
+        if got.get("trace") != expected:
+            raise Failure(f"{graph} ended with trace = {show(got.get('trace'))}; "
+                          f"expected {show(expected)}: without a reducer the last write wins")
+
+
+@overwrite.rule("two nodes writing NaiveState.trace in the same step raise InvalidUpdateError")
+def naive_parallel_error(check):
+    require_keys(check, "NaiveState")
+
+    @check.forall(gen.supersteps(min_width=2, max_width=3, max_steps=1), examples=check.budget("graph"))
+    def parallel_raises(steps):
+        writes = {name: {"trace": [name]} for name in steps[0]}
+        got = check.probe("run_graph", "NaiveState", ["trace"], steps, writes, {})
+        if not (isinstance(got, Raised) and got.is_a("InvalidUpdateError")):
+            did = f"raised {got.sentence()}" if isinstance(got, Raised) else f"returned {show(got)}"
+            raise Failure(f"{describe_graph(steps, writes, 'trace', {})} {did}; "
+                          "expected InvalidUpdateError: a key without a reducer takes one value per step")
