@@ -29,7 +29,11 @@ import threading
 import time
 from collections.abc import Callable
 
-__all__ = ["run_in_lockstep", "cooperative_locks", "CooperativeLock"]
+__all__ = ["run_in_lockstep", "cooperative_locks", "CooperativeLock", "TracingRemoved"]
+
+
+class TracingRemoved(RuntimeError):
+    """The code under test replaced or removed the thread's tracer: its run was not in lockstep."""
 
 # One condition for the scheduler and every cooperative lock: a step ends, a lock frees, a thread blocks.
 _CV = threading.Condition(threading.Lock())
@@ -97,6 +101,8 @@ def _thread_main(run: _Run, i: int, call, traced_file: str, results: list, escap
     sys.settrace(trace)
     try:
         results[i] = call()
+        if sys.gettrace() is not trace:  # the code under test took the turns away: its race was never forced
+            escaped[i] = TracingRemoved("the code under test called sys.settrace, which a race test needs; remove that call")
     except BaseException as exc:  # raised again by run_in_lockstep, in the caller's thread
         escaped[i] = exc
     finally:

@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from grader.lockstep import CooperativeLock, cooperative_locks, run_in_lockstep
+from grader.lockstep import CooperativeLock, TracingRemoved, cooperative_locks, run_in_lockstep
 
 STREAMS = textwrap.dedent('''
     import copy
@@ -121,3 +121,13 @@ def test_a_cooperative_lock_is_an_ordinary_lock_outside_a_run():
     assert not rlock.locked()
     with pytest.raises(RuntimeError):
         lock.release()
+
+
+def test_code_that_turns_the_tracer_off_is_told_so(tmp_path):
+    path = tmp_path / "dodger.py"
+    path.write_text("import sys\n\n\ndef append():\n    sys.settrace(None)\n    return 'won'\n")
+    spec = importlib.util.spec_from_file_location("lockstep_dodger", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(TracingRemoved, match="called sys.settrace"):
+        run_in_lockstep([module.append, module.append], str(path))

@@ -1,12 +1,23 @@
 """The parts of the lab, in order. A part is a folder of the same shape; adding one is a folder and a line here.
 
-``grader/parts/<name>/``: ``__init__.py`` (the descriptor: ``PART``, its
-title, module and tasks with their points and notebooks), ``rules.py`` (the
-rules of each task; grading side), ``model.py`` (what a correct answer does;
-grading side), ``probes.py`` (scenarios run in the learner's sandboxed
-process; they import nothing of the grading side). ``grader.tasks`` builds
-the registry from this list and refuses a part that does not add up
-(``grader.tasks.check_parts``).
+``grader/parts/<name>/``:
+
+- ``__init__.py``: the descriptor, ``PART``: its title, module, tasks (points,
+  notebooks) and the learner call each probe stands for;
+- ``strategies.py``: the Hypothesis strategies its rules draw from;
+- ``model.py``: what a correct answer does (grading side; it judges nothing);
+- ``checks.py``: the judging its rules share (grading side; raises ``Failure``);
+- ``rules/``: one module per notebook that grades, named after it
+  (``09_operations.ipynb`` -> ``rules/operations.py``), imported in notebook
+  order by ``rules/__init__.py``: the order of a task's rules is the order the
+  learner meets them;
+- ``probes.py``: scenarios run in the learner's sandboxed process; they import
+  nothing of the grading side (a long one may keep helpers beside it, such as
+  ``events/processes.py``).
+
+``grader.tasks`` builds the registry from this list and refuses a part that
+does not add up (``grader.tasks.check_parts``); ``tests/test_registry.py``
+checks every folder has this shape.
 """
 
 import importlib

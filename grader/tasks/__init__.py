@@ -2,7 +2,7 @@
 
 Task ids are public API (LAB-SPEC §7). A task's score is the share of its
 rules' weights that hold; it passes only with full marks. Each part's
-``rules.py`` adds rules to the tasks its descriptor declares (``task(id)``);
+``rules/`` modules add rules to the tasks its descriptor declares (``task(id)``);
 the registry refuses a part whose tasks do not add up (``check_parts``).
 """
 

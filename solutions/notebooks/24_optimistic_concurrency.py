@@ -117,6 +117,39 @@ assert sorted(type(o).__name__ for o in outcomes.values()) == ["StaleVersion", "
 assert [e["type"] for e in stream.events()] == ["case_opened", "decision"]
 
 # %% [markdown]
+# ### Why "one step": a check, then an append, races too
+#
+# Without the lock, `append` checks the version and then appends: two
+# threads can both pass the check before either appends. Real threads
+# switch rarely enough that this passes most runs. `run_in_lockstep` (the
+# grader's own tool) runs the threads one bytecode of the stream's code at a
+# time, in turns, so the unlucky switch happens on every run:
+
+# %%
+from grader.lockstep import run_in_lockstep
+
+
+class CheckThenAppend:
+    """A stream without a lock: the version check and the append are two steps."""
+
+    def __init__(self):
+        self._events = []
+
+    def append(self, event, expected_version):
+        if expected_version != len(self._events):
+            raise StaleVersion(expected_version, len(self._events))
+        self._events.append(dict(event))
+        return len(self._events)
+
+
+for attempt in range(5):
+    racy = CheckThenAppend()
+    won = run_in_lockstep([lambda who=who: racy.append({"by": who}, 0) for who in ("agent", "reviewer", "bot")],
+                          CheckThenAppend.append.__code__.co_filename)
+    print(f"run {attempt + 1}: versions returned {won}; {len(racy._events)} events appended at version 0")
+    assert won == [3, 3, 3] and len(racy._events) == 3  # every writer passed the check and appended, every run
+
+# %% [markdown]
 # ## Losing is information: re-read, decide again
 #
 # `StaleVersion` means "the world changed since you looked". The tempting
@@ -193,8 +226,8 @@ assert len(rereads) == 1
 # `append(event, expected_version)` (store a copy; return the new version;
 # `StaleVersion(expected, actual)` and nothing stored when the version is
 # not current) and `events()` (copies, oldest first). The grader races real
-# threads against your stream and checks that exactly one writer wins each
-# round.
+# threads against your stream in lockstep, as above, and checks that exactly
+# one writer wins each round.
 
 # %%
 from grader import check

@@ -151,6 +151,17 @@ MUTANTS: list[Mutant] = [
     _m("stream_ignores_expected_version", {OPTIMISTIC},
        [(APPEND_BODY, "        self._events.append(copy.deepcopy(event))\n        return len(self._events)\n")],
        "stale revision accepted: every append succeeds, whatever version the writer read"),
+    _m("stream_check_then_append_without_lock", {OPTIMISTIC},
+       [("        with self._lock:\n            if expected_version != len(self._events):\n"
+         "                raise StaleVersion(expected_version, len(self._events))\n"
+         "            self._events.append(copy.deepcopy(event))\n            return len(self._events)\n",
+         "        if expected_version != len(self._events):\n            raise StaleVersion(expected_version, len(self._events))\n"
+         "        self._events.append(copy.deepcopy(event))\n        return len(self._events)\n")],
+       "checks the version, then appends, with no lock: writers racing at one version all pass the check (notebook 24's race)"),
+    _m("stream_lock_per_call", {OPTIMISTIC},
+       [("        with self._lock:\n            if expected_version != len(self._events):\n",
+         "        with threading.Lock():\n            if expected_version != len(self._events):\n")],
+       "takes a new lock on every call, which no other writer ever waits for: the same race as no lock at all"),
     _m("stream_events_not_copied", {OPTIMISTIC},
        [("        with self._lock:\n            return copy.deepcopy(self._events)\n", "        return self._events\n")],
        "events() hands out the live list: a caller that edits it rewrites the stream's history"),

@@ -1,15 +1,21 @@
 """Child side: the scaffolding of part D's concurrency probes (imported by ``probes.py`` only).
 
 A correct stream for the resolver probes, a stream that lets a rival
-resolver win at the worst moment, and threads released at once. Like the
+resolver win at the worst moment, and threads that race in lockstep. Like the
 probes, it runs in the learner's process and imports nothing of the grading side.
 """
 
 import copy
-import sys
-import threading
 
-__all__ = ["trusted_stream", "Interleaved", "race"]
+from grader.lockstep import CooperativeLock, cooperative_locks, run_in_lockstep
+
+__all__ = ["trusted_stream", "Interleaved", "race", "learner_stream"]
+
+
+def learner_stream(ctx, stream_id):
+    """The learner's ``CaseStream(stream_id)``, its locks made cooperative: a lockstep run sees who waits for them."""
+    with cooperative_locks(ctx.module):
+        return ctx.get("CaseStream")(stream_id)
 
 
 def trusted_stream(ctx, stream_id, events=()):
@@ -24,7 +30,8 @@ def trusted_stream(ctx, stream_id, events=()):
     class TrustedStream(ctx.get("CaseStream")):
         def __init__(self, stream_id):
             super().__init__(stream_id)
-            self._events, self._trusted_lock = [], threading.Lock()
+            # Cooperative: the learner's StaleVersion.__init__ runs while it is held, and is a lockstep step.
+            self._events, self._trusted_lock = [], CooperativeLock()
 
         @property
         def version(self):
@@ -72,34 +79,12 @@ class Interleaved:
 
 
 def race(ctx, calls, attrs=()):
-    """Run every call in its own thread, all released at once; each one's ``{"result": value or Raised}``.
+    """Run every call in its own thread, in lockstep (``grader.lockstep``); each one's ``{"result": value or Raised}``.
 
-    An answer is None when its thread had not finished after 5 s. A stub's
-    NotImplementedError gets past ``ctx.attempt`` and would only end its
-    thread: it is raised again here, in the probe's own thread, so the task
-    reads as not written yet rather than as a lost race.
+    The threads take turns one bytecode of the learner's code at a time, so
+    writers that check, then write, all check before any writes: a race that
+    a lock would prevent happens on every run. A stub's NotImplementedError
+    gets past ``ctx.attempt`` and is raised again here, in the probe's own
+    thread, so the task reads as not written yet rather than as a lost race.
     """
-    barrier = threading.Barrier(len(calls))
-    answers, escaped = [None] * len(calls), [None] * len(calls)
-
-    def run(index):
-        barrier.wait()
-        try:
-            answers[index] = {"result": ctx.attempt(calls[index], attrs)}
-        except BaseException as exc:  # only what attempt lets through; kept for the probe's thread
-            escaped[index] = exc
-
-    old_interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # switch threads as often as possible: check-then-append races show up
-    try:
-        threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(5)
-    finally:
-        sys.setswitchinterval(old_interval)
-    for exc in escaped:
-        if isinstance(exc, NotImplementedError):
-            raise exc
-    return answers
+    return run_in_lockstep([lambda call=call: {"result": ctx.attempt(call, attrs)} for call in calls], ctx.module.__file__)

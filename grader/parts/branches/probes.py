@@ -13,7 +13,7 @@ from typing import Annotated
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
-from grader.parts.branches.concurrency import Interleaved, race, trusted_stream
+from grader.parts.branches.concurrency import Interleaved, learner_stream, race, trusted_stream
 from grader.probes import probe
 
 BRANCHES = ["policy_check", "payment_lookup", "risk_review", "reply_draft"]
@@ -71,7 +71,7 @@ def stream_script(ctx, stream_id, appends):
 @probe
 def stream_race(ctx, writers, rounds):
     """``writers`` threads append at the same expected version, ``rounds`` times; what each append did, each round."""
-    stream = ctx.get("CaseStream")("race")
+    stream = learner_stream(ctx, "race")
     report = []
     for round_no in range(rounds):
         expected = stream.version
