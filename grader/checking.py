@@ -18,8 +18,8 @@ from grader import bank, wire
 from grader.session import ChildFailed, LoadFailed, MissingName
 from grader.wire import Raised
 
-__all__ = ["Failure", "Abort", "BUDGETS", "Budget", "Call", "Checker", "Counterexample", "Raised", "describe", "show",
-           "jsonable", "no_raise"]
+__all__ = ["Failure", "Abort", "BUDGETS", "Budget", "Call", "Checker", "Counterexample", "Raised", "contrast", "describe",
+           "show", "jsonable", "no_raise"]
 
 _short = reprlib.Repr()
 _short.maxstring = _short.maxother = 60
@@ -30,6 +30,26 @@ _short.maxdict = 8
 def show(value) -> str:
     """A short Python-looking rendering of a value for feedback."""
     return _short.repr(value)
+
+
+def contrast(got, expected, width: int = 70) -> tuple[str, str]:
+    """``got`` and ``expected`` rendered so that where they differ is shown, however long they are.
+
+    ``show`` cuts a long value at its end; two long lists that differ near the
+    end would both read ``[..., ...]``. Here both are written out and, when
+    too long, cut to the same window around their first difference.
+    """
+    full_got, full_expected = repr(got), repr(expected)
+    if len(full_got) <= width and len(full_expected) <= width:
+        return full_got, full_expected
+    at = next((i for i, (a, b) in enumerate(zip(full_got, full_expected)) if a != b), min(len(full_got), len(full_expected)))
+    start = max(0, at - width // 3)
+
+    def window(text: str) -> str:
+        cut = text[start:start + width]
+        return ("..." if start > 0 else "") + cut + ("..." if start + width < len(text) else "")
+
+    return window(full_got), window(full_expected)
 
 
 def jsonable(value):
@@ -165,8 +185,6 @@ class Checker:
         self._known = {}
         self._batching = False  # replaying banked examples: probes are recorded, then sent in batches
         self._requests = {}
-        # Only a task's first broken rule is shrunk: it is the one the feedback shows.
-        self.shrink = True
         self._strategies = {}  # example-set name -> what it draws from (bank.Key)
 
     def budget(self, kind: str) -> int:
@@ -257,8 +275,6 @@ class Checker:
             first_failure = self._replay(test, cases)
             if first_failure is None:
                 return test
-            if not self.shrink and isinstance(first_failure, Failure):
-                raise first_failure
 
             def example(case):
                 return test(*case)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from grader import bubblewrap, gradebook
 from grader.containment import DEFAULT_MEMORY_MB
-from grader.output import clean, display_path, for_terminal
+from grader.output import ALSO, clean, display_path, for_terminal
 from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
 from grader.tasks import MODULES, TASKS
 
@@ -50,6 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", metavar="FILE", help="write a gradebook CSV to FILE and a log of reports to FILE's .jsonl")
     parser.add_argument("--resume", action="store_true", help="with --out: skip submissions already in the log")
     parser.add_argument("--json", action="store_true", help="print the JSON report(s) on stdout and nothing else")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="show every failing rule of a task in full (default: the first in full, the others one line each)")
     parser.add_argument("--no-sandbox", action="store_true",
                         help="run the learner's code without bubblewrap, as you (for your own work only; "
                              "every report says so)")
@@ -83,16 +85,27 @@ def select_tasks(parts: list[str] | None, task_ids: list[str] | None) -> list[st
     return [t for t in TASKS if (not task_ids or t in task_ids) and (not parts or TASKS[t].part in parts)]
 
 
-def render_text(report: dict) -> str:
-    """A scorecard for a terminal, ending with the command that repeats the run."""
+def render_text(report: dict, verbose: bool = False) -> str:
+    """A scorecard for a terminal, ending with the command that repeats the run.
+
+    A failing task shows its first failing rule in full and every other one
+    on a line of its own (in full with ``verbose``: ``--verbose``).
+    """
     lines = [f"agstate-grade {report['submission']} (seed {report['seed']})"]
     if report.get("sandbox") == "none":
         lines.append(f"  WARNING: {NO_SANDBOX_WARNING}")
     width = max((len(t["id"]) for t in report["tasks"]), default=10)
+    shortened = False
     for task in report["tasks"]:
         lines.append(f"  {task['id']:<{width}}  {task['score']:5.1f}/{task['max_score']:<5.1f} {task['status']}")
         if task["status"] != "passed":
-            lines.append(f"  {'':<{width}}  {task['feedback']}")
+            lines.append(f"  {'':<{width}}  {task['feedback'].split(ALSO)[0]}")
+            broken = [rule for rule in task.get("rules", []) if rule["status"] not in ("passed", "not_implemented")]
+            for number, rule in enumerate(broken[1:], 2):
+                text = f"({number}) {rule['rule']}: {rule['feedback']}"
+                if not verbose and len(text) > _ONE_LINE:
+                    text, shortened = text[:_ONE_LINE - 3] + "...", True
+                lines.append(f"  {'':<{width}}  {text}")
     ids = [task["id"] for task in report["tasks"]]
     parts = [part for part in MODULES if any(task["part"] == part for task in report["tasks"])]
     if ids == list(TASKS):
@@ -103,7 +116,12 @@ def render_text(report: dict) -> str:
         only = f" --task {' '.join(ids)}"
     lines.append(f"score {report['score']:.1f}/{report['max_score']:.1f}  "
                  f"(repeat: agstate-grade {report['submission']}{only} --seed {report['seed']})")
+    if shortened:
+        lines.append("every failing rule in full: add --verbose (or --json for the counterexamples)")
     return for_terminal("\n".join(lines))
+
+
+_ONE_LINE = 160  # characters of a further failing rule in the scorecard, without --verbose
 
 
 def _summary_line(report: dict) -> str:
@@ -173,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         if book:
             book.add(report)
         if not args.json:
-            progress.write(render_text(report) if single else _summary_line(report), file=sys.stdout)
+            progress.write(render_text(report, args.verbose) if single else _summary_line(report), file=sys.stdout)
         progress.update(1)
 
     try:

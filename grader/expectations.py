@@ -5,7 +5,7 @@ learner exception is the rule's error) and raises ``Failure`` with the call
 in the learner's words and both answers.
 """
 
-from grader.checking import Checker, Failure, show
+from grader.checking import Checker, Failure, contrast, show
 from grader.wire import Opaque
 
 __all__ = ["expect_list_result", "expect_pure", "expect_value"]
@@ -22,7 +22,8 @@ def expect_list_result(check: Checker, name: str, old, new, expected, factory_ar
         # An Opaque value's text already names its type.
         kind = "" if type(got) is list or isinstance(got, Opaque) else f" (a {type(got).__name__})"
         kind += "" if type(got) is list else ", not a list"
-        raise Failure(f"{call.text()} returned {show(got)}{kind}; expected {show(expected)}", call.counterexample(expected))
+        shown_got, shown_expected = contrast(got, expected)
+        raise Failure(f"{call.text()} returned {shown_got}{kind}; expected {shown_expected}", call.counterexample(expected))
     return call
 
 
@@ -47,7 +48,8 @@ def expect_value(check, name, args, expected):
     """``name(*args)`` returns ``expected``, of its very type (``True`` is no ``1``)."""
     call = check.value(name, *args)
     if call.result != expected or type(call.result) is not type(expected):
-        raise Failure(f"{call.text()} returned {show(call.result)}; expected {show(expected)}", call.counterexample(expected))
+        shown_got, shown_expected = contrast(call.result, expected)
+        raise Failure(f"{call.text()} returned {shown_got}; expected {shown_expected}", call.counterexample(expected))
     return call.result
 
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from grader.output import ALSO
 from grader.tasks import MODULES, TASKS
 
 __all__ = ["check", "workspace", "target_options", "scorecard_html"]
@@ -80,12 +81,22 @@ def _show(report: dict) -> None:
         print(render_text(report))
 
 
+def _others(task: dict) -> str:
+    """A failing task's further failing rules, each in full, folded under a line saying how many."""
+    broken = [rule for rule in task.get("rules", []) if rule["status"] not in ("passed", "not_implemented")][1:]
+    if not broken:
+        return ""
+    items = "".join(f"<li><b>{html.escape(rule['rule'])}</b>: {html.escape(rule['feedback'])}</li>" for rule in broken)
+    return (f"<details><summary>{len(broken)} more rule{'s' if len(broken) > 1 else ''} not passing</summary>"
+            f"<ol start='2'>{items}</ol></details>")
+
+
 def scorecard_html(report: dict, repeat: str | None = None) -> str:
     """The scorecard as an HTML table: a row per task, its points, status and feedback."""
     repeat = repeat or f"check(..., seed={report['seed']})"
     rows = []
     for task in report["tasks"]:
-        feedback = "" if task["status"] == "passed" else html.escape(task["feedback"])
+        feedback = "" if task["status"] == "passed" else html.escape(task["feedback"].split(ALSO)[0]) + _others(task)
         rows.append(
             f"<tr><td>{_STATUS_MARK.get(task['status'], '')}</td><td><code>{task['id']}</code></td>"
             f"<td>{task['score']:g} / {task['max_score']:g}</td><td>{task['status'].replace('_', ' ')}</td>"

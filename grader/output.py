@@ -15,7 +15,10 @@ import math
 import os
 import unicodedata
 
-__all__ = ["clean", "for_terminal", "display_path", "MAX_TEXT", "MAX_ITEMS"]
+__all__ = ["clean", "for_terminal", "display_path", "ALSO", "MAX_TEXT", "MAX_ITEMS"]
+
+# In a failing task's feedback, what follows its first failing rule: the other failing rules' sentences.
+ALSO = " Also not passing: "
 
 MAX_TEXT = 2000  # characters of one string
 MAX_ITEMS = 50  # items of one list or dict

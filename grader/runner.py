@@ -8,7 +8,7 @@ from pathlib import Path
 
 from grader.checking import Abort, Checker, Failure
 from grader.containment import DEFAULT_MEMORY_MB, Limits
-from grader.output import clean, display_path
+from grader.output import ALSO, clean, display_path
 from grader.session import ChildFailed, LoadFailed, Session
 from grader.staging import StagingError, staged
 from grader.tasks import MODULES, TASKS, Task
@@ -101,13 +101,10 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
         except ChildFailed as exc:
             return {**base, "status": exc.status, "feedback": exc.message, "load_problem": True}
         checker = Checker(session, task.id, seed, examples, deadline, call_limit)
-        verdicts = []
-        for rule in task.rules:
-            verdicts.append(_run_rule(rule, checker))
-            checker.shrink = checker.shrink and verdicts[-1]["status"] == "passed"
-    total = sum(rule.weight for rule in task.rules)
-    earned = sum(rule.weight for rule, v in zip(task.rules, verdicts) if v["status"] == "passed")
-    score = round(task.max_score * earned / total, 2)
+        verdicts = [_run_rule(rule, checker) for rule in task.rules]  # every rule, each broken one shrunk
+    # Each rule is an equal share of the task's points.
+    earned = sum(1 for verdict in verdicts if verdict["status"] == "passed")
+    score = round(task.max_score * earned / len(task.rules), 2)
     broken = [v for v in verdicts if v["status"] != "passed"]
     if not broken:
         return {**base, "score": score, "status": "passed", "rules": verdicts,
@@ -118,8 +115,9 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
         feedback += "."
     else:
         feedback = f"{first['feedback']}. Rule: {first['rule']}."
-    if len(broken) > 1:
-        feedback += f" ({len(broken) - 1} more rule{'s' if len(broken) > 2 else ''} not passing yet.)"
+    others = [verdict for verdict in broken[1:] if verdict["status"] != "not_implemented"]
+    if others:  # every rule's own feedback and counterexample are in "rules"; the scorecard shows them
+        feedback += ALSO + "; ".join(f"({number}) {verdict['rule']}" for number, verdict in enumerate(others, 2)) + "."
     return {**base, "score": score, "status": first["status"], "feedback": feedback,
             "counterexample": first.get("counterexample"), "rules": verdicts}
 

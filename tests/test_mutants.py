@@ -9,6 +9,8 @@ the part full marks.
 A mutant the grader misses is a grader bug: fix the grader, never the mutant.
 """
 
+import json
+import re
 import zlib
 
 import pytest
@@ -19,6 +21,21 @@ from grader.runner import grade_submission
 from grader.tasks import MODULES, TASKS
 
 CORPORA = [state_mutants, board_mutants, events_mutants, branches_mutants]
+
+
+def _internal_words() -> set[str]:
+    """Names a learner never wrote, which feedback must not show: the probes', the grader's types and paths."""
+    from grader import probes
+
+    probes.load()
+    learner_names = set()
+    for path in (REFERENCE_PACKAGE).glob("*.py"):
+        learner_names |= set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]*\b", path.read_text(encoding="utf-8")))
+    return {name for name in probes.PROBES if "_" in name and name not in learner_names} | \
+        {"Traceback", "grader/", "Raised(", "Opaque(", "Counterexample(", "Missing:", "_Pending", "wire."}
+
+
+INTERNAL_WORDS = _internal_words()
 TIMEOUT = 10.0  # seconds per task; the reference needs about 1 s per task
 
 
@@ -101,7 +118,10 @@ def test_grader_fails_exactly_the_broken_tasks(corpus, mutant, seed, tmp_path):
             assert task["score"] < task["max_score"], f"{task_id} is broken but scored full marks; " + context
             feedback = task["feedback"]
             assert isinstance(feedback, str) and len(feedback.split()) >= 3, f"{task_id} feedback is no sentence; " + context
-            for internal in ("Traceback", "grader/"):
-                assert internal not in feedback, f"{task_id} feedback shows grader internals ({internal}); " + context
+            said = [feedback] + [f"{v.get('feedback', '')} {json.dumps(v.get('counterexample'))}" for v in task.get("rules", [])]
+            for internal in INTERNAL_WORDS:
+                ends = r"(?!\w)" if internal[-1].isalnum() or internal[-1] == "_" else ""
+                leaked = [text for text in said if re.search(rf"(?<![\w.]){re.escape(internal)}{ends}", text)]
+                assert not leaked, f"{task_id} feedback names a grader internal ({internal!r}): {leaked[0]!r}; " + context
         else:
             assert task["score"] == task["max_score"], f"{task_id} passed without full marks; " + context

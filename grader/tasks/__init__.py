@@ -1,7 +1,7 @@
 """The task registry, built from the parts' descriptors (``grader.parts``): every task, its rules and points.
 
 Task ids are public API (LAB-SPEC §7). A task's score is the share of its
-rules' weights that hold; it passes only with full marks. Each part's
+rules that hold; it passes only with full marks. Each part's
 ``rules/`` modules add rules to the tasks its descriptor declares (``task(id)``);
 the registry refuses a part whose tasks do not add up (``check_parts``).
 """
@@ -24,7 +24,6 @@ class Rule:
     """One rule of a task, in the words the learner reads when it breaks."""
 
     sentence: str
-    weight: float
     check: Callable
 
 
@@ -41,13 +40,13 @@ class Task:
         """The part the task belongs to: "state" for "state.dedupe"."""
         return self.id.split(".", 1)[0]
 
-    def rule(self, sentence: str, weight: float = 1.0):
+    def rule(self, sentence: str):
         """Decorator: add a rule to this task."""
 
         def add(check):
             if any(rule.sentence == sentence for rule in self.rules):
                 raise RegistryError(f"{self.id}: two rules say {sentence!r}")
-            self.rules.append(Rule(sentence, weight, check))
+            self.rules.append(Rule(sentence, check))
             return check
 
         return add

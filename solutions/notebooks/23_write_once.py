@@ -91,11 +91,29 @@ else:
 
 # %% [markdown]
 # Why `str | None` and not `str`? LangGraph starts a `str` channel at `''`
-# (FACTS: a channel starts at `typ()` when that works), so the first real
-# decision would meet `''` and raise. With `str | None` the first write is
-# stored as it is, and the reducer sees every later one.
+# (a channel with a reducer starts at its type's `typ()` when that works: the
+# first cell below records the first `old` a reducer is given), so the first
+# real decision would meet `''` and raise. With `str | None` the first write
+# is stored as it is, and the reducer sees every later one.
 
 # %%
+first_old = []
+
+
+def record_old(old, new):
+    first_old.append(old)
+    return new
+
+
+class Recorded(TypedDict, total=False):
+    decision: Annotated[str, record_old]
+
+
+in_sequence(Recorded, ["approved"]).invoke({})
+print(f"a `str` channel's reducer first sees old = {first_old[0]!r}")
+assert first_old[0] == ""
+
+
 class StartsEmpty(TypedDict, total=False):
     decision: Annotated[str, write_once]
 
@@ -106,7 +124,8 @@ except WriteOnceViolation as violation:
     print(f"with `str`, the first write already collides with {violation.old!r}")
     assert violation.old == ""
 else:
-    raise AssertionError("a `str` channel starts at '' (LangGraph changed?)")
+    raise AssertionError("your write_once accepted 'approved' over the channel's starting '': it treats '' as "
+                         "'nothing yet' (a truthiness test such as `if not old`); only None means nothing yet")
 
 # %% [markdown]
 # Branches that agree may write in parallel: equal writes are accepted in any

@@ -111,10 +111,14 @@ def board_reduce(ctx, current, update, as_instance):
 
 @probe
 def board_fold(ctx, updates):
-    """Fold ``board_reducer`` over ``updates`` from None, one record per step."""
+    """Fold ``board_reducer`` over ``updates`` from None, one record per step; a step that raised is its ``Raised``, and the last."""
     steps, current = [], None
     for update in updates:
-        step, current = _reduce(ctx, current, copy.deepcopy(update))
+        done = ctx.attempt(lambda update=update, current=current: _reduce(ctx, current, copy.deepcopy(update)))
+        if isinstance(done, Raised):
+            steps.append(done)  # the rules name this step: "at step 3, board_reducer(...) raised ..."
+            break
+        step, current = done
         steps.append(step)
     return steps
 

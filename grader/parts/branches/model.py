@@ -100,16 +100,6 @@ def model_union(*lists, key: str = "id"):
     return [merged[k] for k in sorted(merged)]
 
 
-def first_collision(*lists, key: str = "id"):
-    merged = {}
-    for records in lists:
-        for record in records:
-            if record[key] in merged and merged[record[key]] != record:
-                return record[key]
-            merged[record[key]] = record
-    return None
-
-
 # -- conflicts as data --------------------------------------------------------------------------
 def model_conflict(case: dict, found: list[dict], kind: str, action: str) -> dict:
     """What ``open_conflict`` returns, but for its conflict_id (any stable non-empty str)."""

@@ -140,7 +140,8 @@ def _unique_keys(path):
             for index in db.execute(f"PRAGMA index_list('{table}')").fetchall():
                 if not index[2]:  # not unique
                     continue
-                columns = [row[2] for row in db.execute(f"PRAGMA index_info('{index[1]}')").fetchall()]
+                # In name order: PRIMARY KEY (seq, task_id) makes the same pairs unique as (task_id, seq).
+                columns = sorted(row[2] for row in db.execute(f"PRAGMA index_info('{index[1]}')").fetchall())
                 if len(columns) == 2 and None not in columns:
                     rows = db.execute(f'SELECT "{columns[0]}", "{columns[1]}" FROM "{table}"').fetchall()
                     keys.append(sorted([list(row) for row in rows], key=repr))

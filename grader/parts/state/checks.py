@@ -8,7 +8,7 @@ and one run of the research graph (``research_run``). Checks of one call
 of a learner function are every part's: ``grader.expectations``.
 """
 
-from grader.checking import Abort, Checker, Counterexample, Failure, Raised, no_raise, show
+from grader.checking import Abort, Checker, Counterexample, Failure, Raised, contrast, no_raise, show
 from grader.parts.state.model import MISSING, model_graph
 
 __all__ = ["state_key_graph", "describe_graph", "show_missing",
@@ -24,9 +24,11 @@ def state_key_graph(check: Checker, schema: str, key: str, steps, writes, graph_
     expected = model_graph(steps, writes, key, graph_input, start, reducer)
     got_value = got.get(key, MISSING)
     if got_value != expected or (got_value is not MISSING and type(got_value) is not type(expected)):
+        shown_got, shown_expected = (show_missing(got_value), show_missing(expected)) if MISSING is got_value or MISSING is expected \
+            else contrast(got_value, expected)
         raise Failure(
-            f"{describe_graph(steps, writes, key, graph_input)} ended with {key} = {show_missing(got_value)}; "
-            f"expected {show_missing(expected)} ({why})",
+            f"{describe_graph(steps, writes, key, graph_input)} ended with {key} = {shown_got}; "
+            f"expected {shown_expected} ({why})",
             Counterexample("graph", [steps, writes, graph_input], None if expected is MISSING else expected,
                            None if got_value is MISSING else got_value),
         )

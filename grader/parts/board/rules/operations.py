@@ -107,11 +107,16 @@ def fold(check, updates) -> list:
 
 
 def walk(check, case):
-    """Each step of the learner's fold beside the model's: (number, update, before, model result, accepted, got)."""
+    """Each step of the learner's fold beside the model's: (number, update, before, model result, accepted, got).
+
+    A step whose reducer call raised fails the rule there, naming the step.
+    """
     start, updates = case
     updates = [start, *updates]
     steps, board = fold(check, updates), None
     for number, (update, got) in enumerate(zip(updates, steps), 1):
+        no_raise(got, _at(number, update, board), hint="a reducer never raises",
+                 example=counterexample(board, update, "no exception", None))
         expected, accepted = model_apply(board, update)
         yield number, update, board, expected, accepted, got
         board = expected

@@ -226,7 +226,8 @@ def unique_in_schema(check):
     schema = got["schema"]
     if schema["integrity"] != "ok":
         raise Failure(f"PRAGMA integrity_check on the store's file says {show(schema['integrity'])}; expected 'ok'")
-    pairs = sorted([["durable", seq] for seq in (1, 2, 3)], key=repr)
+    pairs = sorted([[seq, "durable"] for seq in (1, 2, 3)], key=repr)  # (seq, task_id): the probe sorts a key's columns
     if pairs not in schema["keys"]:
-        raise Failure("the store's table has no PRIMARY KEY or UNIQUE constraint on exactly (task_id, seq): another "
-                      "writer could store a second event with the same seq; declare PRIMARY KEY (task_id, seq)")
+        raise Failure("the store's table has no PRIMARY KEY or UNIQUE constraint on exactly the two columns task_id and seq: "
+                      "without it, nothing but your own check keeps a second event of a task from taking a seq; "
+                      "declare PRIMARY KEY (task_id, seq)")
