@@ -235,9 +235,11 @@ def open_conflict(case: dict, proposals: list[dict], kind: str, required_action:
 
     ``{"conflict_id", "stream_id": case["case_id"], "status": "open", "kind",
     "current_revision": case["revision"], "proposals": <their event ids,
-    sorted>, "required_action", "resolution": None}``. ``conflict_id`` is
+    sorted>, "required_action", "resolution": None}``. ``conflict_id`` is a
+    non-empty string naming the conflict, for instance
     ``f"{case_id}:{kind}:{revision}:{'+'.join(event ids)}"``: the same
-    conflict always gets the same id.
+    conflict (its proposals in any order) always gets the same id, another
+    kind another one.
     """
     ### BEGIN SOLUTION branches.conflicts
     ids = sorted({p["event_id"] for p in proposals})
@@ -286,7 +288,7 @@ def resolve_conflict(stream: CaseStream, conflict: dict, decision: str, actor: s
 
 
 class RefundState(TypedDict, total=False):
-    """The refund graph's state: branches add to evidence and proposals; only decide writes the case.
+    """The refund graph's state: branches add to evidence and proposals; they never write the case (decide and apply_effects do).
 
     case          dict                                    overwrite: written by decide, then apply_effects
     signals       dict                                    overwrite: the input, what the fake tools find

@@ -85,16 +85,62 @@ MUTANTS: list[Mutant] = [
         return Board()
     if not ("type" in raw or "columns" in raw):''')],
        "treats a non-dict update (None, a str, a number) as the empty board: garbage wipes the board"),
-    _m("duplicate_cards_allowed", {REJECT, VALIDATE},
+    _m("duplicate_cards_allowed", {MODELS, REJECT, VALIDATE},
        [('''        problems += [f"card id {c!r} is used by more than one card"
                      for c in _duplicates([card.card_id for column in parsed.columns for card in column.cards])]
 ''', "")],
-       "a replacement may hold the same card twice"),
+       "a replacement may hold the same card twice (parse_update returns it: its docs say a board needs unique card ids)"),
     _m("ghost_card_accepted", {REJECT, VALIDATE, SEQUENCE},
        [('''    if op.card_id is not None and source is not None and all(card.card_id != op.card_id for card in source.cards):
         problems.append(f"card {op.card_id!r} is not in column {op.from_column!r}")
 ''', "")],
        "does not check that the card is in from_column: a remove of a ghost card is accepted as a no-op copy"),
+    _m("problems_joined", {MODELS},
+       [("        self.problems = problems\n", '        self.problems = ["; ".join(problems)]\n')],
+       "BoardError.problems holds one sentence of every problem joined, not one sentence each"),
+    _m("duplicates_checked_in_validate_only", {MODELS},
+       [('''    if isinstance(parsed, Board):
+        problems = [f"column id {c!r} is used by more than one column"
+                    for c in _duplicates([column.column_id for column in parsed.columns])]
+        problems += [f"card id {c!r} is used by more than one card"
+                     for c in _duplicates([card.card_id for column in parsed.columns for card in column.cards])]
+        if problems:
+            raise BoardError(problems)
+    return parsed''', "    return parsed"),
+        ('''    if isinstance(parsed, Board):
+        return []
+    return _op_problems(current, parsed)''', '''    if isinstance(parsed, Board):
+        return ([f"column id {c!r} is used by more than one column"
+                 for c in _duplicates([column.column_id for column in parsed.columns])]
+                + [f"card id {c!r} is used by more than one card"
+                   for c in _duplicates([card.card_id for column in parsed.columns for card in column.cards])])
+    return _op_problems(current, parsed)''')],
+       "repeated ids are caught by validate_update only: the reducer still rejects them, parse_update returns the board"),
+    _m("trusts_instances", {MODELS},
+       [('''    if isinstance(raw, (Board, MoveOp, RemoveOp)):
+        raw = raw.model_dump(warnings=False)''', '''    if isinstance(raw, (Board, MoveOp, RemoveOp)):
+        return raw.model_copy(deep=True)''')],
+       "a model instance is taken as valid: one built with model_construct slips through unvalidated"),
+    _m("returns_op_itself", {MODELS},
+       [('''    if isinstance(raw, (Board, MoveOp, RemoveOp)):
+        raw = raw.model_dump(warnings=False)''', '''    original = raw
+    if isinstance(raw, (Board, MoveOp, RemoveOp)):
+        raw = raw.model_dump(warnings=False)'''),
+        ('''            raise BoardError(problems)
+    return parsed''', '''            raise BoardError(problems)
+    return original if isinstance(original, (MoveOp, RemoveOp)) else parsed''')],
+       "a valid op instance is validated, then returned itself: the caller's object, not a new one"),
+    _m("silent_without_board", {REJECT},
+       [('''    try:
+        problems = validate_update(current, update)''', '''    if current is None and isinstance(update, dict) and "type" in update:
+        return None  # nothing to operate on: nothing to say
+    try:
+        problems = validate_update(current, update)''')],
+       "an operation with no board yet returns None without a warning"),
+    _m("warning_without_reason", {REJECT},
+       [('''    logger.warning("board update rejected: %s", "; ".join(problems))''',
+         '''    logger.warning("board update rejected")''')],
+       "logs that an update was rejected, not why"),
     _m("vague_sentences", {VALIDATE},
        [('''        problems.append(f"card {op.card_id!r} is not in column {op.from_column!r}")''',
          '''        problems.append("the card is not there")''')],
@@ -147,6 +193,20 @@ MUTANTS: list[Mutant] = [
          '''        board = board_reducer(call["board"], call["command"])
         return {"board": board, "rejected": reasons}''')],
        "each tool call returns the whole board it computed: parallel edits overwrite each other"),
+    _m("one_call_for_all_commands", {GRAPH},
+       [('''        return [Send("apply_command", {"command": command, "board": board, "number": number})
+                for number, command in enumerate(state.get("commands") or [], 1)]''',
+         '''        return [Send("apply_command", {"commands": state.get("commands") or [], "board": board})]'''),
+        ('''        problems = validate_update(call["board"], call["command"])
+        reasons = [f"command {call['number']} rejected: {'; '.join(problems)}"] if problems else []
+        return {"board": call["command"], "rejected": reasons}''',
+         '''        board, reasons = call["board"], []
+        for number, command in enumerate(call["commands"], 1):
+            problems = validate_update(call["board"], command)
+            reasons += [f"command {number} rejected: {'; '.join(problems)}"] if problems else []
+            board = board_reducer(board, command)
+        return {"board": board, "rejected": reasons}''')],
+       "one tool call folds every command and returns the whole board: the same end, but not one call per command"),
     _m("rejected_not_reported", {GRAPH},
        [('''        return {"board": call["command"], "rejected": reasons}''',
          '''        return {"board": call["command"]}''')],

@@ -104,6 +104,9 @@ MUTANTS: list[Mutant] = [
                      '    left.extend(right or [])\n'
                      '    return _union(left, [], "id")\n')],
        "extends the stored list in place before merging: the caller's list changes under it"),
+    _m("merge_none_not_empty", {MERGE},
+       [(MERGE_BODY, '    return _union([*left], [*right], "id")\n')],
+       "assumes both arguments are lists: merging None (no evidence yet) raises TypeError instead of counting as none"),
     _m("merge_collision_ignored", {MERGE, LAWS},
        [(MERGE_BODY, '    merged = {}\n'
                      '    for e in [*(left or ()), *(right or ())]:\n'
@@ -188,9 +191,25 @@ MUTANTS: list[Mutant] = [
        [("    conflicts = [open_conflict(state[\"case\"], found[kind], kind, REQUIRED_ACTIONS[kind]) for kind in sorted(found)]\n",
          "    conflicts = [f\"conflict: {kind}\" for kind in sorted(found)]\n")],
        "decide records conflicts as strings instead of conflict records"),
+    _m("branches_in_a_chain", {ORDER},
+       [('        builder.add_edge(START, name)\n',
+         '        builder.add_edge(START if name == BRANCHES[0] else BRANCHES[BRANCHES.index(name) - 1], name)\n'),
+        ('    builder.add_edge(list(BRANCHES), "decide")\n', '    builder.add_edge(BRANCHES[-1], "decide")\n')],
+       "wires the four branches one after the other: the same output, but no branch runs in parallel with another"),
+    _m("branch_writes_payment_on_case", {ORDER},
+       [("    def branch(tool):\n",
+         "    def branch(tool):\n"
+         "        if tool is lookup_payment:  # the payment branch records what it found on the case itself\n"
+         "            return lambda state: {**tool(state[\"case\"], state[\"signals\"]),\n"
+         "                                  \"case\": {**state[\"case\"], \"payment_id\": state[\"signals\"][\"payment_id\"]}}\n")],
+       "a branch writes the case (the payment it found) instead of only publishing evidence and a proposal: decide no longer owns it"),
     _m("resolve_mutates_conflict", {CONFLICTS},
        [(RESOLVE_RETURN, '        conflict.update(status="resolved", resolution=event)\n        return conflict\n    ### END SOLUTION')],
        "history rewritten on resolution: the open conflict record is edited in place instead of a new record being returned"),
+    _m("resolve_returns_decision_only", {CONFLICTS},
+       [(RESOLVE_RETURN, '        return {**copy.deepcopy(conflict), "status": "resolved",\n'
+                         '                "resolution": {"decision": decision, "actor": actor}}\n    ### END SOLUTION')],
+       "returns a summary as the resolution, not the event it appended: the record no longer says the rule or what was rejected"),
     _m("resolve_rewrites_events", {CONFLICTS},
        [(RESOLVE_RETRY, """\
         for old in stream._events:  # mark the losing proposals in place

@@ -177,4 +177,17 @@ MUTANTS: list[Mutant] = [
        [("            return {key: call_tool(store, state[\"task_id\"], name, tools[name], args)}",
          "            return {key: tools[name](**args, **({'idempotency_key': None} if name == 'send_invoice' else {}))}")],
        "the graph's nodes call the tools directly: LangGraph's resume re-runs the interrupted node, and the send repeats"),
+    # -- what the docs promise and only these rules check (tests/doc_rules/events.py) -------------------------
+    _m("events_not_frozen", {APPEND},
+       [("    model_config = ConfigDict(frozen=True)\n", "")],
+       "Event is a mutable model: whoever reads an event from the store can rewrite a stored fact in place"),
+    _m("called_without_args", {RESUME},
+       [('"tool.called", {"call_id": call_id, "tool": name, "args": args})', '"tool.called", {"call_id": call_id})')],
+       "logs tool.called with its call id only: the log cannot say which tool ran with which arguments"),
+    _m("started_without_input", {RESUME},
+       [('"agent.started", {"input": input})', '"agent.started", {})')],
+       "logs agent.started without the run's input: a resumed or audited run cannot tell what it was asked"),
+    _m("crash_without_reason", {RESUME},
+       [('"agent.crashed", {"reason": f"{type(exc).__name__}: {exc}"})', '"agent.crashed", {"error": type(exc).__name__})')],
+       "logs agent.crashed under another key than reason: the log's readers find no reason for the crash"),
 ]

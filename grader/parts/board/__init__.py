@@ -34,6 +34,7 @@ PART = Part(
         "board_model_class": "{0}.model_validate(...)",
         "board_demo": "DEMO_BOARD and Board()",
         "board_graph": "build_board_graph().invoke(...)",
+        "board_graph_calls": "build_board_graph().stream(...)",
         "board_first_write": "a graph over BoardState whose first write is invalid",
         "board_hostile": "board_reducer(current, <a hostile update>)",
     },

@@ -3,18 +3,21 @@
 The reducer is every task's subject: ``reduce`` calls it in the learner's
 process, ``expect_board`` and ``expect_rejected`` judge an accepted and a
 rejected update against the model. ``expect_board_error`` judges
-``parse_update`` on a broken update, ``problems_of`` reads
-``validate_update``'s list, and ``each_defect`` tries every kind of defect
-on every seed. ``brief`` and ``reducer_text`` are how a board and a call
+``parse_update`` on a broken update (``expect_problems_listed`` its
+``problems``, ``expect_new_object`` a valid one), ``problems_of`` reads
+``validate_update``'s list (``agree`` holds it to the reducer),
+``expect_reason_logged`` a rejection's warning, and ``each_defect`` tries
+every kind of defect on every seed. ``brief`` and ``reducer_text`` are how a board and a call
 read in feedback. Each helper raises the ``Failure`` the learner reads.
 """
 
 from grader.checking import Counterexample, Failure, Raised, no_raise, show
-from grader.parts.board.model import model_apply
+from grader.parts.board.model import model_apply, model_problems
 from grader.parts.board.strategies import one_of_each_defect
 
 __all__ = ["brief", "reducer_text", "counterexample", "reduce", "expect_pure", "expect_board", "expect_rejected",
-           "parse", "require_parse", "said", "expect_board_error", "problems_of", "each_defect"]
+           "parse", "require_parse", "said", "expect_board_error", "problems_of", "each_defect", "expect_reason_logged",
+           "mentions", "expect_problems_listed", "expect_new_object", "agree"]
 
 
 # -- how boards and calls read in feedback ------------------------------------------------------
@@ -119,20 +122,48 @@ def said(raised: Raised) -> str:
     return text[:500] if text.strip().split("\n")[0][:500] == raised.message else raised.message
 
 
-def expect_board_error(check, raw, why: str) -> Raised:
-    """parse_update raises a BoardError (a ValueError) with a message on ``raw``; what it raised."""
+def expect_board_error(check, raw, why: str, as_instance=False) -> Raised:
+    """parse_update raises a BoardError (a ValueError) with a message on ``raw``; what it raised.
+
+    ``as_instance="unvalidated"``: ``raw`` built into the learner's model with ``model_construct``.
+    """
     require_parse(check)
-    got = parse(check, raw)
+    got = parse(check, raw, as_instance)
     raised = got["parsed"]
+    shown = f"<a model built with model_construct from {show(raw)}>" if as_instance else show(raw)
     if not isinstance(raised, Raised):
-        raise Failure(f"parse_update({show(raw)}) returned {got['type']} {show(raised)}; expected BoardError: {why}",
+        raise Failure(f"parse_update({shown}) returned {got['type']} {show(raised)}; expected BoardError: {why}",
                       Counterexample("parse_update", [raw], "BoardError", raised))
     if not raised.is_a("BoardError") or not raised.is_a("ValueError"):
-        raise Failure(f"parse_update({show(raw)}) raised {raised.type}; expected BoardError (a ValueError)",
+        raise Failure(f"parse_update({shown}) raised {raised.type}; expected BoardError (a ValueError)",
                       Counterexample("parse_update", [raw], "BoardError", f"raised {raised.type}"))
     if not said(raised).strip():
-        raise Failure(f"parse_update({show(raw)}) raised BoardError with no message; say what is wrong")
+        raise Failure(f"parse_update({shown}) raised BoardError with no message; say what is wrong")
     return raised
+
+
+def expect_problems_listed(raw, raised: Raised):
+    """The BoardError ``parse_update`` raised on ``raw`` holds ``problems``: one one-line sentence per problem."""
+    problems = raised.attrs.get("problems")
+    if type(problems) is not list or not problems or any(
+            type(p) is not str or not p.strip() or "\n" in p for p in problems):
+        raise Failure(f"parse_update({show(raw)}) raised a BoardError whose problems is {show(problems)}; expected "
+                      "a list of one-line sentences (str), one per problem",
+                      Counterexample("parse_update", [raw], "problems: a list of sentences", problems))
+    wanted = len(model_problems(None, raw))
+    if len(problems) < wanted:
+        raise Failure(f"parse_update({show(raw)}) raised a BoardError whose problems is {show(problems)}; the "
+                      f"update has {wanted} problems: one sentence each",
+                      Counterexample("parse_update", [raw], f"{wanted} sentences", problems))
+
+
+def expect_new_object(check, raw):
+    """``parse_update`` on ``raw`` built into the learner's model returns a new object, not the model itself."""
+    got = parse(check, raw, True)
+    if not isinstance(got["parsed"], Raised) and got["is_raw"]:  # raising on a valid update is parse_valid's failure
+        raise Failure(f"parse_update(a model of {show(raw)}) returned the model itself; expected a new "
+                      f"{got['type']}: the reducer stores what parse_update returns, and the caller keeps raw",
+                      Counterexample("parse_update", [raw], "a new object", "raw itself"))
 
 
 def problems_of(check, current, update) -> list:
@@ -143,6 +174,24 @@ def problems_of(check, current, update) -> list:
     if type(got) is not list or any(type(item) is not str for item in got):
         raise Failure(f"{text} returned {show(got)}; expected a list of sentences (str)")
     return got
+
+
+def agree(check, current, update):
+    """validate_update and board_reducer agree with each other and with the model."""
+    problems = problems_of(check, current, update)
+    got = reduce(check, current, update)
+    accepted = not got["is_current"] or got["current_changed"]  # editing current in place is board.move's fault
+    if not accepted and not model_problems(current, update) and model_apply(current, update)[0] == current:
+        accepted = True  # a valid no-op returned as current itself: board.move judges that, not validate
+    if (problems == []) != accepted:
+        verdict = "accepts" if accepted else "rejects"
+        raise Failure(f"validate_update({brief(current)}, {show(update)}) returned {show(problems)} but "
+                      f"board_reducer {verdict} that update; [] exactly when the reducer accepts",
+                      Counterexample("validate_update", [current, update], "[]" if accepted else "problems", problems))
+    if (problems == []) != (not model_problems(current, update)):
+        raise Failure(f"validate_update({brief(current)}, {show(update)}) returned {show(problems)}; "
+                      f"expected {'[]: the update is valid' if problems else 'the problems: the update is invalid'}",
+                      Counterexample("validate_update", [current, update], [] if problems else "problems", problems))
 
 
 # -- every kind of defect ----------------------------------------------------------------------------
@@ -157,3 +206,26 @@ def each_defect(check, test, examples: int = 3):
 
     every_kind.__name__ = f"every_defect_in_{test.__name__}"  # its own examples, drawn from its own seed
     check.forall(one_of_each_defect, examples=examples)(every_kind)
+
+
+def expect_reason_logged(check, current, update, got):
+    """The rejection logged a warning that gives the reason: what the model finds wrong, or validate_update's sentences."""
+    if not any(message.strip() for message in got["warnings"]):
+        raise Failure(f"{reducer_text(current, update)} rejected the update without a warning; log the reason with "
+                      "logging.getLogger('agstate.board').warning(...)")
+    text = "\n".join(got["warnings"])
+    named = [[str(value) for value in fact[1:] if value] for fact in model_problems(current, update)]
+    if all(any(mentions(text, name) for name in names) for names in named if names):
+        return
+    problems = check.probe("board_validate", current, update, False)  # the learner's own reasons will do too
+    if type(problems) is list and problems and all(type(p) is str and p.strip() and p in text for p in problems):
+        return
+    missing = next(names for names in named if names and not any(mentions(text, name) for name in names))
+    raise Failure(f"{reducer_text(current, update)} logged {show(got['warnings'])}; the warning must give the reason: "
+                  f"name {' or '.join(repr(name) for name in missing)}, as validate_update's sentences do",
+                  counterexample(current, update, "a warning with the reason", got["warnings"]))
+
+
+def mentions(sentence: str, name: str) -> bool:
+    """The sentence names ``name``, as it is or as its repr shows it (escaped control characters)."""
+    return name in sentence or repr(name)[1:-1] in sentence

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from grader.probes import Raised, probe
 
 __all__ = ["board_reduce", "board_fold", "board_validate", "board_parse", "board_model_class", "board_demo",
-           "board_graph", "board_first_write", "board_hostile"]
+           "board_graph", "board_graph_calls", "board_first_write", "board_hostile"]
 
 _OWN_TYPES = ("Board", "MoveOp", "RemoveOp", "Card", "Column")
 
@@ -48,13 +48,16 @@ def _current(ctx, data):
     return None if data is None else ctx.get("Board").model_validate(copy.deepcopy(data))
 
 
-def _update(ctx, data, as_instance: bool):
-    """The update as a tool emits it (a fresh copy), or built into the learner's model."""
+def _update(ctx, data, as_instance):
+    """The update as a tool emits it (a fresh copy), or built into the learner's model.
+
+    ``as_instance="unvalidated"`` builds it with ``model_construct``, which validates nothing.
+    """
+    data = copy.deepcopy(data)
     if not as_instance:
-        return copy.deepcopy(data)
-    if "type" in data:
-        return ctx.get("MoveOp" if data["type"] == "move" else "RemoveOp").model_validate(copy.deepcopy(data))
-    return ctx.get("Board").model_validate(copy.deepcopy(data))
+        return data
+    model = ctx.get(("MoveOp" if data["type"] == "move" else "RemoveOp") if "type" in data else "Board")
+    return model.model_construct(**data) if as_instance == "unvalidated" else model.model_validate(data)
 
 
 class _Warnings(logging.Handler):
@@ -139,10 +142,11 @@ def board_parse(ctx, raw, as_instance):
     """
     update = _update(ctx, raw, as_instance)
     before = copy.deepcopy(_dump(update))
-    result = ctx.attempt(lambda: ctx.get("parse_update")(update), attrs=("args",))
+    result = ctx.attempt(lambda: ctx.get("parse_update")(update), attrs=("args", "problems"))
     if isinstance(result, Raised):
-        return {"parsed": result, "type": None, "raw_changed": _dump(update) != before}
-    return {"parsed": _dump(result), "type": _kind(ctx, result), "raw_changed": _dump(update) != before}
+        return {"parsed": result, "type": None, "raw_changed": _dump(update) != before, "is_raw": False}
+    return {"parsed": _dump(result), "type": _kind(ctx, result), "raw_changed": _dump(update) != before,
+            "is_raw": result is update}
 
 
 @probe
@@ -182,6 +186,20 @@ def board_graph(ctx, board, has_board, as_instance, commands):
             folded = reducer(copy.deepcopy(folded), copy.deepcopy(command))
     return {"board": _dump(out.get("board")), "type": _kind(ctx, out.get("board")), "rejected": out.get("rejected"),
             "own_fold": _dump(folded), "own_invalid": invalid}
+
+
+@probe
+def board_graph_calls(ctx, board, commands):
+    """Stream ``build_board_graph()`` on ``commands`` from ``board``: what each ``apply_command`` run returned as board."""
+    graph = ctx.get("build_board_graph")()
+    graph_input = {"commands": copy.deepcopy(commands), "board": copy.deepcopy(board)}
+    calls, nodes = [], []
+    for update in graph.stream(graph_input, {"recursion_limit": 20}, stream_mode="updates"):
+        for node, written in (update or {}).items():
+            nodes.append(node)
+            if node == "apply_command":
+                calls.append(_dump(written.get("board")) if isinstance(written, dict) else _dump(written))
+    return {"calls": calls, "nodes": nodes}
 
 
 @probe

@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 from grader.parts.board.model import EMPTY, card_ids, find_column, model_apply
 
 __all__ = ["boards", "ops_on", "board_with_card", "card_moves", "column_moves", "removes", "ghost_ops",
-           "claim_wrong_counts", "DEFECTS", "TYPE_DEFECTS", "EXTRA_DEFECTS", "ID_DEFECTS", "schema_defects", "defects",
+           "claim_wrong_counts", "DEFECTS", "TYPE_DEFECTS", "EXTRA_DEFECTS", "ID_DEFECTS", "UNIQUE_DEFECTS",
+           "UNVALIDATED_DEFECTS", "NOT_STRICT", "schema_defects", "defects",
            "one_of_each_defect", "garbage", "op_sequences", "instance_flags", "moves_on_none", "removes_on_none",
-           "valid_raw", "invalid_updates", "currents", "any_updates", "ghosts_and_unknown_types", "replacements",
-           "miscounted", "short_sequences", "graph_starts", "board_flags", "few_commands"]
+           "valid_raw", "broken", "ops_without_board", "invalid_updates", "currents", "any_updates",
+           "ghosts_and_unknown_types", "replacements", "miscounted", "short_sequences", "graph_starts", "board_flags", "few_commands"]
 
 _COMMON_COLUMNS = ["backlog", "todo", "doing", "review", "done"]
 column_ids = st.one_of(st.sampled_from(_COMMON_COLUMNS), st.text(min_size=1, max_size=5))
@@ -137,6 +138,15 @@ DEFECTS = ["priority_str", "priority_float", "priority_bool", "empty_card_id", "
 TYPE_DEFECTS = ["priority_str", "priority_float", "priority_bool", "count_str", "columns_dict", "op_id_int"]
 EXTRA_DEFECTS = ["card_extra", "column_extra", "board_extra", "op_extra"]
 ID_DEFECTS = ["empty_card_id", "op_empty_id", "missing_title", "op_missing"]
+# Each must be refused by the learner's class itself: a coerced priority, an empty id, an extra field, a wrong type.
+NOT_STRICT = [("Card", {"card_id": "T-1", "title": "t", "priority": "3"}),
+              ("Card", {"card_id": "", "title": "t", "priority": 3}),
+              ("Column", {"column_id": "todo", "title": "To do", "wip": 3}),
+              ("MoveOp", {"type": "move", "from_column": "a", "to_column": 2}),
+              ("RemoveOp", {"type": "remove", "from_column": "a", "card_id": ""})]
+UNIQUE_DEFECTS = ["duplicate_card", "duplicate_column"]
+# What model_construct keeps of a broken update: it drops undeclared fields, so no extra-field defects.
+UNVALIDATED_DEFECTS = [*TYPE_DEFECTS, *ID_DEFECTS]
 
 
 @st.composite
@@ -217,6 +227,8 @@ instance_flags = st.booleans()  # True: the update built into the learner's mode
 moves_on_none = ops_on(None).filter(lambda op: op["type"] == "move")  # board.move, with no board yet
 removes_on_none = ops_on(None).filter(lambda op: op["type"] == "remove")  # board.remove, with no board yet
 valid_raw = st.one_of(boards(), ops_on(None))  # board.models: what parse_update must accept
+broken = st.one_of(defects(DEFECTS), garbage)  # board.models: what parse_update must refuse, problem by problem
+ops_without_board = ops_on(None)  # board.reject: an operation with no board yet is invalid too
 invalid_updates = board_with_card().flatmap(lambda board: st.tuples(st.just(board), st.one_of(  # board.reject
     schema_defects(board), garbage, ghost_ops().map(lambda case: case[1]))))
 currents = st.one_of(st.none(), board_with_card())  # the stored board: none yet, or one with a card

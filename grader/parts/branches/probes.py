@@ -139,6 +139,7 @@ def refund_orders(ctx, case, signals, orders):
     branches, and the branch writes captured from the plain run arrive one
     step at a time, in the order given (a name listed twice is delivered
     twice), as when branches finish in different steps or a result is retried.
+    Also what keys each branch wrote and the step it ran in (``branch_keys``, ``branch_steps``).
     """
     from langgraph.checkpoint.memory import InMemorySaver
 
@@ -146,11 +147,14 @@ def refund_orders(ctx, case, signals, orders):
     graph = ctx.get("build_refund_graph")(_effects(ledger), checkpointer=InMemorySaver())
     graph_input = {"case": case, "signals": signals}
     plain = {"output": graph.invoke(copy.deepcopy(graph_input), _limit("plain")), "ledger": list(ledger)}
-    writes = {}
-    for update in graph.stream(copy.deepcopy(graph_input), _limit("capture"), stream_mode="updates"):
-        for node, write in (update or {}).items():
-            if node in BRANCHES:
-                writes[node] = write
+    writes, steps = {}, {}  # each branch's write, and the step it ran in (parallel branches share one)
+    for mode, chunk in graph.stream(copy.deepcopy(graph_input), _limit("capture"), stream_mode=["updates", "debug"]):
+        if mode == "debug" and chunk.get("type") == "task" and chunk["payload"].get("name") in BRANCHES:
+            steps.setdefault(chunk["payload"]["name"], chunk["step"])
+        elif mode == "updates":
+            for node, write in (chunk or {}).items():
+                if node in BRANCHES:
+                    writes[node] = write
     missing = [name for name in BRANCHES if name not in writes]
     runs = []
     for number, order in enumerate(orders if not missing else []):
@@ -160,7 +164,10 @@ def refund_orders(ctx, case, signals, orders):
         for name in order:
             graph.update_state(config, copy.deepcopy(writes[name]), as_node=name)
         runs.append({"order": order, "output": graph.invoke(None, config), "ledger": list(ledger)})
-    return {"plain": plain, "missing_branches": missing, "runs": runs}
+    # What each branch wrote (its keys): branches publish evidence and proposals, never the case.
+    written = {name: sorted(map(str, write)) if isinstance(write, dict) else type(write).__name__ for name, write in writes.items()}
+    return {"plain": plain, "missing_branches": missing, "branch_keys": written, "branch_steps": steps,
+            "runs": runs}
 
 
 @probe

@@ -26,6 +26,7 @@ PART = Part(
     # What each probe stands for, in the learner's words: a timeout or a crash names this, never the probe.
     calls={
         "store_ops": "SqliteEventStore's append, list and last_seq",
+        "frozen_events": "setting a field of an event SqliteEventStore returned",
         "race": "two SqliteEventStore writers on one file",
         "durable_crash": "a SqliteEventStore writer killed mid-append",
         "project": "project_state(events)",

@@ -20,11 +20,11 @@ import sqlite3
 import tempfile
 
 from grader.parts.events.fakes import INVOICE_TOOLS, Ledger, TrustedStore, fake_tool, killing_store
-from grader.parts.events.processes import BLOCKED_AFTER, RaceWriter, crash_writer, forked, write_locked
-from grader.probes import probe
+from grader.parts.events.processes import BLOCKED_AFTER, RaceWriter, crash_writer, forked, unique_keys, write_locked
+from grader.probes import Raised, probe
 
 # crash_writer is the crash tests' writer too (tests/test_event_store_crash.py).
-__all__ = ["crash_writer", "store_ops", "race", "durable_crash", "project", "resume_run", "call_tool_run", "invoice_run"]
+__all__ = ["crash_writer", "store_ops", "frozen_events", "race", "durable_crash", "project", "resume_run", "call_tool_run", "invoice_run"]
 
 
 def _dump(value):
@@ -66,6 +66,28 @@ def store_ops(ctx, folder, ops, on_file):
     path = os.path.join(folder, "events.db") if on_file else None
     store = _store(ctx, path)
     return [ctx.attempt(lambda op=op, args=args: _dump(getattr(store, op)(*args)), attrs=CONFLICT_ATTRS) for op, *args in ops]
+
+
+@probe
+@_with_scratch
+def frozen_events(ctx, folder, on_file):
+    """Append one event, list it, then try to set ``seq`` = 99 on each event returned; each one's seq afterwards.
+
+    An immutable event refuses the change (what it raised is not kept: refusing
+    is what it should do); a dict or a plain object takes it.
+    """
+    store = _store(ctx, os.path.join(folder, "events.db") if on_file else None)
+    appended = ctx.attempt(lambda: store.append("t", 1, "agent.started", {"input": 1}))
+    listed = ctx.attempt(lambda: store.list("t", 1))
+    events = {"append": appended, "list": listed[0] if isinstance(listed, list) and listed else listed}
+    return {op: event if isinstance(event, Raised) else _seq_after_change(ctx, event) for op, event in events.items()}
+
+
+def _seq_after_change(ctx, event):
+    ctx.attempt(lambda: setattr(event, "seq", 99))
+    if isinstance(event, dict):
+        ctx.attempt(lambda: event.__setitem__("seq", 99))
+    return ctx.attempt(lambda: event.get("seq") if isinstance(event, dict) else getattr(event, "seq", None))
 
 
 @probe
@@ -127,27 +149,7 @@ def durable_crash(ctx, folder, rounds):
         acked = crash_writer(lambda: _store(ctx, path), "durable", [tuple(e) for e in events], kill_after, start)
         reopened = _store(ctx, path)  # a new connection in this process: not the writer's
         found.append({"start": start, "acked": acked, "events": _dump(reopened.list("durable"))})
-    return {"rounds": found, "schema": _unique_keys(path)}
-
-
-def _unique_keys(path):
-    """For each table, the stored values of every two-column unique key (PRIMARY KEY or UNIQUE)."""
-    db = sqlite3.connect(path)
-    try:
-        integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
-        keys = []
-        for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
-            for index in db.execute(f"PRAGMA index_list('{table}')").fetchall():
-                if not index[2]:  # not unique
-                    continue
-                # In name order: PRIMARY KEY (seq, task_id) makes the same pairs unique as (task_id, seq).
-                columns = sorted(row[2] for row in db.execute(f"PRAGMA index_info('{index[1]}')").fetchall())
-                if len(columns) == 2 and None not in columns:
-                    rows = db.execute(f'SELECT "{columns[0]}", "{columns[1]}" FROM "{table}"').fetchall()
-                    keys.append(sorted([list(row) for row in rows], key=repr))
-        return {"integrity": integrity, "keys": keys}
-    finally:
-        db.close()
+    return {"rounds": found, "schema": unique_keys(path)}
 
 
 @probe

@@ -5,7 +5,8 @@ on the same database file: a fork with its own store that appends when told
 and can be stopped between its check and its write (``RaceWriter``), or one
 that appends without pause until it is killed (``crash_writer``). They live
 here, apart from the probes, because they are plumbing (pipes, signals, exit
-statuses), not scenarios. Like the probes, nothing here imports the grading side.
+statuses), not scenarios; so is ``unique_keys``, reading the schema of the file a killed writer
+left. Like the probes, nothing here imports the grading side.
 """
 
 import gc
@@ -18,7 +19,7 @@ import sqlite3
 from grader import wire
 from grader.probes import Raised
 
-__all__ = ["BLOCKED_AFTER", "RaceWriter", "crash_writer", "forked", "write_locked"]
+__all__ = ["BLOCKED_AFTER", "RaceWriter", "crash_writer", "forked", "unique_keys", "write_locked"]
 
 BLOCKED_AFTER = 2.0  # a rival append that has not finished by then is waiting for a lock
 
@@ -169,3 +170,23 @@ def crash_writer(open_store, task_id, events, kill_after, start_seq=1) -> list[i
     acked += [int(line) for line in buffer.split(b"\n") if line]
     os.close(read_end)
     return acked
+
+
+def unique_keys(path):
+    """For each table, the stored values of every two-column unique key (PRIMARY KEY or UNIQUE)."""
+    db = sqlite3.connect(path)
+    try:
+        integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
+        keys = []
+        for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+            for index in db.execute(f"PRAGMA index_list('{table}')").fetchall():
+                if not index[2]:  # not unique
+                    continue
+                # In name order: PRIMARY KEY (seq, task_id) makes the same pairs unique as (task_id, seq).
+                columns = sorted(row[2] for row in db.execute(f"PRAGMA index_info('{index[1]}')").fetchall())
+                if len(columns) == 2 and None not in columns:
+                    rows = db.execute(f'SELECT "{columns[0]}", "{columns[1]}" FROM "{table}"').fetchall()
+                    keys.append(sorted([list(row) for row in rows], key=repr))
+        return {"integrity": integrity, "keys": keys}
+    finally:
+        db.close()

@@ -33,5 +33,6 @@ PART = Part(
         "graph_accepts": "a graph with your reducer",
         "research_run": "build_graph(...).invoke(...)",
         "time_merge": "merge_sources on a long list",
+        "tool_calls_run": "build_graph(...).invoke(...)",
     },
 )

@@ -12,6 +12,7 @@ NotImplementedError, SystemExit, a NameError in an annotation read by
 """
 
 import copy
+import importlib
 import random
 import time
 from typing import Annotated
@@ -22,7 +23,7 @@ from typing_extensions import TypedDict, get_type_hints
 from grader.probes import Raised, probe
 
 __all__ = ["call", "call_reducer", "attr", "channels", "run_graph", "call_made", "graph_accepts", "research_run",
-           "time_merge"]
+           "time_merge", "tool_calls_run"]
 
 
 @probe
@@ -159,3 +160,59 @@ def time_merge(ctx, size, seed):
     if isinstance(merged, Raised):
         return merged
     return time.process_time() - started
+
+
+@probe
+def tool_calls_run(ctx, question, thread_id):
+    """``research_run``'s run, recording what each call of ``search_docs`` and ``relevance`` returned, in order.
+
+    Both names are wrapped where a lookup may find them: in the learner's
+    module (``from agstate.tools import ...``) and in ``agstate.tools`` itself,
+    and put back afterwards. ``best_of_scores``: the scores folded by
+    ``State.best_score``'s own reducer, so the rule judges what lookup wrote,
+    not keep_max (state.keep_max's rules do).
+    """
+    tools = importlib.import_module(f"{ctx.module.__package__}.tools")
+    returned = {"search_docs": [], "relevance": []}
+
+    def recording(name, function):
+        def recorder(*args, **kwargs):
+            result = function(*args, **kwargs)
+            returned[name].append(copy.deepcopy(result))
+            return result
+        return recorder
+
+    saved = []
+    for owner in (ctx.module, tools):
+        for name in returned:
+            if owner.__dict__.get(name) is getattr(tools, name):
+                saved.append((owner, name, owner.__dict__[name]))
+    originals = {name: getattr(tools, name) for name in returned}
+    for owner, name, _ in saved:
+        setattr(owner, name, recording(name, originals[name]))
+    try:
+        run = research_run(ctx, question, thread_id, {})
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
+    if isinstance(run, Raised):
+        return run
+    scored = returned["relevance"]
+    best = ctx.attempt(lambda: _fold_channel(ctx.get("State"), "best_score", scored)) if scored else None
+    if isinstance(best, Raised):
+        return best
+    return {**run, "searched": returned["search_docs"], "scored": scored, "best_of_scores": best}
+
+
+def _fold_channel(schema, key, writes):
+    """What ``key``'s own reducer (the last callable of its ``Annotated``, as LangGraph reads it) makes of ``writes``.
+
+    Without a reducer the last write stays. The first write is the start:
+    the None-able ``best_score`` channel has no value before it.
+    """
+    metadata = getattr(get_type_hints(schema, include_extras=True).get(key), "__metadata__", ())
+    reducer = metadata[-1] if metadata and callable(metadata[-1]) else (lambda old, new: new)
+    value = writes[0]
+    for write in writes[1:]:
+        value = reducer(value, write)
+    return value

@@ -104,3 +104,24 @@ def graph_start(check):
     def started(board, has_board, commands):
         expect_own_fold(run_graph(check, board, has_board, False, commands), board, has_board, commands,
                         ": the input board goes through board_reducer, and an empty board becomes DEMO_BOARD")
+
+
+@graph.rule("each command runs as its own apply_command call, which returns {'board': command}")
+def graph_calls(check):
+    @check.forall(short_sequences, examples=check.budget("sequence"), first=(TWO_MOVES,))
+    def calls(case):
+        start, commands = case
+        text = f"build_board_graph().stream({_graph_input(start, True, commands)})"
+        got = no_raise(check.probe("board_graph_calls", start, commands), text,
+                       example=Counterexample("build_board_graph", [start, commands], "a run", None))
+        returned, unmatched = list(got["calls"]), []
+        for command in commands:
+            if command in returned:
+                returned.remove(command)
+            else:
+                unmatched.append(command)
+        if len(got["calls"]) != len(commands) or unmatched:
+            raise Failure(f"{text} ran apply_command {len(got['calls'])} time(s), returning boards {show(got['calls'])}; "
+                          f"expected {len(commands)} run(s), one Send per command, each returning {{'board': command}} "
+                          "(the command itself: the reducer applies it)",
+                          Counterexample("build_board_graph", [start, commands], commands, got["calls"]))

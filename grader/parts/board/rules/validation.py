@@ -8,14 +8,17 @@ the ``Raised``); the reducer's rejections through ``checks.expect_rejected``;
 
 from grader.checking import Counterexample, Failure, Raised, no_raise, show
 from grader.parts.board.checks import (
+    agree,
     brief,
     each_defect,
     expect_board_error,
+    expect_new_object,
+    expect_problems_listed,
+    expect_reason_logged,
     expect_rejected,
+    mentions,
     parse,
     problems_of,
-    reduce,
-    reducer_text,
     require_parse,
     said,
 )
@@ -23,8 +26,12 @@ from grader.parts.board.model import EMPTY, model_apply, model_problems, without
 from grader.parts.board.strategies import (
     EXTRA_DEFECTS,
     ID_DEFECTS,
+    NOT_STRICT,
     TYPE_DEFECTS,
+    UNIQUE_DEFECTS,
+    UNVALIDATED_DEFECTS,
     any_updates,
+    broken,
     currents,
     defects,
     garbage,
@@ -32,6 +39,7 @@ from grader.parts.board.strategies import (
     ghosts_and_unknown_types,
     instance_flags,
     invalid_updates,
+    ops_without_board,
     valid_raw,
 )
 from grader.tasks import task
@@ -105,14 +113,6 @@ def parse_garbage(check):
         expect_board_error(check, raw, "an update is an operation (a dict with 'type') or a board (a dict with 'columns')")
 
 
-# Each must be refused by the learner's class itself: a coerced priority, an empty id, an extra field, a wrong type.
-NOT_STRICT = [("Card", {"card_id": "T-1", "title": "t", "priority": "3"}),
-              ("Card", {"card_id": "", "title": "t", "priority": 3}),
-              ("Column", {"column_id": "todo", "title": "To do", "wip": 3}),
-              ("MoveOp", {"type": "move", "from_column": "a", "to_column": 2}),
-              ("RemoveOp", {"type": "remove", "from_column": "a", "card_id": ""})]
-
-
 @models.rule("the models themselves are strict, and Board() is the empty board")
 def models_strict(check):
     require_parse(check)
@@ -125,6 +125,40 @@ def models_strict(check):
         if not isinstance(got, Raised):
             raise Failure(f"{name}.model_validate({show(data)}) returned {show(got)}; expected a "
                           "ValidationError: the model itself must be strict, not only parse_update")
+
+
+# A repeated column id and a repeated card id: two problems, two sentences.
+TWO_PROBLEMS = {"columns": [{"column_id": "a", "title": "A", "cards": [{"card_id": "T-1", "title": "x", "priority": 1}]},
+                            {"column_id": "a", "title": "B", "cards": [{"card_id": "T-1", "title": "y", "priority": 2}]}]}
+
+
+@models.rule("a board needs unique column ids and card ids unique across the board: a repeat is a BoardError")
+def parse_unique(check):
+    @check.forall(defects(UNIQUE_DEFECTS), first=(TWO_PROBLEMS,))
+    def unique_ids(raw):
+        expect_board_error(check, raw, "a column id or a card id used twice makes the board invalid")
+
+
+@models.rule("a BoardError's problems is a list of one-line sentences, one per problem")
+def parse_problems(check):
+    @check.forall(broken, first=(TWO_PROBLEMS,))
+    def problems_listed(raw):
+        expect_problems_listed(raw, expect_board_error(check, raw, "the update is invalid"))
+
+
+@models.rule("a model instance is validated again: one built without validation (model_construct) is a BoardError")
+def parse_unvalidated(check):
+    @check.forall(defects(UNVALIDATED_DEFECTS))
+    def unvalidated(raw):
+        expect_board_error(check, raw, "a model can be built without validation, so validate an instance again "
+                                       "(dump it, then validate the dump)", as_instance="unvalidated")
+
+
+@models.rule("parse_update always returns a new object, never raw itself")
+def parse_new_object(check):
+    @check.forall(valid_raw)
+    def new_object(raw):
+        expect_new_object(check, raw)
 
 
 # -- board.reject ----------------------------------------------------------------------------------
@@ -156,10 +190,11 @@ def reject_ghosts(check):
 def reject_logs(check):
     @check.forall(invalid_updates)
     def invalid(case):  # the same examples as the identity rule: their answers are known already
-        got = expect_rejected(check, *case)
-        if not any(message.strip() for message in got["warnings"]):
-            raise Failure(f"{reducer_text(*case)} rejected the update without a warning; log the reason with "
-                          "logging.getLogger('agstate.board').warning(...)")
+        expect_reason_logged(check, *case, expect_rejected(check, *case))
+
+    @check.forall(ops_without_board)
+    def no_board(op):  # an operation with no board yet is rejected too: None stays, and the log says why
+        expect_reason_logged(check, None, op, expect_rejected(check, None, op))
 
 
 @reject.rule("the reducer never raises, whatever it is given: garbage, None current, huge or self-referencing payloads")
@@ -192,24 +227,6 @@ def validate_agrees(check):
         agree(check, *case)
 
 
-def agree(check, current, update):
-    """validate_update and board_reducer agree with each other and with the model."""
-    problems = problems_of(check, current, update)
-    got = reduce(check, current, update)
-    accepted = not got["is_current"] or got["current_changed"]  # editing current in place is board.move's fault
-    if not accepted and not model_problems(current, update) and model_apply(current, update)[0] == current:
-        accepted = True  # a valid no-op returned as current itself: board.move judges that, not validate
-    if (problems == []) != accepted:
-        verdict = "accepts" if accepted else "rejects"
-        raise Failure(f"validate_update({brief(current)}, {show(update)}) returned {show(problems)} but "
-                      f"board_reducer {verdict} that update; [] exactly when the reducer accepts",
-                      Counterexample("validate_update", [current, update], "[]" if accepted else "problems", problems))
-    if (problems == []) != (not model_problems(current, update)):
-        raise Failure(f"validate_update({brief(current)}, {show(update)}) returned {show(problems)}; "
-                      f"expected {'[]: the update is valid' if problems else 'the problems: the update is invalid'}",
-                      Counterexample("validate_update", [current, update], [] if problems else "problems", problems))
-
-
 # A card that is on the board, but not in the column the move names: random ghost ops never draw it, so every
 # seed checks its sentence on this case first.
 CARD_ELSEWHERE = ({"columns": [{"column_id": "todo", "title": "To do", "cards": [{"card_id": "T-1", "title": "a", "priority": 1}]},
@@ -228,11 +245,6 @@ def validate_sentences(check):
                           "one non-empty, one-line sentence per problem")
         for fact in model_problems(current, update):
             names = [str(value) for value in fact[1:] if value]
-            if names and not any(all(_names(p, name) for name in names) for p in problems):
+            if names and not any(all(mentions(p, name) for name in names) for p in problems):
                 raise Failure(f"validate_update({brief(current)}, {show(update)}) returned {show(problems)}; "
                               f"expected a sentence naming {' and '.join(repr(n) for n in names)} ({fact[0]})")
-
-
-def _names(sentence: str, name: str) -> bool:
-    """The sentence names ``name``, as it is or as its repr shows it (escaped control characters)."""
-    return name in sentence or repr(name)[1:-1] in sentence

@@ -1,7 +1,8 @@
 """Notebook 27, branches.order_independent and branches.effects_once: the refund graph.
 
 Its output is decided by the table and is the same in every order the four
-branches' writes arrive in, also when one arrives twice; its effects run
+branches' writes arrive in, also when one arrives twice; the branches run
+in one step and write only evidence and proposals; its effects run
 once per idempotency key, also on a redelivered confirmation or a retried
 request. Each graph run is one probe (``refund_orders``, ``refund_redelivered``).
 """
@@ -50,6 +51,27 @@ def graph_duplicates(check):
     def duplicated(inputs):
         case, signals = inputs
         expect_same_everywhere(check, case, signals, DUPLICATED, "with one twice:")
+
+
+@order_task.rule("the four branch nodes run in parallel, all in the same step")
+def graph_parallel(check):
+    for case, signals in FIXED_REFUNDS:  # how the graph is wired does not depend on the case: the fixed ones suffice
+        steps = refund_runs(check, case, signals, [])["branch_steps"]
+        if len(set(steps.values())) != 1:
+            by_step = {step: sorted(name for name, at in steps.items() if at == step) for step in sorted(set(steps.values()))}
+            raise Failure(f"{graph_text(case, signals)} ran the branch nodes step by step, {show(by_step)} (step: nodes); "
+                          "expected all four in one step: connect each to START, and decide to all four")
+
+
+@order_task.rule("the branch nodes publish only evidence and proposals: they never write the case, decide does")
+def graph_branch_writes(check):
+    for case, signals in FIXED_REFUNDS:  # what a branch writes hardly depends on the case: the fixed ones suffice
+        written = refund_runs(check, case, signals, [])["branch_keys"]
+        wrong = {name: keys for name, keys in written.items() if not isinstance(keys, list)
+                 or not set(keys) <= {"evidence", "proposals"}}
+        if wrong:
+            raise Failure(f"{graph_text(case, signals)}: the branch nodes wrote {show(wrong)}; expected only 'evidence' and "
+                          "'proposals': branches publish what they find, only decide writes the case")
 
 
 # -- branches.effects_once ------------------------------------------------------------------------------

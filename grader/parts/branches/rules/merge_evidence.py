@@ -38,3 +38,14 @@ def merge_pure(check):
     @check.forall(consistent_lists(2))
     def pure(lists):
         expect_pure(check, "merge_evidence", *lists)
+
+
+@merge_task.rule("None counts as no evidence: merging None with a list gives that list's union, sorted by id")
+def merge_none(check):
+    @check.forall(consistent_lists(1))
+    def none_is_empty(lists):
+        records = lists[0]
+        expected = model_union(records)
+        for args in ([None, records], [records, None]):
+            expect_records(check, "merge_evidence", args, expected)
+        expect_records(check, "merge_evidence", [None, None], [])

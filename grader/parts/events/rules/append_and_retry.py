@@ -91,6 +91,19 @@ def append_rejects(check):
             raise Failure(f"{doing} raised, yet list('t') then returned {show(listed)}: a refused event must write nothing")
 
 
+@append_task.rule("the events append and list return are immutable: setting a field, as an attribute or an item, changes nothing")
+def append_returns_immutable(check):
+    @check.forall(on_files, examples=check.budget("few"))
+    def refuses_changes(on_file):
+        got = check.probe("frozen_events", on_file)
+        for op, seq in got.items():
+            doing = f"{where(on_file)}." + ("append('t', 1, 'agent.started', {'input': 1})" if op == "append" else "list('t')")
+            seq = no_raise(seq, f"{doing} then reading its event's seq")
+            if type(seq) is not int or seq != 1:
+                raise Failure(f"setting seq = 99 on the event {doing} returned made its seq {show(seq)}: an event is an "
+                              "immutable fact; return Event objects (a frozen model), never a dict or a mutable object")
+
+
 # -- events.idempotent -----------------------------------------------------------------------------------
 idempotent = task("events.idempotent")
 

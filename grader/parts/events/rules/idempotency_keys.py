@@ -118,3 +118,43 @@ def resume_after_kill(check):
         if sorted(set(keys)) != sorted(expected_keys):
             raise Failure(f"{what}: the tools taking idempotency_key got the keys {show(sorted(set(keys)))}; expected "
                           f"{show(expected_keys)}, one per step, so the provider runs each effect exactly once")
+
+
+@resume.rule("call_tool logs tool.called {call_id, tool, args} (tool: the tool's name) and tool.result {call_id, result} "
+             "for each call it runs")
+def call_tool_payloads(check):
+    @check.forall(tool_calls(), examples=check.budget("resume"))
+    def logged_payloads(case):
+        calls, answers, keyed = case
+        got = check.probe("call_tool_run", "task-c", calls, answers, keyed)
+        ran = [call for number, call in enumerate(calls) if call[0] not in {c for c, _, _ in calls[:number]}]
+        expected = [payload for call_id, tool, n in ran for payload in (
+            ("tool.called", {"call_id": call_id, "tool": tool, "args": {"n": n}}),
+            ("tool.result", {"call_id": call_id, "result": answers[f"{tool}/{n}"]}))]
+        logged = [(e["type"], e["payload"]) for e in got["log"]]
+        if logged != expected:
+            what = "call_tool for " + ", ".join(f"{c}: {t}(n={n})" for c, t, n in calls)
+            raise Failure(f"{what} left the log {show(logged)}; expected {show(expected)}: tool.called "
+                          "{call_id, tool, args} before the call, tool.result {call_id, result} after it",
+                          Counterexample("call_tool", calls, expected, logged))
+
+
+@resume.rule("run_task logs agent.started {input}, a crash as agent.crashed {reason}, and task.completed {output} last")
+def run_task_payloads(check):
+    @check.forall(raise_points, examples=check.budget("resume"))
+    def run_payloads(case_and_point):
+        (plan, answers, keyed), at = case_and_point
+        got, what = resumed_run(check, plan, answers, keyed, ["raise", at])
+        started = [e["payload"] for e in got["log"] if e["type"] == "agent.started"]
+        if started != [{"input": {"plan": len(plan)}}]:
+            raise Failure(f"{what}: the log's agent.started payloads are {show(started)}; expected one, "
+                          f"{show({'input': {'plan': len(plan)}})}: the input run_task was given")
+        crashed = [e["payload"] for e in got["log_after_crash"] if e["type"] == "agent.crashed"]
+        if len(crashed) != 1 or type(crashed[0]) is not dict or sorted(crashed[0]) != ["reason"]:
+            raise Failure(f"{what}: after the failure the log's agent.crashed payloads are {show(crashed)}; expected one "
+                          "{'reason': ...}, saying what was raised")
+        last = got["log"][-1]
+        expected = {"output": expected_output(plan, answers)}
+        if last["type"] != "task.completed" or last["payload"] != expected:
+            raise Failure(f"{what}: the log ends with {show((last['type'], last['payload']))}; expected task.completed "
+                          f"{show(expected)}")

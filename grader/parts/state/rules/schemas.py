@@ -1,9 +1,9 @@
 """Notebook 06, schemas: State, InputState and OutputState, the research graph built on them, and DECISIONS."""
 
-from grader.checking import Abort, Counterexample, Failure, show
+from grader.checking import Abort, Counterexample, Failure, no_raise, show
 from grader.parts.state import strategies as gen
-from grader.parts.state.checks import expect_keys, research_run
-from grader.parts.state.model import OUTPUT_KEYS, SPEC_STATE_KEYS, model_trace
+from grader.parts.state.checks import expect_keys, research_run, state_key_graph
+from grader.parts.state.model import OUTPUT_KEYS, SPEC_STATE_KEYS, model_append, model_trace
 from grader.tasks import task
 
 # -- state.schemas ----------------------------------------------------------------------------------
@@ -16,6 +16,16 @@ def state_keys(check):
     for key in ("question", "answer"):
         if info["channels"][key]["channel"] != "LastValue":
             raise Failure(f"State.{key} has the merge rule {info['channels'][key]['reducer']}; expected none: one value, overwritten")
+
+
+@schemas.rule("State.notes appends every write, sequential and parallel (parallel ones in node-name order)")
+def notes_graph(check):
+    # List writes only: a bare str or a tuple write is append's own rule (state.append), not this key's.
+    @check.forall(gen.graph_case("notes", gen.item_lists), examples=check.budget("graph"),
+                  first=gen.small_graph("notes", ["x"], ["y"], ["z"]))
+    def notes_accumulate(case):
+        state_key_graph(check, "State", "notes", *case, start=[], reducer=model_append,
+                        why="every scratch note is kept, as with append")
 
 
 @schemas.rule("InputState has exactly the key question")
@@ -62,6 +72,40 @@ def graph_run(check):
         if out.get("used_calls") != rounds:
             raise Failure(f"invoke({{'question': {question!r}}}) gave used_calls {show(out.get('used_calls'))}; "
                           f"expected {rounds}, one per lookup")
+
+
+@schemas.rule("lookup cites what search_docs finds, scores with relevance and adds a note, every round")
+def graph_tools(check):
+    rounds = check.probe("attr", "LOOKUP_ROUNDS")
+    if type(rounds) is not int or rounds < 2:
+        raise Failure(f"LOOKUP_ROUNDS is {show(rounds)}; expected an int >= 2")
+
+    @check.forall(gen.questions, examples=check.budget("run"))
+    def research_tools(question):
+        said = f"invoke({{'question': {question!r}}})"
+        run = no_raise(check.probe("tool_calls_run", question, f"thread-{check.seed}"),
+                       f"build_graph(checkpointer=InMemorySaver()).invoke({{'question': {question!r}}})",
+                       example=Counterexample("build_graph", [question], None, None))
+        searched, scored, state = run["searched"], run["scored"], run["state"]
+        if len(searched) < rounds or len(scored) < rounds:
+            raise Failure(f"{said} called search_docs {len(searched)} and relevance {len(scored)} times; expected "
+                          f"each lookup round to call both from agstate.tools ({rounds} rounds)")
+        # Compared as sets: their order and duplicates are merge_sources' (state.dedupe) and graph_run's.
+        found = sorted({doc for docs in searched if isinstance(docs, list) for doc in docs})
+        sources = run["output"].get("sources")
+        cited = sorted(set(sources)) if isinstance(sources, (list, tuple)) else sources
+        if cited != found:
+            raise Failure(f"{said} cited the sources {show(cited)}; expected every document its search_docs calls "
+                          f"found: {found}")
+        # Folded by State.best_score's own reducer, in the child: lookup's writes are judged here, keep_max in state.keep_max.
+        best = run["best_of_scores"]
+        if state.get("best_score") != best:
+            raise Failure(f"after {said} the checkpoint has best_score {show(state.get('best_score'))}; expected "
+                          f"{show(best)}, the best of the scores relevance gave: {scored}")
+        notes = state.get("notes")
+        if type(notes) is not list or len(notes) < rounds:
+            raise Failure(f"after {said} the checkpoint has notes {show(notes)}; expected a note from each of the "
+                          f"{rounds} lookup rounds")
 
 
 @schemas.rule("with a checkpointer the internal keys stay in the checkpoint, and input cannot set them")

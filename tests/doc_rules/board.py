@@ -1,0 +1,128 @@
+"""Part B's documented sentences (solutions/agstate/board.py) and the grader rule that checks each."""
+from doc_rules import checked, explains
+
+TABLE = {
+    ('module', 'Part B — operations, not replacements: change a nested state with small typed operations.'):
+        explains("the part's title: it names the lesson and promises no behaviour"),
+    # also: 'derived' is the promise: every card_count is recomputed from the cards (sentence 7 checks it after
+    #   operations too)
+    ('module', "The agent's state is a kanban board: columns holding cards, and a derived card count per column."):
+        checked('board.replace', 'card_count is derived: recomputed from the cards, whatever the update claimed'),
+    ('module',
+     ("Tools that return the whole board overwrite each other's edits; a model's malformed output can "
+      'replace the board with garbage.')):
+        explains('the motivation: the bug notebook 07 shows (whole-board writes, garbage output), not a behaviour of '
+                 'this module'),
+    # also: the reducer rejecting a bad update and keeping the state as it was
+    ('module',
+     ('Here every change is a small operation (``MoveOp``, ``RemoveOp``) or a whole board, validated at '
+      'the boundary and applied by one reducer that rejects a bad update and keeps the state as it was.')):
+        checked('board.reject', 'an invalid update returns current itself (the same object), unchanged'),
+    ('module', 'Rules ``board_reducer`` follows:'):
+        explains('a heading: each rule of the list below is its own entry'),
+    # also: never mutating current or the update: board.sequence, 'no step mutates current or the update', and every
+    #   expect_board / expect_rejected call
+    ('module', '- it never raises, whatever ``update`` is, and never mutates ``current`` or ``update``;'):
+        checked('board.reject',
+                'the reducer never raises, whatever it is given: garbage, None current, huge or self-referencing '
+                'payloads'),
+    # also: 'returns current itself': board.reject, 'an invalid update returns current itself (the same object),
+    #   unchanged'
+    ('module',
+     ('- an invalid update returns ``current`` itself (the same object) and logs a warning with the '
+      'reason on the logger ``agstate.board``;')):
+        checked('board.reject', "a rejected update logs a warning with the reason on the logger 'agstate.board'"),
+    # also: 'a move never loses or duplicates a card': board.sequence, 'cards are conserved: ...'
+    ('module',
+     ("- after every accepted update each column's ``card_count == len(cards)``, and a move never loses "
+      'or duplicates a card.')):
+        checked('board.sequence',
+                "after every accepted update each column's card_count == len(cards) and every id is unique"),
+    ('module', 'Notebooks: 07_replacement_bug … 12_board_widget.'):
+        explains('a pointer to the notebooks that teach this part'),
+    ('module', 'Check with ``check("board")``.'):
+        explains('how to run the grader on this part, not a behaviour of the module'),
+    # also: board.models, 'the models themselves are strict, and Board() is the empty board', checks
+    #   Board.model_validate({})
+    ('Board', 'A kanban board; ``Board()`` is the empty board.'):
+        checked('board.graph', 'DEMO_BOARD is a valid Board with cards, and Board() is the empty board'),
+    # also: 'without a card, move the column itself': board.move, 'a move without card_id moves the column to the index
+    #   to_column had; ...'
+    ('MoveOp', 'Move card ``card_id`` to the end of ``to_column``; without a card, move the column itself.'):
+        checked('board.move', 'a card moves out of from_column to the end of to_column'),
+    # also: 'without a card, clear the column's cards': board.remove, 'remove without card_id clears the column's cards;
+    #   the column stays'
+    ('RemoveOp', "Remove card ``card_id`` from ``from_column``; without a card, clear the column's cards."):
+        checked('board.remove', 'remove with card_id removes that card from from_column, and only it'),
+    # also: 'an update that is not valid': every BoardError rule of board.models
+    ('BoardError', 'An update that is not a valid board or operation; ``problems`` holds one sentence each.'):
+        checked('board.models', "a BoardError's problems is a list of one-line sentences, one per problem"),
+    # also: 'or BoardError saying what is wrong': the strictness rules of board.models (expect_board_error: a BoardError
+    #   with a message)
+    ('parse_update', 'The typed update ``raw`` stands for, or ``BoardError`` saying what is wrong with it.'):
+        checked('board.models',
+                'parse_update turns a valid board or operation (a dict or a model) into a Board, MoveOp or RemoveOp '
+                'with the same data'),
+    # also: 'a dict with type is an operation, a dict with columns a whole board': parse_valid
+    ('parse_update',
+     ('``raw`` is a Board or op instance (validated again: a model can be built without '
+      'validation), or a plain dict as a tool emits it: a dict with ``type`` is an operation, a '
+      'dict with ``columns`` a whole board.')):
+        checked('board.models',
+                'a model instance is validated again: one built without validation (model_construct) is a BoardError'),
+    ('parse_update', 'A board needs unique column ids and card ids unique across the board.'):
+        checked('board.models',
+                'a board needs unique column ids and card ids unique across the board: a repeat is a BoardError'),
+    ('parse_update', 'Always a new object, never ``raw`` itself.'):
+        checked('board.models', 'parse_update always returns a new object, never raw itself'),
+    # also: 'one sentence per problem': board.validate, 'each problem is one readable sentence naming what is wrong:
+    #   ...'
+    ('validate_update',
+     ('``[]`` exactly when ``board_reducer(current, update)`` accepts ``update``; else one '
+      'sentence per problem.')):
+        checked('board.validate', 'validate_update returns [] exactly when board_reducer accepts the update'),
+    # also: 'an operation edits a copy': board.move/board.remove (expect_board: current unchanged, a new Board)
+    ('board_reducer', 'Apply one update to the board: a whole board replaces it, an operation edits a copy.'):
+        checked('board.replace', 'a valid whole board replaces the board, whether current is None or a board'),
+    # also: 'returns current itself': reject_identity; 'with no board yet': the no_board test (None stays None, with a
+    #   warning); 'never raises': reject_never_raises
+    ('board_reducer',
+     ('An invalid update (or an operation with no board yet) returns ``current`` itself and logs '
+      'a warning on ``agstate.board``; this function never raises.')):
+        checked('board.reject', "a rejected update logs a warning with the reason on the logger 'agstate.board'"),
+    ('board_reducer', 'Not commutative: operations apply in the order they arrive.'):
+        checked('board.sequence', "every step's result equals the model's: the fold of the updates in order"),
+    ('BoardState', "The board agent's state."):
+        explains("introduces the table of the state's keys that follows"),
+    # also: 'rejected ... operator.add': board.graph, 'rejected holds one reason per command ...' (parallel writes to a
+    #   plain key would raise)
+    ('BoardState',
+     ('board Annotated[Board, board_reducer] typed Board, not Board | None: LangGraph then starts '
+      'the channel at Board() and runs the reducer on the first write too commands list[dict] raw '
+      "operations, as the model's tools emit them rejected Annotated[list[str], operator.add] "
+      'reasons, visible to the agent')):
+        checked('board.graph',
+                'BoardState.board is typed Board with board_reducer: a garbage first write is rejected, not stored'),
+    # also: the final board the calls give: board.graph, 'the final board is the fold of board_reducer over the
+    #   commands, in list order'
+    ('build_board_graph', 'The board agent: ``build_board`` → one parallel tool call per command → END.'):
+        checked('board.graph', "each command runs as its own apply_command call, which returns {'board': command}"),
+    ('build_board_graph',
+     ('Input ``{"commands": [...]}`` and optionally ``"board"`` (through the reducer like '
+      'any write).')):
+        checked('board.graph',
+                'an empty or garbage starting board becomes DEMO_BOARD; a starting board goes through the reducer'),
+    ('build_board_graph', '``build_board`` puts ``DEMO_BOARD`` in place when the board is empty.'):
+        checked('board.graph',
+                'an empty or garbage starting board becomes DEMO_BOARD; a starting board goes through the reducer'),
+    # also: 'one reason in rejected': board.graph, 'rejected holds one reason per command that was invalid ...'
+    ('build_board_graph',
+     ('Each command runs as its own ``Send`` to ``apply_command``, which returns ``{"board": '
+      'command}`` and, when the command is invalid against the board it was issued on, one '
+      'reason in ``rejected``.')):
+        checked('board.graph', "each command runs as its own apply_command call, which returns {'board': command}"),
+    ('build_board_graph',
+     ('Sends apply in list order: the final board is the fold of ``board_reducer`` over the '
+      'commands.')):
+        checked('board.graph', 'the final board is the fold of board_reducer over the commands, in list order'),
+}

@@ -1,0 +1,201 @@
+"""Part D's documented sentences (solutions/agstate/branches.py) and the grader rule that checks each."""
+from doc_rules import checked, explains
+
+# The rules' sentences, once each: several documented sentences are checked by the same rule.
+MERGE_UNION = "merge_evidence returns the union of both lists by id, sorted by id"
+MERGE_COLLISION = "the same id with different content raises EvidenceCollision naming the id (its evidence_id)"
+MERGE_NONE = "None counts as no evidence: merging None with a list gives that list's union, sorted by id"
+MERGE_PURE = "merge_evidence returns a new list and never mutates its arguments"
+LAW_COMMUTATIVE = "commutative: merge_evidence(a, b) == merge_evidence(b, a), so completion order cannot matter"
+ONCE_FROM_NONE = "write_once(None, new) takes the new value"
+ONCE_DIFFERENT = "a different value raises WriteOnceViolation carrying old and new"
+ONCE_IN_GRAPH = "in a graph, writers of one value agree, a different value raises, a redelivered write changes nothing"
+STREAM_APPENDS = "append at the current version returns the new version; events() lists copies, oldest first"
+STREAM_STALE = "an append at any other version raises StaleVersion(expected, actual) and appends nothing"
+STREAM_RACE = "threads racing to append at the same version: exactly one wins, the others get StaleVersion"
+CLASSIFY_STALE = ("rule 1 comes first: an expected_revision other than the case's revision is a conflict "
+                  "stale_revision with current_revision, whatever the proposal")
+CLASSIFY_FACTS = ("evidence_added is accepted; payment_found conflicts with a different known payment id "
+                  "(payment_id_mismatch); risk_assessed needs a level in RISK_LEVELS (else rejected invalid_risk_level)")
+CLASSIFY_APPROVAL = ("an approval is checked in order: effect already applied, high risk (with required_inputs), "
+                     "no payment id, amount above the payment; else accepted")
+CLASSIFY_REJECTION = "a rejection conflicts only when effects were applied; any other type is rejected unknown_proposal_type"
+CONFLICT_RECORD = ("open_conflict returns a record, never an error string: conflict_id, stream_id, status 'open', kind, "
+                   "current_revision, proposals (their event ids, sorted), required_action, resolution None")
+CONFLICT_IDS = "the same conflict always gets the same conflict_id; another kind gets another one"
+CONFLICT_RESOLUTION = ("resolve_conflict appends one conflict_resolved event naming the conflict, the decision, "
+                       "who (actor), which rule and what was rejected, and returns the record resolved")
+CONFLICT_HISTORY = "resolving never rewrites history: earlier events and the conflict passed in stay as they were"
+CONFLICT_ONCE = "a conflict is resolved once: resolving it again appends nothing and returns the first resolution"
+RESOLVER_RACE = ("a resolver that loses the race re-reads the stream and decides again: "
+                 "the conflict is resolved once, by the winner, never by a blind retry")
+GRAPH_DECIDES = ("decide follows the table: facts first, then decisions against the case with the facts applied; "
+                 "conflicts become records; a high-risk case is never approved")
+GRAPH_EVERY_ORDER = "the output is the same in every completion order of the four branches"
+GRAPH_PARALLEL = "the four branch nodes run in parallel, all in the same step"
+GRAPH_BRANCH_WRITES = "the branch nodes publish only evidence and proposals: they never write the case, decide does"
+EFFECTS_RUN = ("an approved refund runs each effect once with idempotency key f'{case_id}:{effect_name}' and the case; "
+               "a refund not approved runs none")
+EFFECTS_CONFIRMATION = "a redelivered approval_confirmed runs no effect again"
+
+MERGE, LAWS, ONCE = "branches.merge_evidence", "branches.laws", "branches.write_once"
+OPTIMISTIC, CLASSIFY, CONFLICTS = "branches.optimistic", "branches.classify", "branches.conflicts"
+ORDER, EFFECTS = "branches.order_independent", "branches.effects_once"
+
+TABLE = {
+    # -- the module ---------------------------------------------------------------------------
+    ("module", "Part D — parallel branches: merge what branches find, decide in one place, act once."):
+        explains("the part's title and motto; each of its three clauses is a function's promise, checked there"),
+    ("module", "A refund case fans out to four branches (policy check, payment lookup, risk review, reply draft)."):
+        checked(ORDER, GRAPH_PARALLEL),
+    ("module", "Branches publish *evidence* and *proposals*; they never write the case itself."):
+        checked(ORDER, GRAPH_BRANCH_WRITES),
+    ("module", "One node, ``decide``, classifies the proposals against the case and either decides or records a conflict."):
+        checked(ORDER, GRAPH_DECIDES),
+    ("module", "Effects (an email, a transfer) run once per idempotency key, however often a result is delivered."):
+        checked(EFFECTS, EFFECTS_CONFIRMATION),
+    ("module", "Notebooks: 20_blind_merge … 27_effects_once."):
+        explains("a pointer to the part's notebooks"),
+    ("module", 'Check with ``check("branches")``.'):
+        explains("how to run the grader on this part"),
+    # -- merge_evidence -------------------------------------------------------------------------
+    ("EvidenceCollision", "Two pieces of evidence share an ``id`` but differ: nobody may pick one silently."):
+        checked(MERGE, MERGE_COLLISION),
+    ("merge_evidence", "Union of evidence records by ``id``, sorted by id (a LangGraph reducer)."):
+        checked(MERGE, MERGE_UNION),
+    ("merge_evidence", "The same id with identical content is kept once; the same id with different content raises "
+                       "``EvidenceCollision`` naming the id."):
+        # both halves are checked: "kept once" by the rule "the same id with identical content is kept once, ..."
+        checked(MERGE, MERGE_COLLISION),
+    ("merge_evidence", "``None`` counts as no evidence."):
+        checked(MERGE, MERGE_NONE),
+    ("merge_evidence", "Returns a new list; never mutates its arguments."):
+        checked(MERGE, MERGE_PURE),
+    ("merge_evidence", "Laws: associative, commutative, idempotent — so completion order and a redelivered branch result "
+                       "cannot change the merged evidence."):
+        # each law is its own rule of branches.laws (associative:, idempotent:); the commutative one is named here
+        checked(LAWS, LAW_COMMUTATIVE),
+    ("merge_proposals", "Union of proposals by ``event_id``, sorted by it; the laws of ``merge_evidence``."):
+        # not exported: checked through the graph (one proposal per (actor, type), sorted by event_id; every order,
+        # redelivery: the rules "the output is the same in every completion order ..." and "... delivered twice ...")
+        checked(ORDER, GRAPH_DECIDES),
+    # -- write_once ---------------------------------------------------------------------------------
+    ("WriteOnceViolation", "A write-once value was already set to something else."):
+        checked(ONCE, ONCE_DIFFERENT),
+    ("write_once", "A reducer for a value set at most once: ``None`` takes ``new``; an equal ``new`` keeps ``old``."):
+        # "an equal new keeps old": the rule "an equal value keeps the stored one (a redelivered write is harmless)"
+        checked(ONCE, ONCE_FROM_NONE),
+    ("write_once", "A different ``new`` raises ``WriteOnceViolation(old, new)``."):
+        checked(ONCE, ONCE_DIFFERENT),
+    ("write_once", "Laws: idempotent (a redelivered write changes nothing); commutative where it does not raise."):
+        checked(ONCE, ONCE_IN_GRAPH),  # parallel writers in any order agree; a redelivered write changes nothing
+    # -- classify_proposal -----------------------------------------------------------------------------
+    ("classify_proposal", "Classify one proposal against the case: ``accepted``, ``rejected`` or ``conflict``."):
+        checked(CLASSIFY, CLASSIFY_FACTS),
+    ("classify_proposal", "``current``: ``revision``, ``payment_id``, ``payment_amount``, ``risk_level``, "
+                          "``effects_applied``."):
+        explains("describes the input case's keys; what classify_proposal does with them is the numbered rules below"),
+    ("classify_proposal", "``proposal``: ``event_id``, ``type``, ``expected_revision``, ``actor``, ``payload``."):
+        explains("describes the input proposal's keys; what classify_proposal does with them is the numbered rules below"),
+    ("classify_proposal", 'Returns ``{"status": ..., "reason": None | str, ...}``; the first matching rule wins:'):
+        checked(CLASSIFY, CLASSIFY_STALE),  # expect_verdict needs the reason key (None when accepted)
+    ("classify_proposal", "1."):
+        explains("the number of the first rule of the table; the rule itself is the next sentence"),
+    ("classify_proposal", "``expected_revision != revision`` → conflict ``stale_revision``, with ``current_revision``. 2."):
+        checked(CLASSIFY, CLASSIFY_STALE),
+    ("classify_proposal", "``evidence_added`` → accepted. 3."):
+        checked(CLASSIFY, CLASSIFY_FACTS),
+    ("classify_proposal", '``payment_found``: ``payload["payment_id"]`` differs from a known ``payment_id`` → conflict '
+                          "``payment_id_mismatch``; else accepted. 4."):
+        checked(CLASSIFY, CLASSIFY_FACTS),
+    ("classify_proposal", '``risk_assessed``: ``payload["risk_level"]`` not in RISK_LEVELS → rejected '
+                          "``invalid_risk_level``; else accepted. 5."):
+        checked(CLASSIFY, CLASSIFY_FACTS),
+    ("classify_proposal", "``refund_approval_proposed``: effects applied → conflict ``effect_already_applied``; risk "
+                          "``high`` → conflict ``approval_conflicts_with_high_risk`` with ``required_inputs`` "
+                          '``["risk_assessment", "human_override_or_rejection"]``; no payment id → conflict '
+                          '``payment_not_confirmed``; ``payload["amount"] > payment_amount`` → conflict '
+                          "``amount_exceeds_payment``; else accepted. 6."):
+        checked(CLASSIFY, CLASSIFY_APPROVAL),
+    ("classify_proposal", "``refund_rejection_proposed``: effects applied → conflict ``effect_already_applied``; else "
+                          "accepted. 7. anything else → rejected ``unknown_proposal_type``."):
+        checked(CLASSIFY, CLASSIFY_REJECTION),
+    ("classify_proposal", "Never mutates its arguments."):
+        checked(CLASSIFY, CLASSIFY_FACTS),  # expect_verdict, in every classify rule: the arguments after the call
+    # -- CaseStream -------------------------------------------------------------------------------------
+    ("StaleVersion", "An append expected another version of the stream: re-read it and decide again."):
+        checked(OPTIMISTIC, STREAM_STALE),
+    ("CaseStream", "The append-only events of one case."):
+        checked(OPTIMISTIC, STREAM_APPENDS),
+    ("CaseStream", "``CaseStream(stream_id)``; ``version`` = number of events."):
+        checked(OPTIMISTIC, STREAM_APPENDS),
+    ("CaseStream", "``append(event, expected_version)`` stores a copy of ``event`` and returns the new version, only if "
+                   "``expected_version`` is the current version; otherwise it raises ``StaleVersion(expected, actual)`` "
+                   "and appends nothing."):
+        # "stores a copy and returns the new version": the rule "append at the current version returns the new version; ..."
+        checked(OPTIMISTIC, STREAM_STALE),
+    ("CaseStream", "Safe for many threads: of writers racing with the same expected version exactly one wins."):
+        checked(OPTIMISTIC, STREAM_RACE),
+    ("CaseStream", "``events()`` returns copies, oldest first."):
+        checked(OPTIMISTIC, STREAM_APPENDS),
+    # -- conflicts ----------------------------------------------------------------------------------------
+    ("open_conflict", "A conflict record — a value in the state, never an error string."):
+        checked(CONFLICTS, CONFLICT_RECORD),
+    ("open_conflict", '``{"conflict_id", "stream_id": case["case_id"], "status": "open", "kind", "current_revision": '
+                      'case["revision"], "proposals": <their event ids, sorted>, "required_action", "resolution": None}``.'):
+        checked(CONFLICTS, CONFLICT_RECORD),
+    ("open_conflict", "``conflict_id`` is a non-empty string naming the conflict, for instance "
+                      "``f\"{case_id}:{kind}:{revision}:{'+'.join(event ids)}\"``: the same conflict (its proposals in "
+                      "any order) always gets the same id, another kind another one."):
+        checked(CONFLICTS, CONFLICT_IDS),  # non-empty str: the record rule
+    ("resolve_conflict", "Resolve a conflict by appending an event; return the resolved record (a new dict)."):
+        checked(CONFLICTS, CONFLICT_RESOLUTION),
+    ("resolve_conflict", "``decision`` is the event id of the proposal that wins, or any other word (``\"reject_all\"``) "
+                         "for none of them."):
+        checked(CONFLICTS, CONFLICT_RESOLUTION),  # both kinds of decision, and "rejected" follows from it
+    ("resolve_conflict", 'Appends ``{"type": "conflict_resolved", "conflict_id", "decision", "actor", "rule", "rejected": '
+                         "<the conflict's other event ids>}`` at the version just read, and returns ``{**conflict, "
+                         '"status": "resolved", "resolution": <that event>}``.'):
+        checked(CONFLICTS, CONFLICT_RESOLUTION),
+    ("resolve_conflict", "Earlier events and ``conflict`` itself are never changed."):
+        checked(CONFLICTS, CONFLICT_HISTORY),
+    ("resolve_conflict", "Resolved once: when the stream already holds a resolution of this conflict, return the record "
+                         "with *that* resolution and append nothing."):
+        checked(CONFLICTS, CONFLICT_ONCE),
+    ("resolve_conflict", "On ``StaleVersion`` re-read the stream and decide again — never retry the same append blindly: "
+                         "the writer that won may have resolved it."):
+        checked(CONFLICTS, RESOLVER_RACE),
+    # -- the refund graph ---------------------------------------------------------------------------------
+    ("RefundState", "The refund graph's state: branches add to evidence and proposals; they never write the case "
+                    "(decide and apply_effects do)."):
+        checked(ORDER, GRAPH_BRANCH_WRITES),
+    ("RefundState", "case dict overwrite: written by decide, then apply_effects signals dict overwrite: the input, what "
+                    "the fake tools find evidence Annotated[list[dict], merge_evidence] every branch's evidence, merged by "
+                    "id proposals Annotated[list[dict], merge_proposals] every branch's proposals, merged by event id "
+                    "conflicts list[dict] conflict records, written by decide events list[dict] decisions taken, written "
+                    "by decide effects_done list[str] idempotency keys of the effects run"):
+        checked(ORDER, GRAPH_DECIDES),  # the output's case, evidence (each id once, sorted), proposals, conflicts, events
+    ("RefundOutput", "What ``build_refund_graph``'s ``invoke`` returns."):
+        checked(ORDER, GRAPH_DECIDES),  # exactly the output keys
+    ("build_refund_graph", "The refund case: four branches in parallel, then ``decide``, then ``apply_effects``."):
+        checked(ORDER, GRAPH_PARALLEL),  # then decide, then apply_effects: the decided case and effects_done
+    ("build_refund_graph", '``effects``: effect name (``"send_email"``, ``"create_transfer"``) → '
+                           "``effect(idempotency_key=..., case=...)``."):
+        checked(EFFECTS, EFFECTS_RUN),
+    ("build_refund_graph", 'Input ``{"case": {...}, "signals": {...}}``.'):
+        explains("describes the graph's input; every graph rule invokes it so"),
+    ("build_refund_graph", "Branch nodes ``policy_check``, ``payment_lookup``, ``risk_review``, ``reply_draft`` call the "
+                           "fake tools of ``agstate.refund_tools`` at the case's revision and publish ``evidence`` and "
+                           "``proposals``."):
+        checked(ORDER, GRAPH_DECIDES),  # node names (refund_runs), proposals at the case revision (else stale)
+    ("build_refund_graph", "``decide`` owns the decision (see ``_decide``)."):
+        checked(ORDER, GRAPH_DECIDES),
+    ("build_refund_graph", '``apply_effects`` runs every effect once per idempotency key ``f"{case_id}:{effect_name}"`` '
+                           "for each ``approval_confirmed`` in ``events``, records the keys in ``effects_done``, and "
+                           "sets ``effects_applied``."):
+        checked(EFFECTS, EFFECTS_RUN),  # effects_applied: the case the graph decides (branches.order_independent)
+    ("build_refund_graph", "Output keys: ``case``, ``evidence``, ``proposals``, ``conflicts``, ``events``, "
+                           "``effects_done`` — the same whatever order the branch results arrive in, and when one arrives "
+                           "twice."):
+        checked(ORDER, GRAPH_EVERY_ORDER),
+}
