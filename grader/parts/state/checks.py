@@ -11,7 +11,7 @@ of a learner function are every part's: ``grader.expectations``.
 from grader.checking import Abort, Checker, Counterexample, Failure, Raised, contrast, no_raise, show
 from grader.parts.state.model import MISSING, model_graph
 
-__all__ = ["state_key_graph", "describe_graph", "show_missing",
+__all__ = ["lookup_rounds", "state_key_graph", "describe_graph", "show_missing",
            "require_keys", "expect_keys", "learner_window", "research_run"]
 
 
@@ -82,6 +82,14 @@ def learner_window(check) -> int:
     if type(size) is not int or size < 1:
         raise Failure(f"WINDOW is {show(size)}; expected an int >= 1 (the spec sets 3)")
     return size
+
+
+def lookup_rounds(check) -> int:
+    """The learner's ``LOOKUP_ROUNDS``: an int of at least 2, or the rule fails saying so."""
+    rounds = check.probe("attr", "LOOKUP_ROUNDS")
+    if type(rounds) is not int or rounds < 2:
+        raise Failure(f"LOOKUP_ROUNDS is {show(rounds)}; expected an int >= 2")
+    return rounds
 
 
 def research_run(check, question, extra_input=None):

@@ -2,7 +2,7 @@
 
 from grader.checking import Abort, Counterexample, Failure, no_raise, show
 from grader.parts.state import strategies as gen
-from grader.parts.state.checks import expect_keys, research_run, state_key_graph
+from grader.parts.state.checks import expect_keys, lookup_rounds, research_run, state_key_graph
 from grader.parts.state.model import OUTPUT_KEYS, SPEC_STATE_KEYS, model_append, model_trace
 from grader.tasks import task
 
@@ -56,9 +56,7 @@ def graph_output(check):
 
 @schemas.rule("trace lists every node run in order, sources have no duplicates, used_calls equals LOOKUP_ROUNDS")
 def graph_run(check):
-    rounds = check.probe("attr", "LOOKUP_ROUNDS")
-    if type(rounds) is not int or rounds < 2:
-        raise Failure(f"LOOKUP_ROUNDS is {show(rounds)}; expected an int >= 2")
+    rounds = lookup_rounds(check)
     expected_trace = model_trace(rounds)
 
     @check.forall(gen.questions, examples=check.budget("run"))
@@ -76,9 +74,7 @@ def graph_run(check):
 
 @schemas.rule("lookup cites what search_docs finds, scores with relevance and adds a note, every round")
 def graph_tools(check):
-    rounds = check.probe("attr", "LOOKUP_ROUNDS")
-    if type(rounds) is not int or rounds < 2:
-        raise Failure(f"LOOKUP_ROUNDS is {show(rounds)}; expected an int >= 2")
+    rounds = lookup_rounds(check)
 
     @check.forall(gen.questions, examples=check.budget("run"))
     def research_tools(question):
