@@ -6,7 +6,7 @@
 Two batches, built in a temp dir from the references and the mutation corpora:
 
 - part A, a class of ``--class-size`` submissions (references and part A
-  mutants, alternating), graded with ``--part state``;
+  mutants, alternating), graded with ``--lab state`` (``--part``'s old name: a baseline knows it);
 - the whole lab, ``--whole-lab`` submissions (references, and mutants of
   every part in turn), every part graded.
 
@@ -104,7 +104,8 @@ def main() -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="agstate-bench-sandbox-") as tmp:
         tmp = Path(tmp)
-        batches = {"part A": (part_a_class(tmp / "a", args.class_size), ["--part", "state"]),
+        # --lab: the old name of --part, which every baseline's grader also knows.
+        batches = {"part A": (part_a_class(tmp / "a", args.class_size), ["--lab", "state"]),
                    "whole lab": (whole_lab(tmp / "lab", args.whole_lab), [])}
         methods = {"sandbox": (ROOT, []), "no sandbox": (ROOT, ["--no-sandbox"])}
         if args.baseline:

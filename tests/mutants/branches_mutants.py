@@ -151,6 +151,9 @@ MUTANTS: list[Mutant] = [
 """, ")\n")],
        "the high-risk conflict does not say which inputs a person must provide"),
     # -- CaseStream and racing resolvers ----------------------------------------------------------
+    _m("stream_sets_its_version_property", {OPTIMISTIC, CONFLICTS},
+       [("        self._lock = threading.Lock()\n", "        self._lock = threading.Lock()\n        self.version = 0\n")],
+       "assigns the version property in __init__: CaseStream(...) itself raises AttributeError (no setter)"),
     _m("stream_ignores_expected_version", {OPTIMISTIC},
        [(APPEND_BODY, "        self._events.append(copy.deepcopy(event))\n        return len(self._events)\n")],
        "stale revision accepted: every append succeeds, whatever version the writer read"),

@@ -27,6 +27,19 @@ def catching(check, name: str, args: list, attrs=(), pure: bool = True):
     return answer["result"]
 
 
+def stream_built(got, stream_id: str):
+    """A stream probe's reply, unless building the learner's ``CaseStream(stream_id)`` raised: that is the rule's error."""
+    if isinstance(got, dict) and "stream_raised" in got:
+        no_raise(got["stream_raised"], f"CaseStream({stream_id!r})", hint="nothing could be appended to it")
+    return got
+
+
+def on_a_stream(check, stream_id: str, probe: str, *args, limit: float | None = None) -> dict:
+    """Run a probe on the learner's own stream; building it, or anything else of it, raising is the rule's error."""
+    got = stream_built(check.probe(probe, *args, limit=limit), stream_id)
+    return no_raise(got, f"a CaseStream({stream_id!r}) being appended to")
+
+
 def outcome_text(outcome) -> str:
     """``"raised StaleVersion"`` or ``"returned 3"``: what one call did, in feedback's words."""
     return f"raised {outcome.type}" if isinstance(outcome, Raised) else f"returned {show(outcome)}"

@@ -6,16 +6,42 @@ probes, it runs in the learner's process and imports nothing of the grading side
 """
 
 import copy
+import functools
 
 from grader.lockstep import CooperativeLock, cooperative_locks, run_in_lockstep
+from grader.probes import Raised
 
-__all__ = ["trusted_stream", "Interleaved", "race", "learner_stream"]
+__all__ = ["trusted_stream", "Interleaved", "race", "learner_stream", "StreamNotBuilt", "reports_unbuilt_stream"]
+
+
+class StreamNotBuilt(Exception):
+    """The learner's ``CaseStream(...)`` raised: the probe reports that, and runs nothing on a stream it does not have."""
+
+    def __init__(self, raised):
+        super().__init__(raised.sentence())
+        self.raised = raised
+
+
+def reports_unbuilt_stream(probe_fn):
+    """A probe's reply is ``{"stream_raised": Raised}`` when the learner's ``CaseStream(...)`` raised."""
+
+    @functools.wraps(probe_fn)
+    def run(ctx, *args):
+        try:
+            return probe_fn(ctx, *args)
+        except StreamNotBuilt as unbuilt:
+            return {"stream_raised": unbuilt.raised}
+
+    return run
 
 
 def learner_stream(ctx, stream_id):
     """The learner's ``CaseStream(stream_id)``, its locks made cooperative: a lockstep run sees who waits for them."""
     with cooperative_locks(ctx.module):
-        return ctx.get("CaseStream")(stream_id)
+        stream = ctx.attempt(lambda: ctx.get("CaseStream")(stream_id))
+    if isinstance(stream, Raised):
+        raise StreamNotBuilt(stream)
+    return stream
 
 
 def trusted_stream(ctx, stream_id, events=()):
@@ -48,7 +74,11 @@ def trusted_stream(ctx, stream_id, events=()):
             with self._trusted_lock:
                 return copy.deepcopy(self._events)
 
-    stream = TrustedStream(stream_id)
+    # The learner's own class name in any message their __init__ or StaleVersion gives (never "TrustedStream").
+    TrustedStream.__name__ = TrustedStream.__qualname__ = ctx.get("CaseStream").__name__
+    stream = ctx.attempt(lambda: TrustedStream(stream_id))  # the learner's __init__ runs in it
+    if isinstance(stream, Raised):
+        raise StreamNotBuilt(stream)
     for version, event in enumerate(events):
         stream.append(copy.deepcopy(event), version)
     return stream

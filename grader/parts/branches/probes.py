@@ -13,7 +13,7 @@ from typing import Annotated
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
-from grader.parts.branches.concurrency import Interleaved, learner_stream, race, trusted_stream
+from grader.parts.branches.concurrency import Interleaved, learner_stream, race, reports_unbuilt_stream, trusted_stream
 from grader.probes import probe
 
 BRANCHES = ["policy_check", "payment_lookup", "risk_review", "reply_draft"]
@@ -48,12 +48,13 @@ def write_once_graph(ctx, steps):
 
 
 @probe
+@reports_unbuilt_stream
 def stream_script(ctx, stream_id, appends):
     """Append ``[event, expected_version]`` pairs one by one; report each outcome and the stream after.
 
     An outcome: ``{"result": the new version or a Raised (StaleVersion's expected and actual), "version": ...}``.
     """
-    stream = ctx.get("CaseStream")(stream_id)
+    stream = learner_stream(ctx, stream_id)
     outcomes, sent = [], []
     for event, expected in appends:
         sent.append(event)
@@ -69,6 +70,7 @@ def stream_script(ctx, stream_id, appends):
 
 
 @probe
+@reports_unbuilt_stream
 def stream_race(ctx, writers, rounds):
     """``writers`` threads append at the same expected version, ``rounds`` times; what each append did, each round."""
     stream = learner_stream(ctx, "race")
@@ -83,6 +85,7 @@ def stream_race(ctx, writers, rounds):
 
 
 @probe
+@reports_unbuilt_stream
 def resolve_interleaved(ctx, conflict, prior, mine, theirs):
     """``resolve_conflict`` where another resolver (``theirs``) commits just before our first append."""
     resolve = ctx.get("resolve_conflict")
@@ -98,6 +101,7 @@ def resolve_interleaved(ctx, conflict, prior, mine, theirs):
 
 
 @probe
+@reports_unbuilt_stream
 def resolve_threads(ctx, conflict, prior, calls):
     """Every ``[decision, actor, rule]`` of ``calls`` resolves the same conflict in its own thread."""
     resolve = ctx.get("resolve_conflict")
@@ -107,6 +111,7 @@ def resolve_threads(ctx, conflict, prior, calls):
 
 
 @probe
+@reports_unbuilt_stream
 def resolve_sequence(ctx, conflict, prior, calls):
     """Resolve one conflict with each ``[decision, actor, rule]`` in turn; report results and the stream."""
     resolve = ctx.get("resolve_conflict")

@@ -7,6 +7,7 @@ approvals already in that stream.
 """
 
 from grader.checking import Failure, Raised, no_raise, show
+from grader.parts.branches.checks import stream_built
 from grader.parts.branches.model import APPROVAL, RECORD_KEYS, model_conflict, model_resolution
 from grader.parts.branches.strategies import (
     actors,
@@ -39,7 +40,7 @@ def _resolutions(events, conflict_id):
 
 def _resolved(check, conflict, prior, calls):
     """``resolve_sequence``: each call's result, the stream's events and the conflict passed in, afterwards."""
-    got = check.probe("resolve_sequence", conflict, prior, calls)
+    got = stream_built(check.probe("resolve_sequence", conflict, prior, calls), conflict["stream_id"])
     return no_raise(got, f"resolve_conflict(stream, {show(conflict)}, ...)")
 
 
@@ -136,7 +137,7 @@ def resolver_race(check):
     def interleaved(case_id, ids, me):
         conflict = _conflict(case_id, ids)
         mine, theirs = [ids[0], me, "four-eyes"], ["reject_all", f"{me}-colleague", "risk-first"]
-        got = check.probe("resolve_interleaved", conflict, _prior(ids), mine, theirs)
+        got = stream_built(check.probe("resolve_interleaved", conflict, _prior(ids), mine, theirs), conflict["stream_id"])
         if isinstance(got, Raised):  # failed, not an error: losing the race must not raise (no_raise would say error)
             raise Failure(f"resolve_conflict raised {got.sentence()} after another resolver committed between its read "
                           "and its append; catch StaleVersion, re-read the stream and decide again")
@@ -152,7 +153,7 @@ def resolver_race(check):
     def threads(ids, count):
         conflict = _conflict("race", ids)
         calls = [[ids[0] if n % 2 else "reject_all", f"resolver-{n}", "four-eyes"] for n in range(count)]
-        got = check.probe("resolve_threads", conflict, _prior(ids), calls, limit=10.0)
+        got = stream_built(check.probe("resolve_threads", conflict, _prior(ids), calls, limit=10.0), conflict["stream_id"])
         found = _resolutions(got["events"], conflict["conflict_id"])
         # A thread's answer: {"result": the record it returned, or what it raised}; None if it never finished.
         answers = [{"raised": a["result"].type} if a and isinstance(a["result"], Raised) else a for a in got["results"]]

@@ -6,7 +6,7 @@ appending at one version, and what each thread's append did.
 """
 
 from grader.checking import Failure, Raised, show
-from grader.parts.branches.checks import outcome_text
+from grader.parts.branches.checks import on_a_stream, outcome_text
 from grader.parts.branches.strategies import case_ids, event_lists, stale_scripts, writer_counts
 from grader.tasks import task
 
@@ -21,7 +21,7 @@ def _is_stale(outcome) -> bool:
 def stream_appends(check):
     @check.forall(case_ids, event_lists)
     def appends(stream_id, events):
-        got = check.probe("stream_script", stream_id, [[event, number] for number, event in enumerate(events)])
+        got = on_a_stream(check, stream_id, "stream_script", stream_id, [[event, number] for number, event in enumerate(events)])
         for number, (event, outcome) in enumerate(zip(events, got["outcomes"])):
             if outcome["result"] != number + 1 or outcome["version"] != number + 1:
                 raise Failure(f"on a stream at version {number}, append({show(event)}, expected_version={number}) "
@@ -41,7 +41,7 @@ def stream_stale(check):
         for event, offset in script:
             appends.append([event, version + offset])
             version += offset == 0
-        got = check.probe("stream_script", "case", appends)
+        got = on_a_stream(check, "case", "stream_script", "case", appends)
         version = 0
         for (event, expected), outcome in zip(appends, got["outcomes"]):
             call = f"append({show(event)}, expected_version={expected}) on a stream at version {version}"
@@ -62,7 +62,7 @@ def stream_stale(check):
 def stream_race(check):
     @check.forall(writer_counts, examples=check.budget("threads"))
     def race(writers):
-        got = check.probe("stream_race", writers, 25, limit=10.0)
+        got = on_a_stream(check, "race", "stream_race", writers, 25, limit=10.0)
         for number, round_ in enumerate(got["rounds"]):
             # A thread's answer: {"result": what its append returned or raised}; None if it never finished.
             done = [answer["result"] for answer in round_["results"] if answer]
