@@ -6,7 +6,7 @@ model (``model.py``). The refund graph's helpers run and judge the plain run
 and the runs in other delivery orders.
 """
 
-from grader.checking import Counterexample, Failure, Raised, no_raise, show
+from grader.checking import Counterexample, Failure, Raised, contrast, no_raise, show
 from grader.parts.branches.model import BRANCHES, OUTPUT_KEYS, TABLE_KINDS, model_classify, model_refund, table_rows
 from grader.parts.branches.strategies import DUPLICATED, PERMUTATIONS
 
@@ -59,7 +59,8 @@ def expect_records(check, name: str, args: list, expected):
     """A call returning exactly ``expected`` (a list of records); an exception is the learner's error."""
     call = check.value(name, *args)
     if type(call.result) is not list or call.result != expected:
-        raise Failure(f"{call.text()} returned {show(call.result)}; expected {show(expected)}", call.counterexample(expected))
+        gave, wanted = contrast(call.result, expected)
+        raise Failure(f"{call.text()} returned {gave}; expected {wanted}", call.counterexample(expected))
     return call.result
 
 

@@ -5,7 +5,7 @@ store with a SqliteSaver checkpointer and fake invoice tools, crashes its
 first run where the example says, then resumes it with ``invoke(None, config)``.
 """
 
-from grader.checking import Counterexample, Failure, no_raise, show
+from grader.checking import Counterexample, Failure, contrast, no_raise, show
 from grader.parts.events.checks import answer, crash_text
 from grader.parts.events.model import INVOICE, executions, invoice_expected, logged_results
 from grader.parts.events.strategies import amounts, customers, invoice_crashes
@@ -22,7 +22,8 @@ def invoice_run(check, customer, amount, crash):
     expected = invoice_expected("inv-1", customer, amount)
     if got["second"] != expected:  # a Raised equals no value
         shown = answer(got["second"])
-        raise Failure(f"{what}: invoke(None, config) gave {show(shown)}; expected {show(expected)}",
+        gave, wanted = contrast(shown, expected)
+        raise Failure(f"{what}: invoke(None, config) gave {gave}; expected {wanted}",
                       Counterexample("build_invoice_graph", [customer, amount], expected, shown))
     logged = logged_results(got["log_after_crash"])
     runs = executions(got["ledger"], 1) + executions(got["ledger"], 2)

@@ -6,7 +6,7 @@ that record their side effects (``fakes``): ``call_tool_run`` calls
 raising, the process killed), resumes it and calls it once more.
 """
 
-from grader.checking import Counterexample, Failure, Raised, no_raise, show
+from grader.checking import Counterexample, Failure, Raised, contrast, no_raise, show
 from grader.parts.events.checks import answer, describe_run, judge_resumed
 from grader.parts.events.model import executions, expected_output, last_point
 from grader.parts.events.strategies import kill_points, plans, raise_points, tool_calls
@@ -32,7 +32,8 @@ def call_tool_by_call_id(check):
             expected.append(answers[f"{tool}/{dict((c, n) for c, _, n in ran)[call_id]}"])
         results = [f"raised {r.type}" if isinstance(r, Raised) else r for r in got["results"]]
         if results != expected:
-            raise Failure(f"{what} returned {show(results)}; expected {show(expected)} (a result is found by its call "
+            gave, wanted = contrast(results, expected)
+            raise Failure(f"{what} returned {gave}; expected {wanted} (a result is found by its call "
                           "id, not by the tool's name)", Counterexample("call_tool", calls, expected, results))
         executed = [(e["tool"], e["args"]) for e in got["ledger"]]
         if executed != [(t, {"n": n}) for _, t, n in ran]:

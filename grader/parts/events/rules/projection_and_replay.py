@@ -4,7 +4,7 @@ The probe ``project`` builds the learner's ``Event``s and folds every prefix
 of the log; the state of each is judged against ``model.model_state``.
 """
 
-from grader.checking import Counterexample, Failure, no_raise, show
+from grader.checking import Counterexample, Failure, contrast, no_raise, show
 from grader.parts.events.model import model_state
 from grader.parts.events.strategies import run_logs
 from grader.tasks import task
@@ -43,7 +43,8 @@ def fold_prefixes(check):
             expected = model_state(events[:k])
             fields = {key: state.get(key) for key in expected} if type(state) is dict else state
             if fields != expected:
-                raise Failure(f"{doing} gave {show(fields)}; expected {show(expected)}",
+                shown, wanted = contrast(fields, expected)
+                raise Failure(f"{doing} gave {shown}; expected {wanted}",
                               Counterexample("project_state", [events[:k]], expected, fields))
             if k and state.get("task_id") != events[0]["task_id"]:
                 raise Failure(f"{doing} gave task_id {show(state.get('task_id'))}; expected {events[0]['task_id']!r}")
@@ -66,4 +67,5 @@ def fold_empty(check):
     expected = model_state([])
     fields = {key: state.get(key) for key in expected} if type(state) is dict else state
     if fields != expected:
-        raise Failure(f"project_state([]) gave {show(fields)}; expected {show(expected)}")
+        shown, wanted = contrast(fields, expected)
+        raise Failure(f"project_state([]) gave {shown}; expected {wanted}")
