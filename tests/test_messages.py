@@ -1,0 +1,38 @@
+"""Messages are true: each corrected message, asserted on the mutant that draws it, on two seeds.
+
+The mutation tests check that a bug loses exactly its tasks; here the words
+matter. Each row is a message a learner was once told wrongly (a reviewer's
+report, or the doc audit), with the mutant that draws it and what it must
+say now. A message that drifts back to its old, misleading words fails here.
+"""
+
+import re
+
+import pytest
+from mutants import board_mutants, branches_mutants
+
+from grader.runner import grade_submission
+
+MESSAGES = [
+    # A reducer raising in a sequence: the step and the learner's line, not the whole list of updates.
+    (board_mutants, "raises_on_garbage", "board.sequence",
+     r"^at step \d+, board_reducer\(.+\) raised BoardError: .+ \(at agstate/board\.py, line \d+: .+\); a reducer never raises"),
+    # Mutating current and returning it: said so, not "returned current itself, as if the update were invalid".
+    (board_mutants, "mutates_current", "board.move", r"changed current and returned it; build a new board"),
+    # A CaseStream that cannot be built: named, with its line; not a grader error, not "after another resolver committed".
+    (branches_mutants, "stream_sets_its_version_property", "branches.optimistic",
+     r"^CaseStream\('[^']*'\) raised AttributeError: .*no setter \(at agstate/branches\.py, line \d+: self\.version = 0\); "
+     r"nothing could be appended to it"),
+    (branches_mutants, "stream_sets_its_version_property", "branches.conflicts",
+     r"^CaseStream\('[^']*'\) raised AttributeError: property 'version' of 'CaseStream' object has no setter"),
+]
+
+
+@pytest.mark.parametrize("seed", [11, 4242])
+@pytest.mark.parametrize(("corpus", "name", "task_id", "said"), MESSAGES, ids=[f"{m[1]}-{m[2]}" for m in MESSAGES])
+def test_a_corrected_message_says_what_happened(corpus, name, task_id, said, seed, tmp_path):
+    mutant = next(m for m in corpus.MUTANTS if m.name == name)
+    report = grade_submission(str(corpus.build_submission(mutant, tmp_path / name)), [task_id], seed, examples=40, timeout=20)
+    feedback = report["tasks"][0]["feedback"]
+    assert re.search(said, feedback), feedback
+    assert "as if the update were invalid" not in feedback and "after another resolver committed" not in feedback
