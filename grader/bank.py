@@ -100,7 +100,7 @@ def cases(strategies: tuple):
 
 def export() -> dict:
     """Banks drawn in this process since it started (as plain data for the main process)."""
-    return {key: wire.encode(_BANK[key]) for key in _NEW}
+    return {key: wire.encode(_BANK[key]) for key in _NEW if key in _BANK}
 
 
 def merge(banks: dict) -> None:

@@ -18,7 +18,7 @@ from grader import bank, wire
 from grader.session import ChildFailed, LoadFailed, MissingName
 from grader.wire import Raised
 
-__all__ = ["Failure", "Abort", "BUDGETS", "Budget", "Call", "Checker", "Counterexample", "Raised", "contrast", "describe",
+__all__ = ["Failure", "Abort", "BUDGETS", "Budget", "Call", "Checker", "Counterexample", "Raised", "contrast", "counted", "describe",
            "show", "jsonable", "no_raise"]
 
 _short = reprlib.Repr()
@@ -30,6 +30,11 @@ _short.maxdict = 8
 def show(value) -> str:
     """A short Python-looking rendering of a value for feedback."""
     return _short.repr(value)
+
+
+def counted(number: int, noun: str) -> str:
+    """``"1 event"``, ``"3 events"``: a count in feedback, in English."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def contrast(got, expected, width: int = 70) -> tuple[str, str]:

@@ -9,7 +9,7 @@ say now. A message that drifts back to its old, misleading words fails here.
 import re
 
 import pytest
-from mutants import board_mutants, branches_mutants
+from mutants import board_mutants, branches_mutants, events_mutants
 
 from grader.runner import grade_submission
 
@@ -20,6 +20,13 @@ MESSAGES = [
     # Mutating current and returning it: said so, not "returned current itself, as if the update were invalid".
     (board_mutants, "mutates_current", "board.move", r"changed current and returned it; build a new board"),
     # A CaseStream that cannot be built: named, with its line; not a grader error, not "after another resolver committed".
+    # A retry's stored ts: why it is returned though never compared, not "same ts (ts ... is never compared)".
+    (events_mutants, "non_idempotent_append", "events.idempotent",
+     r"a retry returns what is stored, its ts included \(ts is the store's clock, so it is not part of what makes two "
+     r"appends the same event\)"),
+    # Counts in English: "1 event", "1 acknowledgement", never "1 events".
+    (events_mutants, "never_commits", "events.durable",
+     r"^kill #\d+: a writer appending (1 event|\d+ events) from seq \d+, killed after (1 acknowledgement|\d+ acknowledgements)"),
     (branches_mutants, "stream_sets_its_version_property", "branches.optimistic",
      r"^CaseStream\('[^']*'\) raised AttributeError: .*no setter \(at agstate/branches\.py, line \d+: self\.version = 0\); "
      r"nothing could be appended to it"),
@@ -36,3 +43,4 @@ def test_a_corrected_message_says_what_happened(corpus, name, task_id, said, see
     feedback = report["tasks"][0]["feedback"]
     assert re.search(said, feedback), feedback
     assert "as if the update were invalid" not in feedback and "after another resolver committed" not in feedback
+    assert not re.search(r"(?<!\d)1 (events|acknowledgements|tools)\b", feedback), feedback

@@ -5,7 +5,7 @@ Each rule runs ops on a new store in the learner's process (probe
 mid-append (``durable_crash``), and judges the replies with ``checks``.
 """
 
-from grader.checking import Counterexample, Failure, Raised, no_raise, show
+from grader.checking import Counterexample, Failure, Raised, counted, no_raise, show
 from grader.parts.events.checks import answer, appended, expect_event, expect_listed, expect_raised, value_of
 from grader.parts.events.model import reorder
 from grader.parts.events.strategies import (
@@ -55,7 +55,7 @@ def append_in_order(check):
             counts[name] += 1
         tail = got[len(log):]
         for name, reply in zip(tasks, tail):
-            expect_listed(reply, returned[name], f"list({name!r}) after appending {counts[name]} events")
+            expect_listed(reply, returned[name], f"list({name!r}) after appending {counted(counts[name], 'event')}")
         for name, reply in zip(tasks, tail[2:]):
             if reply != counts[name]:
                 raise Failure(f"last_seq({name!r}) after {counts[name]} appends returned {show(answer(reply))}; "
@@ -117,10 +117,11 @@ def retry_returns_stored(check):
         kind, payload = log[seq - 1]
         retry = ["append", task, seq, kind, reorder(payload)]  # equal payload, keys in another order
         stored, (reply, listed, last) = appended(check, task, log, on_file, [retry, ["list", task, 1], ["last_seq", task]])
-        doing = f"a retry append({task!r}, {seq}, {kind!r}, {show(payload)}) after {len(log)} events"
+        doing = f"a retry append({task!r}, {seq}, {kind!r}, {show(payload)}) after {counted(len(log), 'event')}"
         if reply != stored[seq - 1]:
             raise Failure(f"{doing} gave {show(answer(reply))}; expected the stored event "
-                          f"{show(stored[seq - 1])}, same ts (ts is the store's and is never compared)",
+                          f"{show(stored[seq - 1])}: a retry returns what is stored, its ts included (ts is the store's "
+                          "clock, so it is not part of what makes two appends the same event)",
                           Counterexample("append", retry[1:], stored[seq - 1], answer(reply)))
         expect_listed(listed, stored, f"list({task!r}) after {doing}")
         if last != len(log):
@@ -135,7 +136,7 @@ def resend_whole_log(check):
         stored, replies = appended(check, task, log, on_file, [*again, ["list", task, 1]])
         if replies[:-1] != stored:
             gave = show([answer(r) for r in replies[:-1]])
-            raise Failure(f"re-sending the {len(log)} events of {task!r} gave {gave}; "
+            raise Failure(f"re-sending the {counted(len(log), 'event')} of {task!r} gave {gave}; "
                           f"expected the stored events {show(stored)}")
         expect_listed(replies[-1], stored, f"list({task!r}) after re-sending its log")
 
@@ -162,7 +163,7 @@ def gap_raises(check):
     def gap(task, log, skip, on_file):
         seq = len(log) + skip
         stored, (reply, listed) = appended(check, task, log, on_file, [["append", task, seq, "tool.called", {}], ["list", task, 1]])
-        doing = f"append({task!r}, {seq}, 'tool.called', {{}}) after {len(log)} events"
+        doing = f"append({task!r}, {seq}, 'tool.called', {{}}) after {counted(len(log), 'event')}"
         expect_raised(reply, "ConcurrencyError", doing, {"task_id": task, "expected": len(log) + 1, "actual": seq})
         expect_listed(listed, stored, f"list({task!r}) after {doing}")
 
@@ -217,8 +218,8 @@ def killed_writer(check):
         got = killed(check, [[[list(e) for e in events], kill] for events, kill in rounds])
         before = []
         for number, ((events, kill), found) in enumerate(zip(rounds, got["rounds"]), 1):
-            doing = (f"kill #{number}: a writer appending {len(events)} events from seq {found['start']}, "
-                     f"killed after {kill} acknowledgements")
+            doing = (f"kill #{number}: a writer appending {counted(len(events), 'event')} from seq {found['start']}, "
+                     f"killed after {counted(kill, 'acknowledgement')}")
             listed = found["events"]
             if type(listed) is not list or listed[: len(before)] != before:
                 raise Failure(f"{doing}: events stored before it changed or vanished ({show(before)} became {show(listed)})")
@@ -227,8 +228,9 @@ def killed_writer(check):
             intended = [{"seq": found["start"] + i, "type": t, "payload": p} for i, (t, p) in enumerate(events)]
             shown = [{k: e.get(k) for k in ("seq", "type", "payload")} for e in new]
             if not (len(acked) <= len(new) <= len(acked) + 1) or shown != intended[: len(new)]:
-                raise Failure(f"{doing}: after reopening the new events are {show(shown)}; expected the {len(acked)} "
-                              f"acknowledged ones (seqs {show(acked)}), at most one more, as appended (commit before append returns)")
+                raise Failure(f"{doing}: after reopening the new events are {show(shown)}; expected the acknowledged "
+                              f"{counted(len(acked), 'event')} (seqs {show(acked)}), at most one more, as appended "
+                              "(commit before append returns)")
             before = listed
 
 
