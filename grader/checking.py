@@ -349,10 +349,6 @@ class Checker:
         return True
 
 
-# Probes that call a function the learner named: the call itself is what they stand for.
-_GENERIC = {"call", "call_made", "call_catching"}
-
-
 def describe(name: str, args: tuple) -> str:
     """The learner's call a probe stands for (its part's descriptor says which), for a timeout or a crash."""
     if name in ("call", "call_catching"):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from grader import bubblewrap, gradebook
 from grader.containment import DEFAULT_MEMORY_MB
-from grader.output import ALSO, clean, display_path, for_terminal
+from grader.output import ALSO, clean, display_path, for_terminal, further_failing
 from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
 from grader.tasks import MODULES, TASKS
 
@@ -100,8 +100,7 @@ def render_text(report: dict, verbose: bool = False) -> str:
         lines.append(f"  {task['id']:<{width}}  {task['score']:5.1f}/{task['max_score']:<5.1f} {task['status']}")
         if task["status"] != "passed":
             lines.append(f"  {'':<{width}}  {task['feedback'].split(ALSO)[0]}")
-            broken = [rule for rule in task.get("rules", []) if rule["status"] not in ("passed", "not_implemented")]
-            for number, rule in enumerate(broken[1:], 2):
+            for number, rule in enumerate(further_failing(task.get("rules", [])), 2):
                 text = f"({number}) {rule['rule']}: {rule['feedback']}"
                 if not verbose and len(text) > _ONE_LINE:
                     text, shortened = text[:_ONE_LINE - 3] + "...", True

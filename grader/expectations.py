@@ -11,12 +11,14 @@ from grader.wire import Opaque
 __all__ = ["expect_list_result", "expect_pure", "expect_value"]
 
 
+def _reducer_call(check: Checker, name: str, old, new, factory_args):
+    """``name(old, new)``, or the reducer ``name(*factory_args)`` returns called so; a learner exception fails the rule."""
+    return check.value(name, old, new) if factory_args is None else check.value_made(name, factory_args, old, new)
+
+
 def expect_list_result(check: Checker, name: str, old, new, expected, factory_args=None):
     """One reducer call: the right items, exactly a new ``list``, arguments untouched."""
-    if factory_args is None:
-        call = check.value(name, old, new)
-    else:
-        call = check.value_made(name, factory_args, old, new)
+    call = _reducer_call(check, name, old, new, factory_args)
     got = call.result
     if type(got) is not list or got != expected:
         # An Opaque value's text already names its type.
@@ -29,10 +31,7 @@ def expect_list_result(check: Checker, name: str, old, new, expected, factory_ar
 
 def expect_pure(check: Checker, name: str, old, new, factory_args=None):
     """The reducer returns a new list and leaves both arguments as they were."""
-    if factory_args is None:
-        call = check.value(name, old, new)
-    else:
-        call = check.value_made(name, factory_args, old, new)
+    call = _reducer_call(check, name, old, new, factory_args)
     for label, before, after, same in zip(("old", "new"), (old, new), call.args_after, call.returned_an_argument):
         if after != before or type(after) is not type(before):
             raise Failure(f"{call.text()} changed its argument {label} to {show(after)}; a reducer never mutates its arguments",

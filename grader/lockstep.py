@@ -128,7 +128,7 @@ def _schedule(run: _Run, stall_after: float, on_stall: Callable[[int], None]) ->
     """Give one step at a time to the next thread able to take it, round-robin, until every thread is done."""
     count = len(run.state)
     with _CV:
-        _wait(run, lambda: all(s not in ("starting",) for s in run.state), stall_after)
+        _wait(run, lambda: all(s != "starting" for s in run.state), stall_after)
         last = count - 1
         while not all(s == "done" for s in run.state):
             able = [j for j in range(count) if _can_step(run, j)]

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from grader.output import ALSO
+from grader.output import ALSO, further_failing
 from grader.tasks import MODULES, TASKS
 
 __all__ = ["check", "workspace", "target_options", "scorecard_html"]
@@ -83,7 +83,7 @@ def _show(report: dict) -> None:
 
 def _others(task: dict) -> str:
     """A failing task's further failing rules, each in full, folded under a line saying how many."""
-    broken = [rule for rule in task.get("rules", []) if rule["status"] not in ("passed", "not_implemented")][1:]
+    broken = further_failing(task.get("rules", []))
     if not broken:
         return ""
     items = "".join(f"<li><b>{html.escape(rule['rule'])}</b>: {html.escape(rule['feedback'])}</li>" for rule in broken)

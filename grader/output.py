@@ -15,10 +15,19 @@ import math
 import os
 import unicodedata
 
-__all__ = ["clean", "for_terminal", "display_path", "ALSO", "MAX_TEXT", "MAX_ITEMS"]
+__all__ = ["clean", "for_terminal", "display_path", "further_failing", "ALSO", "MAX_TEXT", "MAX_ITEMS"]
 
 # In a failing task's feedback, what follows its first failing rule: the other failing rules' sentences.
 ALSO = " Also not passing: "
+
+
+def further_failing(rules: list[dict]) -> list[dict]:
+    """A task's failing rules after the first (its feedback shows that one in full), stubs left out: numbered from 2.
+
+    The one list the report's feedback, the scorecard and ``check()`` all show.
+    """
+    broken = [rule for rule in rules if rule["status"] != "passed"]
+    return [rule for rule in broken[1:] if rule["status"] != "not_implemented"]
 
 MAX_TEXT = 2000  # characters of one string
 MAX_ITEMS = 50  # items of one list or dict

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from grader.checking import Abort, Checker, Failure
 from grader.containment import DEFAULT_MEMORY_MB, Limits
-from grader.output import ALSO, clean, display_path
+from grader.output import ALSO, clean, display_path, further_failing
 from grader.session import ChildFailed, LoadFailed, Session
 from grader.staging import StagingError, staged
 from grader.tasks import MODULES, TASKS, Task
@@ -115,7 +115,7 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
         feedback += "."
     else:
         feedback = f"{first['feedback']}. Rule: {first['rule']}."
-    others = [verdict for verdict in broken[1:] if verdict["status"] != "not_implemented"]
+    others = further_failing(verdicts)
     if others:  # every rule's own feedback and counterexample are in "rules"; the scorecard shows them
         feedback += ALSO + "; ".join(f"({number}) {verdict['rule']}" for number, verdict in enumerate(others, 2)) + "."
     return {**base, "score": score, "status": first["status"], "feedback": feedback,

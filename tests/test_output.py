@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from grader.cli import render_text
 from grader.gradebook import Gradebook, read_log, record
+from grader.notebook import scorecard_html
 from grader.output import MAX_ITEMS, MAX_TEXT, clean, display_path, for_terminal
 from grader.runner import _missing_module
 from grader.staging import MAX_BYTES, MAX_FILES, StagingError, staged
@@ -53,6 +54,17 @@ def test_a_scorecard_escapes_what_the_learner_sent():
     text = render_text(report)
     assert "\x1b" not in text and "\\x1b[31mred" in text
     assert text.endswith("(repeat: agstate-grade sub --task state.decisions --seed 1)")
+
+
+def test_a_failing_rule_after_one_not_written_yet_is_still_shown():
+    rules = [{"rule": "A", "status": "not_implemented", "feedback": "not written yet"},
+             {"rule": "B", "status": "failed", "feedback": "returned 2; expected 1"},
+             {"rule": "C", "status": "passed"}]
+    task = {"id": "state.dedupe", "part": "state", "lab": "state", "score": 0.0, "max_score": 15.0, "status": "not_implemented",
+            "feedback": "not written yet. Also not passing: (2) B.", "rules": rules}
+    report = {"submission": "sub", "seed": 1, "score": 0.0, "max_score": 15.0, "sandbox": "bubblewrap", "tasks": [task]}
+    assert "(2) B: returned 2; expected 1" in render_text(report)
+    assert "<li><b>B</b>: returned 2; expected 1</li>" in scorecard_html(report)
 
 
 def test_a_repeat_line_keeps_the_parts_graded():
