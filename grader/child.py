@@ -16,7 +16,7 @@ import tempfile
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from grader import containment, probes, wire
+from grader import containment, guard, probes, wire
 
 __all__ = ["run_learner", "serve", "load_learner_module"]
 
@@ -35,7 +35,7 @@ def run_learner(conn_fd: int, output_fd: int, request: dict, limits: containment
             tempfile.tempdir = None  # the zygote's choice was the host's
             os.chdir("/tmp")
         containment.apply_in_child(limits, keep_fds=(conn_fd,), processes_running=processes_running)
-        serve(Connection(conn_fd), request["learner_submission"], request["module"])
+        serve(Connection(conn_fd), request["learner_submission"], request["module"], request.get("hook", True))
     finally:
         os._exit(0)
 
@@ -61,9 +61,13 @@ def load_learner_module(submission: Path, module: str):
     return learner
 
 
-def serve(conn, submission: str, module: str) -> None:
-    """Load the learner's module, then answer probe requests until EOF."""
+def serve(conn, submission: str, module: str, hook: bool = True) -> None:
+    """Load the learner's module, then answer probe requests until EOF; ``hook``: ``grader.guard`` on."""
     submission_path = Path(submission)
+    kept = []  # the grader's modules, held for the life of the process
+    if hook:
+        guard.install()  # before the learner's first line runs: a hook cannot be removed once added
+        kept = guard.hide_grader()  # noqa: F841
     try:
         learner = load_learner_module(submission_path, module)
     except BaseException as exc:  # SyntaxError, ImportError, anything the module raises on import

@@ -29,6 +29,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from grader import guard
+
 __all__ = ["run_in_lockstep", "cooperative_locks", "CooperativeLock", "TracingRemoved"]
 
 
@@ -60,7 +62,7 @@ def run_in_lockstep(calls: list[Callable[[], object]], traced_file: str, *, stal
     left to run on its own.
     """
     global _ACTIVE
-    with _RUN:
+    with _RUN, guard.tracing_permitted():
         run = _Run(len(calls))
         results, escaped = [None] * len(calls), [None] * len(calls)
         with _CV:

@@ -9,6 +9,7 @@ from pathlib import Path
 from grader.checking import Abort, Checker, Failure
 from grader.containment import DEFAULT_MEMORY_MB, Limits
 from grader.output import ALSO, clean, display_path, further_failing
+from grader.reach import findings, integrity
 from grader.session import ChildFailed, LoadFailed, Session
 from grader.staging import StagingError, staged
 from grader.tasks import MODULES, TASKS, Task
@@ -41,6 +42,7 @@ def grade_submission(submission: str, task_ids: list[str], seed: int, examples: 
         "score": round(sum(r["score"] for r in results), 2),
         "max_score": float(sum(r["max_score"] for r in results)),
         "sandbox": SANDBOX if sandbox else NO_SANDBOX,
+        "integrity": integrity(),
         "tasks": results,
     })
 
@@ -56,8 +58,9 @@ def _grade_tasks(copy: Path, skipped: list[str], task_ids: list[str], seed: int,
     part_problems: dict[str, dict] = {}
     for task_id in task_ids:
         task = TASKS[task_id]
-        problem = part_problems.get(task.part) or _missing_module(copy, task.part, skipped)
+        problem = part_problems.get(task.part) or _missing_module(copy, task.part, skipped) or _reaches_in(copy, task.part)
         if problem:  # one failed import answers for the whole part
+            part_problems[task.part] = problem
             results.append({**_base(task), **problem})
             continue
         result = run_task(task, copy, seed, examples, timeout, limits, sandbox)
@@ -85,6 +88,22 @@ def _missing_module(copy: Path, part: str, skipped: list[str]) -> dict | None:
         if entry.startswith(f"agstate/{module}.py "):
             why = f" (agstate/{module}.py is {entry.split(' (', 1)[1].rstrip(')')}: hand in the file itself)"
     return {"status": "error", "feedback": f"missing: the submission has no agstate/{module}.py{why}"}
+
+
+def _reaches_in(copy: Path, part: str) -> dict | None:
+    """Feedback when the part's module, or an agstate file it imports, reaches into the interpreter (grader.reach)."""
+    if integrity() != "on":
+        return None
+    found = findings(copy / "agstate", MODULES[part])
+    if not found:
+        return None
+    more = ""
+    if len(found) > 1:
+        shown = "; ".join(f.sentence() for f in found[1:3])
+        more = f" (and {len(found) - 1} more: {shown}{'; ...' if len(found) > 3 else ''})"
+    return {"status": "error", "feedback": f"{found[0].sentence()}{more}. The grader does not grade code that reaches "
+                                           "into the interpreter, as it could change what the grader observes of your "
+                                           "code; remove it"}
 
 
 def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: float, limits: Limits,

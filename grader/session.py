@@ -19,6 +19,7 @@ from pathlib import Path
 
 from grader import bubblewrap, wire, zygote
 from grader.containment import Limits
+from grader.reach import integrity
 from grader.wire import Raised
 
 __all__ = ["Session", "Raised", "ChildFailed", "LoadFailed", "MissingName"]
@@ -109,7 +110,7 @@ class Session:
         mine, theirs = socket.socketpair()
         output_r, output_w = os.pipe()
         control, control_theirs = socket.socketpair()
-        request = {"sandbox": self.sandbox, "module": self.module, "limits": self.limits.as_dict(),
+        request = {"sandbox": self.sandbox, "hook": integrity() != "off", "module": self.module, "limits": self.limits.as_dict(),
                    "submission": str(self.submission),
                    "learner_submission": bubblewrap.SUBMISSION if self.sandbox else str(self.submission)}
         try:

@@ -6,6 +6,7 @@ import pytest
 from conftest import SOLUTIONS, run_cli
 from submissions import build_submission
 
+from grader.reach import INTEGRITY
 from grader.runner import grade_submission
 from grader.tasks import TASKS
 
@@ -111,7 +112,8 @@ def test_an_infinite_loop_costs_only_its_task(make_submission):
     assert report["state.dedupe"]["status"] == "passed"
 
 
-def test_sys_exit_and_os_exit_inside_a_reducer_are_contained(make_submission):
+def test_sys_exit_and_os_exit_inside_a_reducer_are_contained(make_submission, monkeypatch):
+    monkeypatch.setenv(INTEGRITY, "off")  # os._exit is a module's private name: the reading would refuse it first
     path = make_submission(edits=[("    return append(old, new)[-WINDOW:]", "    import os\n    os._exit(3)"),
                                   ("    # `is None`, never truthiness: 0 is a real score.", "    raise SystemExit(1)")])
     report = {t["id"]: t for t in grade_submission(str(path), ["state.window", "state.keep_max", "state.append"], 7)["tasks"]}

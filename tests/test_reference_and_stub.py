@@ -24,8 +24,9 @@ def test_json_report_has_the_documented_shape():
     done = run_cli(str(SOLUTIONS), "--json", "--seed", "11", "--task", "state.dedupe", "--examples", "10")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert set(report) == {"submission", "seed", "score", "max_score", "sandbox", "tasks"}
+    assert set(report) == {"submission", "seed", "score", "max_score", "sandbox", "integrity", "tasks"}
     assert report["seed"] == 11 and report["submission"] == str(SOLUTIONS) and report["sandbox"] == "bubblewrap"
+    assert report["integrity"] == "on"  # the reading of the source and the learner process's hook (grader.reach)
     (task,) = report["tasks"]
     assert {"id", "part", "lab", "score", "max_score", "status", "feedback", "counterexample"} <= set(task)
     assert (task["id"], task["part"], task["status"], task["counterexample"]) == ("state.dedupe", "state", "passed", None)

@@ -18,6 +18,7 @@ from submissions import REFERENCE, build_submission
 
 from grader import bubblewrap, cgroups, zygote
 from grader.containment import Limits
+from grader.reach import INTEGRITY
 from grader.session import Session
 from grader.staging import staged
 
@@ -67,8 +68,12 @@ FACTS = textwrap.dedent('''
 
 
 @pytest.fixture
-def facts(tmp_path):
-    """The ``facts()`` of a learner process in the sandbox a task gets."""
+def facts(tmp_path, monkeypatch):
+    """The ``facts()`` of a learner process in the sandbox a task gets, the sandbox alone.
+
+    The learner process's hook (``grader.guard``) would refuse ``gc``, ``ctypes`` and parts of ``/proc``
+    that these facts read: what is measured here is what the sandbox itself allows."""
+    monkeypatch.setenv(INTEGRITY, "off")
     secrets = [str(ROOT), str(SOLUTIONS / "agstate" / "state.py"), str(tmp_path), "/root", "/home", "/etc/passwd",
                str(Path(sys.prefix) / "lib"), "/var"]
     submission = tmp_path / "submission"

@@ -102,6 +102,11 @@ assert (workspace() / "agstate" / "state.py").is_file()
 #   nothing else. It only computes; the grading process compares its answers
 #   with the rules. An infinite loop or a crash costs you that task, nothing
 #   else.
+# - **Plain Python only.** Your modules may import LangGraph, pydantic and
+#   the standard library's everyday modules; code that reaches into the
+#   interpreter (`gc`, `ctypes`, `importlib`, `sys.modules`, frames, `eval`,
+#   `exec`) is not graded, because it could change what the grader sees. The
+#   feedback names the line to remove.
 # - **Feedback is a counterexample.** When a rule breaks, the grader shrinks
 #   the failing input to the smallest one it can find, and tells you the call,
 #   what it expected, what it got, and the rule.

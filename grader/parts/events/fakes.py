@@ -10,11 +10,20 @@ Like the probes, nothing here imports the grading side.
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import time
 
-__all__ = ["INVOICE_TOOLS", "Ledger", "ToolTimeout", "TrustedStore", "fake_tool", "killing_store"]
+from grader import guard
+
+__all__ = ["INVOICE_TOOLS", "Ledger", "ToolTimeout", "TrustedStore", "fake_tool", "killing_store", "remove_scratch"]
+
+
+def remove_scratch(folder: str) -> None:
+    """A probe's temp dir, removed with what the grader keeps there (its ledger, its store: see ``guard.protect``)."""
+    with guard.permitted():
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 class Ledger:
@@ -22,11 +31,13 @@ class Ledger:
 
     def __init__(self, folder):
         self.path = os.path.join(folder, "ledger.jsonl")
+        guard.protect(self.path)  # the learner's code may not rewrite the evidence of its side effects
         self.phase = 0
         self.executions = 0  # tool executions in this process (a forked run counts its own)
 
     def record(self, **fields):
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with guard.permitted():
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, (json.dumps({"phase": self.phase, **fields}) + "\n").encode())
         finally:
@@ -35,7 +46,7 @@ class Ledger:
     def read(self):
         if not os.path.exists(self.path):
             return []
-        with open(self.path) as handle:
+        with guard.permitted(), open(self.path) as handle:
             return [json.loads(line) for line in handle if line.strip()]
 
 
@@ -75,7 +86,9 @@ class TrustedStore:
 
     def __init__(self, ctx, path):
         self.ctx = ctx
-        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+        guard.protect(path)
+        with guard.permitted():
+            self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("CREATE TABLE IF NOT EXISTS events (task_id TEXT, seq INTEGER, type TEXT, payload TEXT, ts REAL, "
                         "PRIMARY KEY (task_id, seq))")

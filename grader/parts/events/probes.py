@@ -15,11 +15,10 @@ in ``processes``, the fake tools and the grader's own stores in ``fakes``.
 
 import functools
 import os
-import shutil
 import sqlite3
 import tempfile
 
-from grader.parts.events.fakes import INVOICE_TOOLS, Ledger, TrustedStore, fake_tool, killing_store
+from grader.parts.events.fakes import INVOICE_TOOLS, Ledger, TrustedStore, fake_tool, killing_store, remove_scratch
 from grader.parts.events.processes import BLOCKED_AFTER, RaceWriter, crash_writer, forked, unique_keys, write_locked
 from grader.probes import Raised, probe
 
@@ -47,7 +46,7 @@ def _with_scratch(fn):
         try:
             return fn(ctx, folder, *args)
         finally:
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_scratch(folder)
 
     return run
 
