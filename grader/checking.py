@@ -266,12 +266,18 @@ class Checker:
         Fast path: every example's probes go to the child in a few batches
         (``_replay``). Only when an example fails does Hypothesis run the test
         again, one probe at a time, to find and shrink the smallest failure.
-        ``first``: arguments of a small hand-picked case, checked before all.
+        ``first``: arguments of a hand-picked case, checked before all; when it
+        fails, a failing random example is shrunk and shown instead (a smaller
+        counterexample), and the hand-picked one only when none fails.
         """
 
         def run(test):
+            failed_first = None
             if first is not None:
-                test(*first)  # a hand-picked small case: its failure needs no shrinking
+                try:
+                    test(*first)
+                except Failure as failure:  # reported only if no random example, shrunk, fails too
+                    failed_first = failure
             key = bank.Key(self.task_id, test.__name__, self.seed, examples or self.examples)
             self._same_strategies(key, strategies)
             drawing = time.monotonic()
@@ -279,6 +285,8 @@ class Checker:
             self.deadline += time.monotonic() - drawing  # the grader's own work is not the learner's time
             first_failure = self._replay(test, cases)
             if first_failure is None:
+                if failed_first is not None:
+                    raise failed_first
                 return test
 
             def example(case):

@@ -52,7 +52,8 @@ def expect_raises(check, name: str, args: list, error: str, attrs: dict, why: st
         gave = got.type if isinstance(got, Raised) else show(got)
         raise Failure(f"{_text(name, args)} gave {gave}; expected {error}: {why}", Counterexample(name, list(args), error, gave))
     if got.attrs != attrs:
-        raise Failure(f"{_text(name, args)} raised {error} with {show(got.attrs)}; expected {show(attrs)}")
+        shown, wanted = contrast(got.attrs, attrs)
+        raise Failure(f"{_text(name, args)} raised {error} with {shown}; expected {wanted}")
 
 
 def expect_records(check, name: str, args: list, expected):
@@ -73,7 +74,8 @@ def expect_verdict(check, current, proposal):
     extras = {key: value for key, value in expected.items() if key not in ("status", "reason")}
     wrong = wrong or any(got.get(key) != value for key, value in extras.items())
     if wrong:
-        raise Failure(f"{call.text()} returned {show(got)}; expected {show(expected)} "
+        shown, wanted = contrast(got, expected)
+        raise Failure(f"{call.text()} returned {shown}; expected {wanted} "
                       f"(case revision {current['revision']}, payment {current['payment_id']!r}, risk {current['risk_level']!r}, "
                       f"effects applied {current['effects_applied']})", call.counterexample(expected))
     if call.args_after != [current, proposal]:
@@ -109,7 +111,8 @@ def expect_decided(case, signals, output) -> None:
         raise Failure(f"{text} returned the keys {show(keys)}; expected exactly {OUTPUT_KEYS}")
     expected = model_refund(case, signals)
     if output["case"] != expected["case"]:
-        raise Failure(f"{text} left the case {show(output['case'])}; expected {show(expected['case'])}",
+        shown, wanted = contrast(output["case"], expected["case"])
+        raise Failure(f"{text} left the case {shown}; expected {wanted}",
                       Counterexample("build_refund_graph", [case, signals], expected["case"], output["case"]))
     by_id = {p.get("event_id"): (p.get("actor"), p.get("type")) for p in output["proposals"] if isinstance(p, dict)}
     if sorted(by_id.values()) != expected["proposals"] or [p.get("event_id") for p in output["proposals"]] != sorted(by_id):
@@ -126,7 +129,8 @@ def expect_decided(case, signals, output) -> None:
             kinds.setdefault(record["kind"], []).extend(by_id.get(i) for i in record["proposals"])
     kinds = {kind: sorted(who) for kind, who in sorted(kinds.items())}
     if kinds != expected["conflicts"]:
-        raise Failure(f"{text} recorded the conflicts {show(kinds)} (kind: [(actor, type)]); expected {show(expected['conflicts'])}")
+        shown, wanted = contrast(kinds, expected["conflicts"])
+        raise Failure(f"{text} recorded the conflicts {shown} (kind: [(actor, type)]); expected {wanted}")
     ids = [e.get("id") if isinstance(e, dict) else e for e in output["evidence"]]
     if ids != sorted(set(ids), key=str):
         raise Failure(f"{text} kept the evidence ids {show(ids)}; expected each id once, sorted (merge_evidence)")

@@ -8,7 +8,7 @@ what a correct answer is comes from ``model``.
 
 from collections import Counter
 
-from grader.checking import Counterexample, Failure, Raised, no_raise, show
+from grader.checking import Counterexample, Failure, Raised, contrast, no_raise, show
 from grader.parts.events.model import EVENT_KEYS, args_text, executions, logged_results
 
 
@@ -40,7 +40,8 @@ def expect_event(got, task_id, seq, kind, payload, doing: str) -> dict:
 def expect_listed(got, expected_events: list, doing: str) -> None:
     listed = no_raise(got, doing, hint="expected a list of events")
     if listed != expected_events:
-        raise Failure(f"{doing} returned {show(listed)}; expected {show(expected_events)}",
+        shown, wanted = contrast(listed, expected_events)
+        raise Failure(f"{doing} returned {shown}; expected {wanted}",
                       Counterexample(doing, [], expected_events, listed))
 
 

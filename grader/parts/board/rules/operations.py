@@ -5,7 +5,7 @@ Moves and removes are judged one call at a time against the model
 updates in the learner's process (``board_fold``) and judges every step.
 """
 
-from grader.checking import Counterexample, Failure, no_raise, show
+from grader.checking import Counterexample, Failure, contrast, no_raise, show
 from grader.parts.board.checks import brief, counterexample, expect_board
 from grader.parts.board.model import card_ids, invariant_problems, model_apply
 from grader.parts.board.strategies import (
@@ -146,7 +146,8 @@ def sequence_conservation(check):
             have = sorted(card_ids(got["result"])) if got["type"] == "Board" else None
             want = sorted(card_ids(expected)) if expected is not None else None
             if have != want:
-                raise Failure(f"{_at(number, update, before)} left the cards {show(have)}; expected {show(want)}",
+                shown, wanted = contrast(have, want)
+                raise Failure(f"{_at(number, update, before)} left the cards {shown}; expected {wanted}",
                               counterexample(before, update, want, have))
 
 
