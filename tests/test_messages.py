@@ -19,6 +19,9 @@ MESSAGES = [
      r"^at step \d+, board_reducer\(.+\) raised BoardError: .+ \(at agstate/board\.py, line \d+: .+\); a reducer never raises"),
     # A sequence that breaks on the hand-picked tour is shrunk all the same: a few steps, not the tour's eight.
     (board_mutants, "equal_copy_on_reject", "board.sequence", r"^at step [1-3], board_reducer\("),
+    # A stale card_count: the only difference is the "(n)", so the message says what it is.
+    (board_mutants, "forgets_card_count", "board.move",
+     r"has card_count \d+ \(the number in brackets\) but holds \d+ card\(s\): card_count is derived from cards"),
     # Mutating current and returning it: said so, not "returned current itself, as if the update were invalid".
     (board_mutants, "mutates_current", "board.move", r"changed current and returned it; build a new board"),
     # A CaseStream that cannot be built: named, with its line; not a grader error, not "after another resolver committed".

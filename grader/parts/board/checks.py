@@ -30,6 +30,16 @@ def brief(board) -> str:
         return show(board)
 
 
+def _stale_count(board) -> str | None:
+    """Why a board whose cards are right is still wrong: a column's card_count (the ``(n)`` shown) is stale."""
+    try:
+        column = next(c for c in board["columns"] if c["card_count"] != len(c["cards"]))
+    except (TypeError, KeyError, StopIteration):
+        return None
+    return (f"column {column['column_id']!r} has card_count {column['card_count']} (the number in brackets) but holds "
+            f"{len(column['cards'])} card(s): card_count is derived from cards, so a new board must recompute it")
+
+
 def reducer_text(current, update, as_instance=False) -> str:
     shown = f"{'a model of ' if as_instance else ''}{show(update)}"
     return f"board_reducer({'None' if current is None else brief(current)}, {shown})"
@@ -74,6 +84,7 @@ def expect_board(check, current, update, why: str, as_instance=False):
                       f"{brief(expected)} ({why})", counterexample(current, update, expected, "current itself"))
     if got["type"] != "Board" or got["result"] != expected:
         kind = "" if got["type"] == "Board" else f" (a {got['type']}, not a Board)"
+        why = _stale_count(got["result"]) or why
         raise Failure(f"{text} returned {brief(got['result'])}{kind}; expected {brief(expected)} ({why})",
                       counterexample(current, update, expected, got["result"]))
     if current is not None and got["is_current"]:
