@@ -5,10 +5,10 @@ switches out between the other's check and its write. CPython switches
 threads every 5 ms or so, so a racy ``append`` passes most runs. Here the
 threads run the learner's code one bytecode at a time, taking turns
 round-robin (``sys.settrace`` with ``f_trace_opcodes``, on frames of the
-learner's file only): threads running the same check-then-write all pass the
+learner's files only: the module's folder): threads running the same check-then-write all pass the
 check before any of them writes, on every run.
 
-Code outside the learner's file (``copy.deepcopy``, a C call such as
+Code outside the learner's files (``copy.deepcopy``, a C call such as
 ``dict.setdefault``) runs inside one step, as atomically as CPython runs it.
 A thread waiting for a lock made while ``cooperative_locks()`` was on tells
 the scheduler so, and the others run until the lock is free: a correct,
@@ -24,6 +24,7 @@ shows and what the notebook shows are the same interleaving.
 
 import _thread
 import contextlib
+import os
 import sys
 import threading
 import time
@@ -55,7 +56,8 @@ def run_in_lockstep(calls: list[Callable[[], object]], traced_file: str, *, stal
                     on_stall: Callable[[int], None] | None = None) -> list:
     """Run each call in a thread of its own, in lockstep; their return values, in order.
 
-    ``traced_file``: the learner's module file; only its code is stepped.
+    ``traced_file``: the learner's module file; its code, and the code of every file in its folder
+    (a helper module the learner split off), is stepped.
     An exception that escapes a call is raised here once every thread has
     finished (the first, by call order): wrap calls that may raise, e.g. in
     the probes' ``ctx.attempt``. ``on_stall(i)``: told when thread ``i`` is
@@ -86,6 +88,7 @@ def run_in_lockstep(calls: list[Callable[[], object]], traced_file: str, *, stal
 
 
 def _thread_main(run: _Run, i: int, call, traced_file: str, results: list, escaped: list) -> None:
+    folder = os.path.dirname(traced_file) + os.sep
     with _CV:
         run.index[threading.get_ident()] = i
 
@@ -95,7 +98,7 @@ def _thread_main(run: _Run, i: int, call, traced_file: str, results: list, escap
         return local
 
     def trace(frame, event, arg):
-        if frame.f_code.co_filename != traced_file:
+        if not frame.f_code.co_filename.startswith(folder):
             return None
         frame.f_trace_opcodes = True
         return local

@@ -88,7 +88,8 @@ REACHES = [
     ("from grader import probes\n", 1, "imports grader"),
     ("from threading import _active\n", 1, "imports _active from threading"),
     ("import os\nx = os.sys\n", 2, "uses .sys"),
-    ("import inspect\nf = inspect.currentframe()\n", 2, "inspect.currentframe"),
+    ("import inspect\nf = inspect.currentframe()\n", 2, "uses .currentframe"),
+    ("def walk(frame):\n    match frame:\n        case object(f_back=back):\n            return back\n", 3, "matches .f_back"),
     ("from inspect import stack\n", 1, "inspect.stack"),
     ("def f():\n    return (lambda: 0).__globals__\n", 2, "uses .__globals__"),
     ("def f(x):\n    return x.__class__.__subclasses__()\n", 2, "uses .__subclasses__"),
@@ -97,8 +98,7 @@ REACHES = [
     ("exec('x = 1')\n", 1, "uses exec"),
     ("x = __import__('os')\n", 1, "uses __import__"),
     ("x = vars()\n", 1, "uses vars"),
-    ("import os\nname = 'p' + 'ath'\nx = getattr(os, name)\n", 3, "uses getattr other than as getattr(obj, 'name')"),
-    ("import functools\nx = functools.reduce(getattr, ['a'], object)\n", 2, "uses getattr other than"),
+    ("import os\nx = getattr(os, 'sys')\n", 2, "uses getattr(os, 'sys')"),
     ("import operator\nx = operator.attrgetter('f_back.f_globals')\n", 2, "names f_back"),
     ("import threading\nx = threading._shutdown\n", 2, "threading._shutdown, a private name of a module"),
     ("from pydantic import ImportString\n", 1, "ImportString"),
@@ -125,6 +125,16 @@ FINE = [
     '"""Never touch sys.modules or f_back here."""\nimport threading\nLOCK = threading.Lock()\n',
     "from IPython.display import HTML\nfrom langgraph.graph import StateGraph\nfrom pydantic import BaseModel\n",
     "class M(dict):\n    def __init__(self):\n        super().__init__()\n        super()._x = 1\n",
+    # What a red-team pass found refused wrongly before:
+    "def f(x):\n    return x\n\nif __name__ == '__main__':\n    print(f(1))\n",
+    "def build(g, f):\n    g.add_node('eval', f)\n    return ['exec', 'plan']\n",
+    "def pick(e, k):\n    return getattr(e, k), hasattr(e, k)\n",
+    "class E:\n    def __hash__(self):\n        return hash(tuple(self.__dict__))\n",
+    "import traceback\ndef why(e):\n    return e.__cause__, traceback.format_exc()\n",
+    "import types\nFROZEN = types.MappingProxyType({})\n",
+    "def run(compile):\n    return compile()\n",
+    "class Plan:\n    def __init__(self):\n        self.modules = []\n",
+    "import inspect\ndef awaits(x):\n    return inspect.isawaitable(x)\n",
 ]
 
 
@@ -139,6 +149,11 @@ def test_an_imported_agstate_file_is_read_too(tmp_path):
     assert sorted(f.sentence() for f in found) == [
         "agstate/extra.py, line 1: uses eval, which the grader does not allow",
         "agstate/helpers.py, line 1: imports gc, which the grader does not allow in a lab module"]
+
+
+def test_the_package_s_init_is_read_first(tmp_path):
+    found = _read(tmp_path, "x = 1\n", "state", __init__="import sys\nf = sys._getframe()\n")
+    assert [f.sentence() for f in found] == ["agstate/__init__.py, line 2: uses ._getframe, which reaches into the interpreter"]
 
 
 def _forgery_submission(tmp_path, attack: str = FORGERY):
