@@ -133,21 +133,11 @@ def test_code_that_turns_the_tracer_off_is_told_so(tmp_path):
         run_in_lockstep([module.append, module.append], str(path))
 
 
-def test_a_helper_file_beside_the_module_is_stepped_too(streams, tmp_path_factory):
+def test_a_helper_file_beside_the_module_is_stepped_too(tmp_path_factory):
     # Racy code moved out of the graded module into a helper of the same package races all the same:
     # a learner's agstate/streamlib.py imported by agstate/branches.py is not one atomic step.
     folder = tmp_path_factory.mktemp("package")
-    (folder / "helper.py").write_text(textwrap.dedent('''
-        class Racy:
-            def __init__(self):
-                self.events = []
-
-            def append(self, event, expected):
-                if expected != len(self.events):
-                    return "stale"
-                self.events.append(event)
-                return "won"
-    '''))
+    (folder / "helper.py").write_text(STREAMS)
     (folder / "module.py").write_text("")
     spec = importlib.util.spec_from_file_location("lockstep_helper", folder / "helper.py")
     helper = importlib.util.module_from_spec(spec)
