@@ -35,7 +35,7 @@ import os
 import sys
 import threading
 
-__all__ = ["install", "installed", "permitted", "tracing_permitted", "protect", "hide_grader", "RUNTIME_TOKENS"]
+__all__ = ["install", "permitted", "tracing_permitted", "protect", "hide_grader", "RUNTIME_TOKENS"]
 
 # Words no source compiled at run time has a reason to hold; dataclasses, namedtuple, typing and
 # LangGraph compile none of them.
@@ -54,10 +54,6 @@ _PATH_EVENTS = {"open", "os.listdir", "os.scandir", "os.remove", "os.rename", "o
 _state = {"installed": False, "tracing": 0}
 _protected: set[str] = set()
 _trusted = threading.local()
-
-
-def installed() -> bool:
-    return _state["installed"]
 
 
 def install() -> None:

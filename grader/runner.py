@@ -55,12 +55,13 @@ def _base(task: Task) -> dict:
 def _grade_tasks(copy: Path, skipped: list[str], task_ids: list[str], seed: int, examples: int, timeout: float,
                  limits: Limits, sandbox: bool) -> list[dict]:
     results = []
-    part_problems: dict[str, dict] = {}
+    part_problems: dict[str, dict | None] = {}  # each part's files are looked at and read once
     for task_id in task_ids:
         task = TASKS[task_id]
-        problem = part_problems.get(task.part) or _missing_module(copy, task.part, skipped) or _reaches_in(copy, task.part)
+        if task.part not in part_problems:
+            part_problems[task.part] = _missing_module(copy, task.part, skipped) or _reaches_in(copy, task.part)
+        problem = part_problems[task.part]
         if problem:  # one failed import answers for the whole part
-            part_problems[task.part] = problem
             results.append({**_base(task), **problem})
             continue
         result = run_task(task, copy, seed, examples, timeout, limits, sandbox)
