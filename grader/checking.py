@@ -216,7 +216,7 @@ class Checker:
                 # This task's code can loop: its later rules are still checked, on a short leash.
                 self.call_limit = min(self.call_limit, _SHORT_LEASH_S)
                 raise Abort("timeout", f"{describe(name, args)} did not finish within {allowed:.1f} s "
-                                       "(an endless loop, or far too slow)") from None
+                                       "(an endless loop, a wait for a lock never released, or far too slow)") from None
             raise Abort(exc.status, exc.message) from None
         except LoadFailed as exc:
             raise Abort("error", f"your module failed to import again: {exc}") from None

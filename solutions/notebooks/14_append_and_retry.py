@@ -282,10 +282,11 @@ print(type(shared).__name__, shared.list(task))
 #
 # In `agstate/events.py`, write `SqliteEventStore`:
 #
-# 1. **`__init__(path=":memory:")`** — connect (`isolation_level=None`, so
-#    you control transactions; `check_same_thread=False`; a busy `timeout`),
-#    WAL mode for a file, and create the table with
-#    `PRIMARY KEY (task_id, seq)` — uniqueness in the schema itself.
+# 1. **`__init__(path=":memory:")`** — create the table with
+#    `PRIMARY KEY (task_id, seq)`: uniqueness in the schema itself. A hint
+#    for the connection: `isolation_level=None` lets you write `BEGIN` and
+#    `COMMIT` yourself, and `check_same_thread=False` lets a graph's worker
+#    threads use it.
 # 2. **`append`** — validate with `check_new_event` *first*; then, inside
 #    `BEGIN IMMEDIATE` … `COMMIT`: read the row at `seq` and the last seq,
 #    and store, return the stored event, or raise, as the table above says.

@@ -125,4 +125,110 @@ TABLE = {
      ('Sends apply in list order: the final board is the fold of ``board_reducer`` over the '
       'commands.')):
         checked('board.graph', 'the final board is the fold of board_reducer over the commands, in list order'),
+    # -- private helpers: provided (their behaviour is part of parse_update's) or completed by the learner ---------
+    ('_where', "A pydantic location as a path: ('columns', 0, 'cards', 1) -> columns[0].cards[1]."):
+        checked('board.validate',
+                'each problem is one readable sentence naming what is wrong: the column, the card, the operation type'),
+    ('_sentences', 'One readable sentence per pydantic error: where, what was expected, what arrived.'):
+        checked('board.models', "a BoardError's problems is a list of one-line sentences, one per problem"),
+    ('_duplicates', 'The ids that occur more than once, in order of first occurrence (linear: boards can be huge).'):
+        checked('board.models',
+                'a board needs unique column ids and card ids unique across the board: a repeat is a BoardError'),
+    ('_op_problems', 'What makes a well-formed operation impossible on ``current``.'):
+        checked('board.reject', 'a card or column that is not there makes the operation invalid'),
+    ('_replace', 'A validated whole board: stored with every derived ``card_count`` recomputed.'):
+        checked('board.replace', 'card_count is derived: recomputed from the cards, whatever the update claimed'),
+    ('_move', '``board`` (a copy, free to change) after a valid move.'):
+        checked('board.move', 'a card moves out of from_column to the end of to_column'),
+    ('_remove', '``board`` (a copy, free to change) after a valid remove.'):
+        checked('board.remove', 'remove with card_id removes that card from from_column, and only it'),
+}
+
+# The "Your exercise" sections of part B's notebooks (solutions/notebooks/09_operations.py … 12_board_widget.py).
+NOTEBOOKS = {
+    # also: 'return it with every card_count recomputed': board.sequence, "after every accepted update each column's
+    #   card_count == len(cards) ..."; 'which validates, copies': board.sequence, 'no step mutates current or the update'
+    ('09_operations',
+     'In `agstate/board.py`, complete `_move` and `_remove` (they receive a deep copy, free to change, and return it '
+     'with every `card_count` recomputed by `_replace`), and `board_reducer`, which validates, copies and dispatches '
+     '(notebook 10 covers its rejecting side).'):
+        checked('board.sequence', "every step's result equals the model's: the fold of the updates in order"),
+    ('09_operations', 'The grader checks:'):
+        explains('a heading: each rule of the list below is its own entry'),
+    # also: 'within one column to its end': board.move, 'a move within one column puts the card at the end ...'
+    ('09_operations', '- a card moves to the end of `to_column`; within one column to its end;'):
+        checked('board.move', 'a card moves out of from_column to the end of to_column'),
+    ('09_operations', "- a column move takes `to_column`'s index; the others keep their order;"):
+        checked('board.move',
+                'a move without card_id moves the column to the index to_column had; the others keep their order'),
+    # also: 'without, clears the column': board.remove, "remove without card_id clears the column's cards; ..."
+    ('09_operations', '- remove with `card_id` removes that card only; without, clears the column;'):
+        checked('board.remove', 'remove with card_id removes that card from from_column, and only it'),
+    # also: board.remove, 'a remove with no board yet (current is None) returns None'
+    ('09_operations', '- an op with no board yet (`current is None`) returns None;'):
+        checked('board.move', 'an operation with no board yet (current is None) returns None'),
+    # also: cards conserved, nothing mutated, current itself on reject: board.sequence's other rules, each by name
+    ('09_operations',
+     '- random sequences of updates against a model: invariants after every step, cards conserved, nothing mutated, '
+     '`current` itself on reject.'):
+        checked('board.sequence',
+                "after every accepted update each column's card_count == len(cards) and every id is unique"),
+    ('09_operations', 'This cell needs your reducer.'):
+        explains('what the next cell runs'),
+    ('09_operations', '### Checking against a model'):
+        explains('a sub-heading'),
+    ('09_operations',
+     "The grader compares your reducer with a tiny model of the board (plain dicts, a few lines per operation), on "
+     "random sequences of updates drawn against the board as it evolves — the idea of Hypothesis's stateful "
+     "testing."):
+        checked('board.sequence', "every step's result equals the model's: the fold of the updates in order"),
+    ('09_operations', 'After every step it checks what must *always* hold, whatever the sequence.'):
+        checked('board.sequence',
+                "after every accepted update each column's card_count == len(cards) and every id is unique"),
+    ('09_operations', 'Here is the same idea on a few hundred random sequences:'):
+        explains('introduces the demo cell that follows'),
+    ('10_validation',
+     'Complete `STRICT`/`Id`, `parse_update`, `_op_problems`, `validate_update` and `board_reducer` in '
+     '`agstate/board.py`.'):
+        explains("what to complete; their rules are the docstrings' (checked by board.models, board.reject and "
+                 "board.validate, sentence by sentence in TABLE)"),
+    # also: 'the board preserved': board.reject, 'an invalid update returns current itself ...'; 'the reason':
+    #   board.validate, 'each problem is one readable sentence naming what is wrong ...'
+    ('10_validation',
+     'This cell needs them: three things a model really emits, each rejected, the board preserved, the reason ready '
+     'to show the agent.'):
+        checked('board.reject', 'an invalid update returns current itself (the same object), unchanged'),
+    ('11_derived_fields', 'Complete `_replace` (and use it after every accepted update).'):
+        checked('board.replace', 'card_count is derived: recomputed from the cards, whatever the update claimed'),
+    ('11_derived_fields', 'This cell needs your reducer.'):
+        explains('what the next cell runs'),
+    # also: build_board first: the same rule checks the node's name; DEMO_BOARD: board.graph, 'an empty or garbage
+    #   starting board becomes DEMO_BOARD ...'; typed Board: 'BoardState.board is typed Board ...'; list order: 'the
+    #   final board is the fold ...'; rejected: 'rejected holds one reason per command ...'
+    ('12_board_widget',
+     'Complete `BoardState` and `build_board_graph` in `agstate/board.py`: `board` typed `Board` (notebook 08), a '
+     'node `build_board` that puts `DEMO_BOARD` in place when the board is empty, then one `Send` per command in list '
+     'order, each returning `{"board": command}` and one reason in `rejected` when the command is invalid against the '
+     'board it was issued on.'):
+        checked('board.graph', "each command runs as its own apply_command call, which returns {'board': command}"),
+    ('12_board_widget', 'The cells below need them.'):
+        explains('what the next cells run'),
+    ('12_board_widget',
+     'The agent proposes a board: a whole board is a valid update, validated by the reducer like any other (its '
+     'counts recomputed).'):
+        checked('board.replace', 'a valid whole board replaces the board, whether current is None or a board'),
+    ('12_board_widget',
+     'The board, live: ◀ ▶ move a card (or, in a header, the column), ✕ removes a card.'):
+        explains("the provided widget's buttons (agstate/board_widget.py, not the learner's code)"),
+    ('12_board_widget', 'Each click is an operation sent through the reducer.'):
+        explains("how the provided widget works, tested in tests/test_board_widget.py, not a rule of the learner's code"),
+    ('12_board_widget', 'The person moves `T-42` to `doing` (the same as clicking ▶ on it):'):
+        explains('narrates the demo cell that follows'),
+    ('12_board_widget',
+     "The agent's next step, with its stale plan for `T-42` and a valid command for `T-39`: the stale move is "
+     "rejected, the person's edit kept, and the reason is in the state for the agent to read."):
+        checked('board.graph',
+                'rejected holds one reason per command that was invalid against the board the commands were issued on'),
+    ('12_board_widget', "A person's stale click is rejected the same way, and shown in the view:"):
+        explains("the provided widget's view of a rejection (agstate/board_widget.py), shown by the demo cell"),
 }

@@ -99,26 +99,26 @@ TABLE = {
         explains("describes the input proposal's keys; what classify_proposal does with them is the numbered rules below"),
     ("classify_proposal", 'Returns ``{"status": ..., "reason": None | str, ...}``; the first matching rule wins:'):
         checked(CLASSIFY, CLASSIFY_STALE),  # expect_verdict needs the reason key (None when accepted)
-    ("classify_proposal", "1."):
-        explains("the number of the first rule of the table; the rule itself is the next sentence"),
-    ("classify_proposal", "``expected_revision != revision`` → conflict ``stale_revision``, with ``current_revision``. 2."):
+    ("classify_proposal", "1. ``expected_revision != revision`` → conflict ``stale_revision``, with ``current_revision``."):
         checked(CLASSIFY, CLASSIFY_STALE),
-    ("classify_proposal", "``evidence_added`` → accepted. 3."):
+    ("classify_proposal", "2. ``evidence_added`` → accepted."):
         checked(CLASSIFY, CLASSIFY_FACTS),
-    ("classify_proposal", '``payment_found``: ``payload["payment_id"]`` differs from a known ``payment_id`` → conflict '
-                          "``payment_id_mismatch``; else accepted. 4."):
+    ("classify_proposal", '3. ``payment_found``: ``payload["payment_id"]`` differs from a known ``payment_id`` → conflict '
+                          "``payment_id_mismatch``; else accepted."):
         checked(CLASSIFY, CLASSIFY_FACTS),
-    ("classify_proposal", '``risk_assessed``: ``payload["risk_level"]`` not in RISK_LEVELS → rejected '
-                          "``invalid_risk_level``; else accepted. 5."):
+    ("classify_proposal", '4. ``risk_assessed``: ``payload["risk_level"]`` not in RISK_LEVELS → rejected '
+                          "``invalid_risk_level``; else accepted."):
         checked(CLASSIFY, CLASSIFY_FACTS),
-    ("classify_proposal", "``refund_approval_proposed``: effects applied → conflict ``effect_already_applied``; risk "
+    ("classify_proposal", "5. ``refund_approval_proposed``: effects applied → conflict ``effect_already_applied``; risk "
                           "``high`` → conflict ``approval_conflicts_with_high_risk`` with ``required_inputs`` "
                           '``["risk_assessment", "human_override_or_rejection"]``; no payment id → conflict '
                           '``payment_not_confirmed``; ``payload["amount"] > payment_amount`` → conflict '
-                          "``amount_exceeds_payment``; else accepted. 6."):
+                          "``amount_exceeds_payment``; else accepted."):
         checked(CLASSIFY, CLASSIFY_APPROVAL),
-    ("classify_proposal", "``refund_rejection_proposed``: effects applied → conflict ``effect_already_applied``; else "
-                          "accepted. 7. anything else → rejected ``unknown_proposal_type``."):
+    ("classify_proposal", "6. ``refund_rejection_proposed``: effects applied → conflict ``effect_already_applied``; else "
+                          "accepted."):
+        checked(CLASSIFY, CLASSIFY_REJECTION),
+    ("classify_proposal", "7. anything else → rejected ``unknown_proposal_type``."):
         checked(CLASSIFY, CLASSIFY_REJECTION),
     ("classify_proposal", "Never mutates its arguments."):
         checked(CLASSIFY, CLASSIFY_FACTS),  # expect_verdict, in every classify rule: the arguments after the call
@@ -197,5 +197,99 @@ TABLE = {
     ("build_refund_graph", "Output keys: ``case``, ``evidence``, ``proposals``, ``conflicts``, ``events``, "
                            "``effects_done`` — the same whatever order the branch results arrive in, and when one arrives "
                            "twice."):
+        checked(ORDER, GRAPH_EVERY_ORDER),
+    # -- private helpers: provided (_union, merge_evidence's) or completed by the learner (_decide) ---------------
+    ('_union', 'Union of two lists of records by ``key``, sorted by it; same key and different content raises.'):
+        checked(MERGE, MERGE_UNION),
+    ('_decide', 'The ``decide`` node: the only writer of the decision.'):
+        checked(ORDER, GRAPH_BRANCH_WRITES),
+    ('_decide', 'Returns ``case``, ``conflicts``, ``events``.'):
+        checked(ORDER, GRAPH_DECIDES),
+    # also: 'payment_id (write-once)': a second payment id conflicts (classify's payment_id_mismatch row)
+    ('_decide', '1. Facts first: each ``evidence_added``, ``payment_found`` and ``risk_assessed`` proposal is classified '
+                'against the case as the branches read it; accepted payments set ``payment_id`` (write-once) and '
+                '``payment_amount``, accepted risk sets ``risk_level``.'):
+        checked(ORDER, GRAPH_DECIDES),
+    ('_decide', '2. Then every decision proposal (approval, rejection) is classified against the case *with the facts '
+                'applied*.'):
+        checked(ORDER, GRAPH_DECIDES),
+    # One record per kind: expect_decided counts the records of each kind (mutant conflict_record_per_proposal).
+    ('_decide', '3. Conflicts become records (``open_conflict``), one per kind, holding all the proposals of that kind; '
+                'approvals and rejections both accepted are a ``contradictory_decisions`` conflict.'):
+        checked(ORDER, GRAPH_DECIDES),
+    # The event's case_id, revision and proposals: expect_decided (mutant decision_event_names_no_proposals).
+    ('_decide', '4. No conflict and one outcome among the accepted decisions: set ``decision`` (``"approved"`` / '
+                '``"rejected"``) and append ``{"type": "approval_confirmed" | "refund_rejected", "case_id", '
+                '"revision": <new revision>, "proposals": <their event ids>}``.'):
+        checked(ORDER, GRAPH_DECIDES),
+    ('_decide', '5. The revision goes up by one.'):
+        checked(ORDER, GRAPH_DECIDES),  # the case is compared whole with the model's, revision included
+    ('_decide', 'Proposals are iterated in event-id order, so the result never depends on which branch finished first.'):
+        checked(ORDER, GRAPH_EVERY_ORDER),
+}
+
+# The "Your exercise" sections of part D's notebooks (solutions/notebooks/21_merge_evidence.py … 27_effects_once.py).
+NOTEBOOKS = {
+    # also: the docstring's rules, each in TABLE
+    ('21_merge_evidence',
+     'In `agstate/branches.py`, write **`merge_evidence(left, right)`** as its docstring says (`None` counts as no '
+     'evidence).'):
+        checked(MERGE, MERGE_NONE),
+    # also: 'your inputs are unchanged': MERGE_PURE
+    ('21_merge_evidence',
+     'The grader checks it on random evidence lists (repeated ids, identical and conflicting records, unicode and '
+     'empty ids) and checks that your inputs are unchanged.'):
+        checked(MERGE, MERGE_PURE),
+    ('22_reducer_laws', 'Nothing new to write: make `merge_evidence` obey the three laws.'):
+        checked(LAWS, LAW_COMMUTATIVE),  # also: the other two laws, each a rule of branches.laws
+    ('22_reducer_laws',
+     'The grader draws random evidence (and collisions) and checks each law, exactly as the cells above do.'):
+        explains('how the check cell grades: the inputs the laws are checked on'),
+    ('23_write_once', 'Write **`write_once(old, new)`** in `agstate/branches.py`.'):
+        checked(ONCE, ONCE_FROM_NONE),  # also: the docstring's other rules, each in TABLE
+    ('23_write_once',
+     'The grader checks it on random values (including `0`, `\'\'` and `False`, which are values, not "nothing yet") '
+     'and in random graphs of parallel and sequential writers.'):
+        checked(ONCE, ONCE_IN_GRAPH),
+    # also: 'nothing stored when the version is not current': STREAM_STALE
+    ('24_optimistic_concurrency',
+     'Complete **`CaseStream`** in `agstate/branches.py`: `version`, `append(event, expected_version)` (store a copy; '
+     'return the new version; `StaleVersion(expected, actual)` and nothing stored when the version is not current) '
+     'and `events()` (copies, oldest first).'):
+        checked(OPTIMISTIC, STREAM_APPENDS),
+    ('24_optimistic_concurrency',
+     'The grader races real threads against your stream in lockstep, as above, and checks that exactly one writer '
+     'wins each round.'):
+        checked(OPTIMISTIC, STREAM_RACE),
+    ('25_classify_proposals',
+     "Write **`classify_proposal(current, proposal)`** in `agstate/branches.py`, rule by rule, in the table's "
+     "order."):
+        checked(CLASSIFY, CLASSIFY_STALE),  # 'in the table's order': rule 1 first; the other rows, each in TABLE
+    # also: 'required_inputs for the high-risk conflict': CLASSIFY_APPROVAL; 'never mutate': every classify rule
+    #   (expect_verdict reads the arguments after the call)
+    ('25_classify_proposals',
+     'Return a new dict with `status` and `reason` (`None` when accepted), plus `current_revision` for a stale '
+     'proposal and `required_inputs` for the high-risk conflict; never mutate the arguments.'):
+        checked(CLASSIFY, CLASSIFY_STALE),
+    ('25_classify_proposals', 'The grader checks every row on random cases.'):
+        explains('how the check cell grades: each row is a rule of branches.classify'),
+    ('26_conflicts_as_data',
+     'Write **`open_conflict`** and **`resolve_conflict`** in `agstate/branches.py` as their docstrings say.'):
+        checked(CONFLICTS, CONFLICT_RECORD),  # also: the docstrings' rules, each in TABLE
+    # also: stable ids: CONFLICT_IDS; the appended event: CONFLICT_RESOLUTION; nothing earlier changes:
+    #   CONFLICT_HISTORY; a second resolution: CONFLICT_ONCE; the lost race: RESOLVER_RACE
+    ('26_conflicts_as_data',
+     "The grader checks the record's shape, stable ids, the appended event, that nothing earlier changes, that a "
+     "second resolution appends nothing, and that a resolver who loses the race (another one commits between its "
+     "read and its append) re-reads instead of retrying blindly."):
+        checked(CONFLICTS, RESOLVER_RACE),
+    ('27_effects_once',
+     'Complete **`RefundState`**, `merge_proposals`, `_decide` and **`build_refund_graph(effects, '
+     'checkpointer=None)`** in `agstate/branches.py`, as their docstrings say.'):
+        checked(ORDER, GRAPH_DECIDES),  # also: the docstrings' rules, each in TABLE
+    # also: 'twice': 'a branch result delivered twice changes nothing'; the effects on redelivery: EFFECTS_CONFIRMATION
+    ('27_effects_once',
+     'The grader runs your graph on random cases against the decision table, delivers the branch results in every '
+     'order and twice, and counts the effects on redelivery.'):
         checked(ORDER, GRAPH_EVERY_ORDER),
 }

@@ -141,3 +141,100 @@ TABLE = {
                             "result was logged runs again."):
         checked("events.graph", GRAPH_RESUMES),
 }
+
+# The "Your exercise" sections of part C's notebooks (solutions/notebooks/14_append_and_retry.py … 18_checkpointer_vs_log.py).
+SCHEMA = "(task_id, seq) is unique in the schema itself (PRIMARY KEY or UNIQUE), and the file is a sound SQLite database"
+NOTEBOOKS = {
+    ('14_append_and_retry', 'In `agstate/events.py`, write `SqliteEventStore`:'):
+        explains('a heading: each item below is its own entry'),
+    ('14_append_and_retry',
+     '1. **`__init__(path=":memory:")`** — create the table with `PRIMARY KEY (task_id, seq)`: uniqueness in the '
+     'schema itself.'):
+        checked('events.durable', SCHEMA),
+    ('14_append_and_retry',
+     'A hint for the connection: `isolation_level=None` lets you write `BEGIN` and `COMMIT` yourself, and '
+     "`check_same_thread=False` lets a graph's worker threads use it."):
+        explains('a hint on how to connect, marked as one: the behaviours it serves are the rules (the race rule '
+                 'needs BEGIN IMMEDIATE; no run of the lab uses a store from a second thread)'),
+    # also: 'validate with check_new_event first': events.append, REJECTS ('before writing anything'); 'return the
+    #   stored event': events.idempotent, RETRY; 'or raise': events.concurrency, CONFLICT and GAP; 'inside BEGIN
+    #   IMMEDIATE': events.concurrency, RACE
+    ('14_append_and_retry',
+     '2. **`append`** — validate with `check_new_event` *first*; then, inside `BEGIN IMMEDIATE` … `COMMIT`: read the '
+     'row at `seq` and the last seq, and store, return the stored event, or raise, as the table above says.'):
+        checked('events.append', APPEND_IN_ORDER),
+    # A transaction left open keeps the write lock: the next append, or another writer's, cannot start (the mutant
+    # no_rollback in tests/mutants/events_mutants.py loses these marks).
+    ('14_append_and_retry', 'Roll back on every exit that does not commit.'):
+        checked('events.concurrency', CONFLICT),
+    # also: 'last_seq': events.append, 'a task without events has last_seq 0 and lists no events'
+    ('14_append_and_retry', '3. **`list(task_id, from_seq=1)`** and **`last_seq(task_id)`**.'):
+        checked('events.append', APPEND_IN_ORDER),
+    ('14_append_and_retry',
+     'The grader runs random logs on fresh stores (in memory and on files), retries with reordered payloads, '
+     'conflicts and gaps, writers in separate processes racing for the same seqs, and writers killed with '
+     '`SIGKILL`.'):
+        explains('how the check cells grade: the runs the rules above make'),
+    ('15_projection_and_replay', 'In `agstate/events.py`, write **`project_state(events, task_id="")`**:'):
+        explains('a heading: each rule of the list below is its own entry'),
+    # also: 'status new with no events': events.project, EMPTY
+    ('15_projection_and_replay',
+     "- status `new` with no events; `running` after `agent.started` or any tool event; `crashed` after "
+     "`agent.crashed`, until the next event; `completed` after `task.completed` (and `output` = its payload's "
+     "`output`);"):
+        checked('events.project', FOLD),
+    ('15_projection_and_replay', "- `last_seq` = the last event's seq (0 with none);"):
+        checked('events.project', FOLD),
+    ('15_projection_and_replay',
+     '- `tool_results` keyed by **call id**: a later result for the same call id replaces the earlier one;'):
+        checked('events.project', FOLD),
+    # also: 'the same events give the same state': every prefix is folded and compared with the model (FOLD)
+    ('15_projection_and_replay', '- pure: the same events give the same state, and the events are never changed.'):
+        checked('events.project', PURE),
+    ('15_projection_and_replay',
+     'The grader folds random runs, every prefix of each, and checks the events afterwards.'):
+        explains('how the check cell grades: the runs the rules above fold'),
+    ('16_tool_cache_bugs',
+     'In `agstate/events.py`, write **`call_tool(store, task_id, call_id, tool, args)`** as above.'):
+        checked('events.resume', BY_CALL_ID),
+    # A counter of one's own starts again in the new process and collides with the logged seqs: ConcurrencyError.
+    ('16_tool_cache_bugs',
+     'Seq numbers come from the store (`last_seq + 1`), never from a counter of your own: a resumed run in a new '
+     'process must continue the same numbering. (It also passes an idempotency key to tools that take one: that is '
+     'notebook 17.)'):
+        checked('events.resume', KILL),
+    ('16_tool_cache_bugs', '`call_tool` is graded with `run_task` as `events.resume`, at the end of notebook 17.'):
+        explains('where call_tool is graded'),
+    ('17_idempotency_keys', 'In `agstate/events.py`:'):
+        explains('a heading: each item below is its own entry'),
+    ('17_idempotency_keys',
+     '1. **`call_tool`** (notebook 16) also passes `idempotency_key=f"{task_id}:{call_id}"` when '
+     '`inspect.signature(tool).parameters` has `idempotency_key`.'):
+        checked('events.resume', KILL),
+    # also: 'a completed task returns its output': PLAIN; the payloads: RUN_PAYLOADS
+    ('17_idempotency_keys',
+     '2. **`run_task(store, task_id, input, plan, tools)`** — project the log first: a completed task returns its '
+     '`output`; a new one gets `agent.started` {input}; then each step through `call_tool` with call id '
+     '`f"{i}:{name}"`; then `task.completed` {output}.'):
+        checked('events.resume', PLAIN),
+    ('17_idempotency_keys', 'On an exception, append `agent.crashed` {reason} and re-raise.'):
+        checked('events.resume', RAISE),
+    ('17_idempotency_keys',
+     'The grader runs random plans — repeated tools with other arguments, falsy results, some tools taking keys — and '
+     'crashes them at random points: a tool raising, the process killed with `SIGKILL` right after any append, or '
+     'killed inside a tool after its side effect.'):
+        explains('how the check cell grades: the runs the rules above make'),
+    ('17_idempotency_keys', 'A ledger of side effects, written by the fake tools, says what really ran, and when.'):
+        explains("how the grader knows what ran: its own fake tools' ledger"),
+    # also: 'call_tool(store, state["task_id"], name, ...)': the call id is the node's name, checked by the same rule
+    ('18_checkpointer_vs_log',
+     'In `agstate/events.py`, write **`build_invoice_graph(store, tools, checkpointer=None)`**: '
+     '`StateGraph(InvoiceState)` with the nodes of `INVOICE_STEPS` in order; each node calls `tools[name]` through '
+     '`call_tool(store, state["task_id"], name, tools[name], args)`, the args taken from the state as '
+     '`INVOICE_STEPS` says, and returns its key.'):
+        checked('events.graph', GRAPH_RUNS),
+    ('18_checkpointer_vs_log',
+     'The grader runs it with a `SqliteSaver` on a file, crashes it (a tool raising, the process killed right after '
+     'any append, or killed inside a tool), then calls `invoke(None, config)` from a new process.'):
+        checked('events.graph', GRAPH_RESUMES),
+}

@@ -133,4 +133,136 @@ TABLE = {
                     "run, in order."):
         # The second half: "trace lists every node run in order, sources have no duplicates, used_calls equals LOOKUP_ROUNDS".
         checked("state.schemas", "build_graph's invoke returns exactly the OutputState keys: internal keys never leave the graph"),
+    # -- private helpers the learner completes ---------------------------------------------------------------
+    # also: 'anything else is one': state.append, 'a bare str is one item, never split into characters'
+    ('_items', 'The items a write carries: a list/tuple holds items, anything else is one.'):
+        checked('state.append', 'append returns the items of old, then the items of new, in order'),
+}
+
+# The "Your exercise" sections of part A's notebooks (solutions/notebooks/01_overwrite.py … 06_schemas.py).
+NOTEBOOKS = {
+    ('01_overwrite',
+     "Open `agstate/state.py` and complete **`NaiveState`**: the seed's state, broken on purpose, so the lab can "
+     "reproduce the bug on demand."):
+        explains("what to open and why NaiveState is broken on purpose; its three rules are the items below"),
+    ('01_overwrite', 'The grader checks three rules:'):
+        explains('a heading: each rule of the list below is its own entry'),
+    ('01_overwrite', '- `NaiveState.trace` has no merge rule: a plain `list[str]`;'):
+        checked('state.overwrite', 'NaiveState.trace has no merge rule: LangGraph gives it a LastValue channel'),
+    ('01_overwrite', '- sequential nodes writing it overwrite each other: only the last write stays;'):
+        checked('state.overwrite',
+                'sequential nodes writing NaiveState.trace overwrite each other: only the last write stays'),
+    ('01_overwrite', '- two nodes writing it in the same step raise `InvalidUpdateError`.'):
+        checked('state.overwrite', 'two nodes writing NaiveState.trace in the same step raise InvalidUpdateError'),
+    ('01_overwrite',
+     'This cell needs your `NaiveState` from `agstate/state.py`: it runs both graphs above on it. (Restart the kernel '
+     'after editing the module, or use the check cell below, which always reads the file as saved.)'):
+        explains('what the next cell runs, and how to see an edit of the module'),
+    ('01_overwrite',
+     'Check your work: the grader builds graphs over your `NaiveState` with random node names, in a separate process, '
+     'and shows a scorecard.'):
+        explains('how the check cell grades, not a behaviour of the module'),
+    ('02_append_and_budget', 'In `agstate/state.py`:'):
+        explains('a heading: each item below is its own entry'),
+    ('02_append_and_budget', '1. **`append(old, new)`** — the items of `old`, then the items of `new`, in order.'):
+        checked('state.append', 'append returns the items of old, then the items of new, in order'),
+    # also: 'new may be a list, a tuple or a single item': the append rules draw all three
+    #   (grader/parts/state/strategies.py, writes)
+    ('02_append_and_budget',
+     '`old` may be `None`; `new` may be a list, a tuple or a single item (a bare `str` is one item, never split into '
+     'characters).'):
+        checked('state.append', 'a bare str is one item, never split into characters'),
+    ('02_append_and_budget', 'Return a new `list`; never mutate the arguments.'):
+        checked('state.append', 'append returns a new list and never mutates its arguments'),
+    ('02_append_and_budget', '2. **`State`** — declare its keys with their merge rules as the docstring lists them.'):
+        checked('state.schemas', "State has exactly the spec's keys, and question and answer overwrite (no reducer)"),
+    # also: used_calls: state.budget, 'State.used_calls sums every write, from sequential and parallel writers alike'
+    ('02_append_and_budget',
+     "This notebook's tasks look at `trace` (`Annotated[list[str], append]`) and `used_calls` "
+     "(`Annotated[int, operator.add]`); the other keys come in notebooks 03–06."):
+        checked('state.append',
+                'State.trace accumulates every write, sequential and parallel (parallel ones in node-name order)'),
+    ('02_append_and_budget',
+     'The grader checks `append` on random lists, strings (unicode, empty, repeated) and tuples, and runs random '
+     'sequential and parallel graphs over your `State`.'):
+        explains('how the check cells grade: the inputs the rules above draw'),
+    ('03_dedupe',
+     'Complete **`merge_sources(old, new)`** in `agstate/state.py`, and give `State.sources` the rule '
+     '`Annotated[list[str], merge_sources]`.'):
+        checked('state.dedupe', 'State.sources merges every write, keeping first occurrences'),
+    ('03_dedupe', 'The rules:'):
+        explains('a heading: each rule of the list below is its own entry'),
+    ('03_dedupe', '- the items of `old`, then of `new`, keeping only the **first occurrence** of each, in order;'):
+        checked('state.dedupe', 'merge_sources keeps the first occurrence of each item, in order'),
+    ('03_dedupe', '- the result never holds a duplicate — also when `old` already held one;'):
+        checked('state.dedupe', 'the result never holds a duplicate, also when old already held one'),
+    ('03_dedupe', '- `old` may be `None`; a bare `str` is one item;'):
+        checked('state.dedupe', 'old may be None, and a bare str is one item'),
+    ('03_dedupe', '- a new `list`, arguments never mutated;'):
+        checked('state.dedupe', 'merge_sources returns a new list and never mutates its arguments'),
+    ('03_dedupe', '- **linear time**: 50,000 items well under a second.'):
+        checked('state.dedupe', 'merge_sources runs in linear time: 50,000 items take well under a second'),
+    ('04_keep_max',
+     'Complete **`keep_max(old, new)`** in `agstate/state.py`, and give `State.best_score` the rule '
+     '`Annotated[int | None, keep_max]`.'):
+        checked('state.keep_max', 'State.best_score keeps the best score, a first negative score included'),
+    ('04_keep_max', 'The rules:'):
+        explains('a heading: each rule of the list below is its own entry'),
+    ('04_keep_max', '- the larger of the two, for any mutually comparable values (ints, floats, strs);'):
+        checked('state.keep_max', 'keep_max returns the larger of two values (ints, floats or strs)'),
+    ('04_keep_max',
+     '- `None` means absent: `keep_max(None, x) == x`, `keep_max(x, None) == x`, `keep_max(None, None) is None`;'):
+        checked('state.keep_max',
+                'None means absent: keep_max(None, x) == x, keep_max(x, None) == x, keep_max(None, None) is None'),
+    ('04_keep_max', '- zero and negative numbers are values, not absence (test `is None`, not truthiness);'):
+        checked('state.keep_max', 'zero and negative numbers are values, not absence'),
+    ('04_keep_max', '- commutative, associative, idempotent;'):
+        checked('state.keep_max', 'keep_max is commutative, associative and idempotent'),
+    ('04_keep_max', '- through a graph, `State.best_score` keeps a first negative score.'):
+        checked('state.keep_max', 'State.best_score keeps the best score, a first negative score included'),
+    ('05_windows', 'In `agstate/state.py`:'):
+        explains('a heading: each item below is its own entry'),
+    # also: 'a new list, arguments never mutated': state.window, 'keep_recent returns a new list and never mutates its
+    #   arguments'
+    ('05_windows',
+     '1. **`keep_recent(old, new)`** — the last `WINDOW` items of `old + new`, in order; `old` may be `None`, a bare '
+     '`str` is one item; a new `list`, arguments never mutated.'):
+        checked('state.window', 'keep_recent keeps the last WINDOW items of old + new, in order'),
+    ('05_windows', '2. **`windowed(n)`** — returns a reducer keeping the last `n` items.'):
+        checked('state.window', 'windowed(n) returns a reducer keeping the last n items, for any n >= 1'),
+    ('05_windows',
+     'LangGraph must accept it in `Annotated[...]`: exactly two positional parameters (a closure, as above).'):
+        checked('state.window',
+                'LangGraph accepts windowed(n) in Annotated[...]: the reducer takes exactly (old, new)'),
+    ('05_windows', '`windowed(WINDOW)` behaves as `keep_recent`.'):
+        checked('state.window', 'windowed(WINDOW) behaves as keep_recent'),
+    ('05_windows',
+     'If `n` is not an int >= 1, raise `ValueError` at once, at `windowed(...)` — not later, inside a run.'):
+        checked('state.window', 'windowed(n) raises ValueError at once when n is not an int >= 1'),
+    ('05_windows', '3. **`State.recent`** — `Annotated[list[str], keep_recent]`.'):
+        checked('state.window', 'State.recent keeps the last WINDOW items written, sequential and parallel'),
+    ('06_schemas', 'In `agstate/state.py`:'):
+        explains('a heading: each item below is its own entry'),
+    ('06_schemas', '1. **`InputState`** — exactly `question`.'):
+        checked('state.schemas', 'InputState has exactly the key question'),
+    ('06_schemas', '**`OutputState`** — exactly `answer`, `trace`, `sources`, `used_calls`.'):
+        checked('state.schemas', 'OutputState has exactly answer, trace, sources and used_calls'),
+    # also: the checkpoint keeps them: state.schemas, 'with a checkpointer the internal keys stay in the checkpoint ...'
+    ('06_schemas', 'Internal keys (`notes`, `recent`, `best_score`) never leave the graph.'):
+        checked('state.schemas',
+                "build_graph's invoke returns exactly the OutputState keys: internal keys never leave the graph"),
+    # also: 'finish (sets answer)': the output must hold answer (the same rule); 'one call to used_calls per round':
+    #   state.schemas, 'trace lists every node run in order, ... used_calls equals LOOKUP_ROUNDS'
+    ('06_schemas',
+     '2. **`build_graph(checkpointer=None)`** — `StateGraph(State, input_schema=InputState, '
+     'output_schema=OutputState)` with nodes `intake`, `lookup` (runs `LOOKUP_ROUNDS` times, calling `search_docs` '
+     'and `relevance` from `agstate.tools`, one call to `used_calls` per round) and `finish` (sets `answer`).'):
+        checked('state.schemas', 'lookup cites what search_docs finds, scores with relevance and adds a note, every round'),
+    ('06_schemas', '`trace` lists every node run in order; `sources` has no duplicates.'):
+        checked('state.schemas',
+                'trace lists every node run in order, sources have no duplicates, used_calls equals LOOKUP_ROUNDS'),
+    ('06_schemas',
+     '3. **`DECISIONS`** — one sentence for every key of `State`: overwrite or which merge, visible or internal, and '
+     'why.'):
+        checked('state.decisions', 'each decision is a sentence: the merge rule, visible or internal, and why'),
 }

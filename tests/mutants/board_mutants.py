@@ -211,4 +211,9 @@ MUTANTS: list[Mutant] = [
        [('''        return {"board": call["command"], "rejected": reasons}''',
          '''        return {"board": call["command"]}''')],
        "the agent never sees why a command was rejected"),
+    _m("setup_node_misnamed", {GRAPH},
+       [('builder.add_node("build_board", build_board)', 'builder.add_node("setup", build_board)'),
+        ('builder.add_edge(START, "build_board")', 'builder.add_edge(START, "setup")'),
+        ('builder.add_conditional_edges("build_board", fan_out', 'builder.add_conditional_edges("setup", fan_out')],
+       "the same graph with its first node named setup: the docstring's build_board is not there"),
 ]

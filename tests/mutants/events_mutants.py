@@ -125,6 +125,11 @@ MUTANTS: list[Mutant] = [
          "                pass\n")],
        "relies on Python's implicit transaction and never commits: its own connection sees every event, but a killed "
        "writer loses them all, and its open transaction locks other writers out"),
+    _m("no_rollback", {IDEMPOTENT, CONCURRENCY},
+       [('                if self._db.in_transaction:\n                    self._db.execute("ROLLBACK")\n',
+         "                pass\n")],
+       "never rolls back: a retry or a refused append leaves its transaction open, so the next BEGIN IMMEDIATE fails "
+       "and a rival writer waits for the write lock forever"),
     _m("path_ignored", {DURABLE, CONCURRENCY},
        [("        self._db = sqlite3.connect(path, isolation_level=None",
          "        self._db = sqlite3.connect(\":memory:\", isolation_level=None")],

@@ -6,6 +6,8 @@ model (``model.py``). The refund graph's helpers run and judge the plain run
 and the runs in other delivery orders.
 """
 
+from collections import Counter
+
 from grader.checking import Counterexample, Failure, Raised, contrast, no_raise, show
 from grader.parts.branches.model import BRANCHES, OUTPUT_KEYS, TABLE_KINDS, model_classify, model_refund, table_rows
 from grader.parts.branches.strategies import DUPLICATED, PERMUTATIONS
@@ -123,6 +125,11 @@ def expect_decided(case, signals, output) -> None:
                                             and isinstance(r.get("proposals"), list) for r in records):
         raise Failure(f"{text} gave conflicts {show(records)}; expected conflict records (dicts with status 'open', "
                       "proposals, resolution None), never error strings")
+    per_kind = Counter(record.get("kind") for record in records)
+    repeated = sorted((kind for kind, count in per_kind.items() if count > 1), key=str)
+    if repeated:
+        raise Failure(f"{text} gave {per_kind[repeated[0]]} conflict records of kind {repeated[0]!r}; expected one "
+                      "record per kind, holding all the proposals of that kind (open_conflict once per kind)")
     kinds = {}
     for record in records:
         if record.get("kind") in TABLE_KINDS:
@@ -134,9 +141,23 @@ def expect_decided(case, signals, output) -> None:
     ids = [e.get("id") if isinstance(e, dict) else e for e in output["evidence"]]
     if ids != sorted(set(ids), key=str):
         raise Failure(f"{text} kept the evidence ids {show(ids)}; expected each id once, sorted (merge_evidence)")
-    types = [e.get("type") for e in output["events"] if isinstance(e, dict)]
+    if type(output["events"]) is not list or not all(type(e) is dict for e in output["events"]):
+        raise Failure(f"{text} left the events {show(output['events'])}; expected a list of event dicts")
+    types = [e.get("type") for e in output["events"]]
     if types != expected["events"]:
         raise Failure(f"{text} left the events {show(types)}; expected {expected['events']}")
+    for event in output["events"]:
+        # The decision event: the case, the revision the decision makes, and the proposals it rests on (by event id).
+        deciders = sorted((i for i, who in by_id.items() if who in expected["decided_by"]), key=str)
+        wanted = {"type": event["type"], "case_id": case["case_id"], "revision": case["revision"] + 1,
+                  "proposals": deciders}
+        got = {key: event.get(key) for key in wanted}
+        if isinstance(got["proposals"], list):
+            got["proposals"] = sorted(got["proposals"], key=str)
+        if got != wanted:
+            shown, expected_event = contrast(got, wanted)
+            raise Failure(f"{text} appended the decision event {shown}; expected {expected_event}: the case id, the "
+                          "new revision and the event ids of the accepted decision proposals")
 
 
 def expect_same_everywhere(check, case, signals, orders, what: str):

@@ -124,7 +124,11 @@ def branch_proposals(signals: dict) -> list[tuple[str, str]]:
 
 
 def model_refund(case: dict, signals: dict) -> dict:
-    """What ``build_refund_graph`` must leave: the case, conflict kinds and who caused them, events, effects."""
+    """What ``build_refund_graph`` must leave: the case, conflict kinds and who caused them, events, effects.
+
+    ``decided_by``: the (actor, type) of the accepted decision proposals, which the
+    decision event lists by event id.
+    """
     current = dict(case)
     proposals = [{"actor": actor, "type": kind, "expected_revision": case["revision"],
                   "payload": _payload(kind, signals)} for actor, kind in branch_proposals(signals)]
@@ -138,7 +142,7 @@ def model_refund(case: dict, signals: dict) -> dict:
                 current["payment_id"], current["payment_amount"] = signals["payment_id"], signals["payment_amount"]
             elif verdict["status"] == "accepted" and proposal["type"] == "risk_assessed":
                 current["risk_level"] = signals["risk_level"]
-    outcomes = set()
+    outcomes, deciders = set(), []
     for proposal in proposals:
         if proposal["type"] not in FACT_TYPES:
             verdict = model_classify(current, proposal)
@@ -146,12 +150,14 @@ def model_refund(case: dict, signals: dict) -> dict:
                 conflicts.setdefault(verdict["reason"], []).append((proposal["actor"], proposal["type"]))
             elif verdict["status"] == "accepted":
                 outcomes.add("approved" if proposal["type"] == APPROVAL else "rejected")
+                deciders.append((proposal["actor"], proposal["type"]))
     decision = outcomes.pop() if len(outcomes) == 1 and not conflicts else None
     approved = decision == "approved"
     return {
         "case": {**current, "revision": case["revision"] + 1, "decision": decision, "effects_applied": approved},
         "conflicts": {kind: sorted(who) for kind, who in sorted(conflicts.items())},
         "events": {"approved": ["approval_confirmed"], "rejected": ["refund_rejected"]}.get(decision, []),
+        "decided_by": sorted(deciders) if decision else [],  # (actor, type) of the proposals the decision event names
         "effects_done": sorted(f"{case['case_id']}:{name}" for name in EFFECTS) if approved else [],
         "proposals": branch_proposals(signals),
     }

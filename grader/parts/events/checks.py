@@ -13,8 +13,8 @@ from grader.parts.events.model import EVENT_KEYS, args_text, executions, logged_
 
 
 def answer(reply):
-    """A reply as feedback shows it when any answer is wrong: the value, or the name of the exception raised."""
-    return reply.type if isinstance(reply, Raised) else reply
+    """A reply as feedback shows it when any answer is wrong: the value, or what was raised (its type and message)."""
+    return reply
 
 
 def value_of(reply):

@@ -125,3 +125,7 @@ def graph_calls(check):
                           f"expected {len(commands)} run(s), one Send per command, each returning {{'board': command}} "
                           "(the command itself: the reducer applies it)",
                           Counterexample("build_board_graph", [start, commands], commands, got["calls"]))
+        # The docstring's shape, build_board -> one Send per command: the node that sets up the board runs first.
+        if got["nodes"][:1] != ["build_board"]:
+            raise Failure(f"{text} ran the nodes {show(got['nodes'])}; expected a node named build_board first (it puts "
+                          "DEMO_BOARD in place when the board is empty), then one apply_command per command")

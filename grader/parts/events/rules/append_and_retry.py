@@ -136,8 +136,10 @@ def resend_whole_log(check):
         stored, replies = appended(check, task, log, on_file, [*again, ["list", task, 1]])
         if replies[:-1] != stored:
             gave = show([answer(r) for r in replies[:-1]])
+            raised = [(seq, r) for seq, r in enumerate(replies[:-1], 1) if isinstance(r, Raised)]
+            why = f"; the append of seq {raised[0][0]} raised {raised[0][1]}" if raised else ""
             raise Failure(f"re-sending the {counted(len(log), 'event')} of {task!r} gave {gave}; "
-                          f"expected the stored events {show(stored)}")
+                          f"expected the stored events {show(stored)}{why}")
         expect_listed(replies[-1], stored, f"list({task!r}) after re-sending its log")
 
 
