@@ -56,15 +56,7 @@ class EvidenceCollision(ValueError):
         self.evidence_id = evidence_id
 
 
-def _union(left, right, key: str) -> list[dict]:
-    """Union of two lists of records by ``key``, sorted by it; same key and different content raises."""
-    merged = {}
-    for record in [*(left or ()), *(right or ())]:
-        found = merged.get(record[key])
-        if found is not None and found != record:
-            raise EvidenceCollision(record[key], found, record)
-        merged[record[key]] = record
-    return [copy.deepcopy(merged[k]) for k in sorted(merged)]
+# (room for your own helpers of merge_evidence and merge_proposals)
 
 
 def merge_evidence(left: list[dict], right: list[dict]) -> list[dict]:

@@ -58,12 +58,12 @@ def draft_reply(case: dict, signals: dict) -> dict:
 
 
 def show_table(rows: list[dict], columns: list[str] | None = None):
-    """An HTML table of ``rows`` (a list of dicts) for a notebook; columns default to the first row's keys."""
+    """An HTML table of ``rows`` (a list of dicts) for a notebook; columns default to every row's keys, first seen first."""
     from html import escape
 
     from IPython.display import HTML
 
-    columns = columns or list(rows[0])
+    columns = columns or list(dict.fromkeys(key for row in rows for key in row))  # a later row's own keys show too
     head = "".join(f"<th>{escape(str(c))}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{escape(str(row.get(c, '')))}</td>" for c in columns) + "</tr>" for row in rows)
     return HTML(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")

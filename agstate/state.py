@@ -110,7 +110,9 @@ def windowed(n: int) -> Callable:
 
 
 class State(TypedDict, total=False):
-    """The research agent's state: every key with its merge rule.
+    """The research agent's state: exactly these keys, each with its merge rule.
+
+    No other key: a node that counts its lookup rounds reads ``used_calls``.
 
     question    str                                overwrite
     trace       Annotated[list[str], append]       every node run, in order

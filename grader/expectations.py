@@ -29,10 +29,10 @@ def expect_list_result(check: Checker, name: str, old, new, expected, factory_ar
     return call
 
 
-def expect_pure(check: Checker, name: str, old, new, factory_args=None):
-    """The reducer returns a new list and leaves both arguments as they were."""
+def expect_pure(check: Checker, name: str, old, new, factory_args=None, params=("old", "new")):
+    """The reducer returns a new list and leaves both arguments as they were; ``params``: its parameters' names."""
     call = _reducer_call(check, name, old, new, factory_args)
-    for label, before, after, same in zip(("old", "new"), (old, new), call.args_after, call.returned_an_argument):
+    for label, before, after, same in zip(params, (old, new), call.args_after, call.returned_an_argument):
         if after != before or type(after) is not type(before):
             raise Failure(f"{call.text()} changed its argument {label} to {show(after)}; a reducer never mutates its arguments",
                           call.counterexample(before, after))

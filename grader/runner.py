@@ -134,12 +134,19 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
         feedback = first["feedback"] if task.notebook in first["feedback"] else f"{first['feedback']} (notebook {task.notebook})"
         feedback += "."
     else:
-        feedback = f"{first['feedback']}. Rule: {first['rule']}."
+        # A feedback cut short ends with "...": the cut stays visible, no full stop is added to it.
+        stop = " " if first["feedback"].endswith("...") else ". "
+        feedback = f"{first['feedback']}{stop}Rule: {first['rule']}."
     others = further_failing(verdicts)
     if others:  # every rule's own feedback and counterexample are in "rules"; the scorecard shows them
         feedback += ALSO + "; ".join(f"({number}) {verdict['rule']}" for number, verdict in enumerate(others, 2)) + "."
     return {**base, "score": score, "status": first["status"], "feedback": feedback,
             "counterexample": first.get("counterexample"), "rules": verdicts}
+
+
+def _without_full_stop(text: str) -> str:
+    """``text`` without its final full stop; a cut ("...") keeps its three dots."""
+    return text if text.endswith("...") or not text.endswith(".") else text[:-1]
 
 
 def _run_rule(rule, checker: Checker) -> dict:
@@ -148,9 +155,9 @@ def _run_rule(rule, checker: Checker) -> dict:
         rule.check(checker)
     except Failure as failure:
         shown = failure.counterexample.report() if failure.counterexample else None
-        verdict.update(status=failure.status, feedback=failure.feedback.rstrip("."), counterexample=shown)
+        verdict.update(status=failure.status, feedback=_without_full_stop(failure.feedback), counterexample=shown)
     except Abort as stopped:
-        verdict.update(status=stopped.status, feedback=stopped.feedback.rstrip("."))
+        verdict.update(status=stopped.status, feedback=_without_full_stop(stopped.feedback))
     except Exception as exc:  # a grader bug must cost the learner nothing silently: say so
         if os.environ.get("AGSTATE_GRADER_DEBUG"):
             traceback.print_exc(file=sys.stderr)

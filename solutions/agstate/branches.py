@@ -56,6 +56,8 @@ class EvidenceCollision(ValueError):
         self.evidence_id = evidence_id
 
 
+### BEGIN SOLUTION branches.merge_evidence
+# The learner writes the union: handed out, this helper would be the answer of notebooks 21 and 22.
 def _union(left, right, key: str) -> list[dict]:
     """Union of two lists of records by ``key``, sorted by it; same key and different content raises."""
     merged = {}
@@ -65,6 +67,9 @@ def _union(left, right, key: str) -> list[dict]:
             raise EvidenceCollision(record[key], found, record)
         merged[record[key]] = record
     return [copy.deepcopy(merged[k]) for k in sorted(merged)]
+### STUB
+# # (room for your own helpers of merge_evidence and merge_proposals)
+### END SOLUTION
 
 
 def merge_evidence(left: list[dict], right: list[dict]) -> list[dict]:

@@ -145,7 +145,9 @@ assert channel.value == 0
 #
 # Declare the key `int | None`. `None()` cannot be built, so the channel
 # starts empty and the first write is stored as it is. Your `keep_max`
-# merges the writes that follow, and treats a `None` as "no score".
+# merges the writes that follow, and treats a `None` as "no score". Below,
+# the input brings a first score, -9, and the node writes -5: the reducer
+# merges the two.
 #
 # This cell needs your `keep_max` from `agstate/state.py`.
 
@@ -157,9 +159,9 @@ class NoneableState(TypedDict):
     best_score: Annotated[int | None, keep_max]
 
 
-result = one_node_graph(NoneableState, {"best_score": -5}).invoke({})
+result = one_node_graph(NoneableState, {"best_score": -5}).invoke({"best_score": -9})
 print(result)
-assert result["best_score"] == -5
+assert result["best_score"] == -5  # keep_max(-9, -5): the first negative score is kept, and then beaten
 
 # %% [markdown]
 # The type is the fix, not the reducer: the same `keep_max` on an `int` key

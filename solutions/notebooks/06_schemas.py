@@ -204,7 +204,7 @@ def mark(key, schema):
 
 rows = ["| key | sent in | returned | merge rule and visibility, and why |", "|---|---|---|---|"]
 for key in State.__annotations__:
-    decision = DECISIONS.get(key, "**missing**")
+    decision = DECISIONS.get(key, "**missing**").replace("|", "\\|")  # `int | None` must not split the table's row
     rows.append(f"| `{key}` | {mark(key, InputState)} | {mark(key, OutputState)} | {decision} |")
 display(Markdown("\n".join(rows)))
 

@@ -96,7 +96,7 @@ ops = [
 board = DEMO_BOARD
 for op in ops:
     new = board_reducer(board, op)
-    assert new is not board
+    assert new is not board, "board_reducer returned the board it was given: build a new one, never edit current"
     board = new
     print(f"{op['type']:<6} → ", [(c.column_id, [k.card_id for k in c.cards]) for c in board.columns])
 assert [c.column_id for c in board.columns] == ["doing", "done", "backlog"]

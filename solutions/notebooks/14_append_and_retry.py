@@ -285,8 +285,7 @@ print(type(shared).__name__, shared.list(task))
 # 1. **`__init__(path=":memory:")`** — create the table with
 #    `PRIMARY KEY (task_id, seq)`: uniqueness in the schema itself. A hint
 #    for the connection: `isolation_level=None` lets you write `BEGIN` and
-#    `COMMIT` yourself, and `check_same_thread=False` lets a graph's worker
-#    threads use it.
+#    `COMMIT` yourself.
 # 2. **`append`** — validate with `check_new_event` *first*; then, inside
 #    `BEGIN IMMEDIATE` … `COMMIT`: read the row at `seq` and the last seq,
 #    and store, return the stored event, or raise, as the table above says.

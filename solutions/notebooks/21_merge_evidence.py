@@ -116,6 +116,8 @@ try:
 except EvidenceCollision as collision:
     print("EvidenceCollision:", collision.evidence_id)
     assert collision.evidence_id == "R-1:payment"
+else:
+    raise AssertionError("merge_evidence kept one of two different records for 'R-1:payment' without a word")
 
 # %% [markdown]
 # In the refund graph, `evidence: Annotated[list[dict], merge_evidence]`

@@ -198,9 +198,7 @@ TABLE = {
                            "``effects_done`` — the same whatever order the branch results arrive in, and when one arrives "
                            "twice."):
         checked(ORDER, GRAPH_EVERY_ORDER),
-    # -- private helpers: provided (_union, merge_evidence's) or completed by the learner (_decide) ---------------
-    ('_union', 'Union of two lists of records by ``key``, sorted by it; same key and different content raises.'):
-        checked(MERGE, MERGE_UNION),
+    # -- private helpers the learner completes ---------------------------------------------------------------
     ('_decide', 'The ``decide`` node: the only writer of the decision.'):
         checked(ORDER, GRAPH_BRANCH_WRITES),
     ('_decide', 'Returns ``case``, ``conflicts``, ``events``.'):

@@ -152,10 +152,9 @@ NOTEBOOKS = {
      'schema itself.'):
         checked('events.durable', SCHEMA),
     ('14_append_and_retry',
-     'A hint for the connection: `isolation_level=None` lets you write `BEGIN` and `COMMIT` yourself, and '
-     "`check_same_thread=False` lets a graph's worker threads use it."):
-        explains('a hint on how to connect, marked as one: the behaviours it serves are the rules (the race rule '
-                 'needs BEGIN IMMEDIATE; no run of the lab uses a store from a second thread)'),
+     'A hint for the connection: `isolation_level=None` lets you write `BEGIN` and `COMMIT` yourself.'):
+        explains('a hint on how to connect, marked as one: what it serves is checked by the rules it makes possible '
+                 '(BEGIN IMMEDIATE: the race rule; COMMIT: the killed-writer rule)'),
     # also: 'validate with check_new_event first': events.append, REJECTS ('before writing anything'); 'return the
     #   stored event': events.idempotent, RETRY; 'or raise': events.concurrency, CONFLICT and GAP; 'inside BEGIN
     #   IMMEDIATE': events.concurrency, RACE

@@ -97,8 +97,10 @@ TABLE = {
         checked("state.window", "windowed(n) raises ValueError at once when n is not an int >= 1"),
 
     # -- the schemas -----------------------------------------------------------------------------
-    ("State", "The research agent's state: every key with its merge rule."):
-        explains("introduces the table of keys that follows, whose promises are checked key by key"),
+    ("State", "The research agent's state: exactly these keys, each with its merge rule."):
+        checked("state.schemas", "State has exactly the spec's keys, and question and answer overwrite (no reducer)"),
+    ("State", "No other key: a node that counts its lookup rounds reads ``used_calls``."):
+        checked("state.schemas", "State has exactly the spec's keys, and question and answer overwrite (no reducer)"),
     ("State", "question str overwrite trace Annotated[list[str], append] every node run, in order sources "
               "Annotated[list[str], merge_sources] cited documents, no duplicates used_calls Annotated[int, "
               "operator.add] lookups spent (the budget) best_score Annotated[int | None, keep_max] best relevance; "

@@ -125,6 +125,10 @@ MUTANTS: list[Mutant] = [
          "                pass\n")],
        "relies on Python's implicit transaction and never commits: its own connection sees every event, but a killed "
        "writer loses them all, and its open transaction locks other writers out"),
+    _m("payload_compared_with_eq", {CONCURRENCY},
+       [("                    if same_content(stored, type, body):",
+         "                    if stored.type == type and stored.payload == json.loads(body):")],
+       "compares payloads with ==: {'n': True} passes for a retry of {'n': 1}, and the conflicting event is dropped"),
     _m("no_rollback", {IDEMPOTENT, CONCURRENCY},
        [('                if self._db.in_transaction:\n                    self._db.execute("ROLLBACK")\n',
          "                pass\n")],
@@ -195,4 +199,8 @@ MUTANTS: list[Mutant] = [
     _m("crash_without_reason", {RESUME},
        [('"agent.crashed", {"reason": f"{type(exc).__name__}: {exc}"})', '"agent.crashed", {"error": type(exc).__name__})')],
        "logs agent.crashed under another key than reason: the log's readers find no reason for the crash"),
+    _m("nodes_bind_late", {GRAPH},
+       [("        builder.add_node(name, node(name, arguments, key))",
+         "        builder.add_node(name, lambda state: node(name, arguments, key)(state))")],
+       "nodes defined in a loop without default arguments: the closures bind late, every node is send_invoice"),
 ]

@@ -74,6 +74,9 @@ MUTANTS: list[Mutant] = [
        [(APPEND_BODY, "    if old is None:\n        old = []\n    old.extend(_items(new))\n    return old\n")],
        "extends the stored list in place (keep_recent/windowed mutate through it); LangGraph's conditional edge "
        "re-applies lookup's write to a shallow channel copy, so trace lists each lookup twice"),
+    _m("trace_operator_add", {APPEND},
+       [("    trace: Annotated[list[str], append]\n    sources", "    trace: Annotated[list[str], operator.add]\n    sources")],
+       "State.trace merged with operator.add: a write of one str or a tuple cannot be concatenated to the list"),
     _m("append_splits_str", {APPEND, WINDOW},
        [(APPEND_BODY, "    return list(old or []) + list(new)\n")],
        "list(new) turns a bare str write into its characters; keep_recent/windowed inherit it through append"),

@@ -80,8 +80,11 @@ def expect_board(check, current, update, why: str, as_instance=False):
         return got
     if current is not None and got["is_current"] and not got["current_changed"]:
         logged = f" (it logged {show(got['warnings'][0])})" if got["warnings"] else ""
-        raise Failure(f"{text} returned current itself, as if the update were invalid{logged}; expected "
-                      f"{brief(expected)} ({why})", counterexample(current, update, expected, "current itself"))
+        # Current itself is how the reducer says "rejected"; a reducer editing current in place and returning it
+        # looks the same when the edit changes nothing (a card moved to the end of its own column): say both.
+        raise Failure(f"{text} returned current itself (the same object), which means rejected{logged}; expected "
+                      f"{brief(expected)} ({why}): an accepted update returns a new board, model_copy(deep=True), "
+                      "even when nothing moves", counterexample(current, update, expected, "current itself"))
     if got["type"] != "Board" or got["result"] != expected:
         kind = "" if got["type"] == "Board" else f" (a {got['type']}, not a Board)"
         why = _stale_count(got["result"]) or why

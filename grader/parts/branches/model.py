@@ -15,9 +15,10 @@ FACT_TYPES = ("evidence_added", "payment_found", "risk_assessed")
 APPROVAL, REJECTION = "refund_approval_proposed", "refund_rejection_proposed"
 PROPOSAL_TYPES = ("evidence_added", "payment_found", "risk_assessed", APPROVAL, REJECTION)
 HIGH_RISK_INPUTS = ["risk_assessment", "human_override_or_rejection"]
-# The conflict kinds of the decision table (a graph may add its own, e.g. for contradictory decisions).
+# The conflict kinds of the decision table; the refund graph adds one of its own (_decide's rule 3).
 TABLE_KINDS = ("stale_revision", "payment_id_mismatch", "effect_already_applied", "approval_conflicts_with_high_risk",
                "payment_not_confirmed", "amount_exceeds_payment")
+CONTRADICTORY = "contradictory_decisions"  # an approval and a rejection both accepted
 # The keys of open_conflict's record, and of the refund graph's output.
 RECORD_KEYS = ["conflict_id", "current_revision", "kind", "proposals", "required_action", "resolution", "status", "stream_id"]
 OUTPUT_KEYS = ["case", "conflicts", "effects_done", "events", "evidence", "proposals"]
@@ -151,11 +152,13 @@ def model_refund(case: dict, signals: dict) -> dict:
             elif verdict["status"] == "accepted":
                 outcomes.add("approved" if proposal["type"] == APPROVAL else "rejected")
                 deciders.append((proposal["actor"], proposal["type"]))
+    if len(outcomes) > 1:  # approval and rejection both accepted: nobody may pick one silently
+        conflicts[CONTRADICTORY] = list(deciders)
     decision = outcomes.pop() if len(outcomes) == 1 and not conflicts else None
     approved = decision == "approved"
     return {
         "case": {**current, "revision": case["revision"] + 1, "decision": decision, "effects_applied": approved},
-        "conflicts": {kind: sorted(who) for kind, who in sorted(conflicts.items())},
+        "conflicts": {kind: sorted(who, key=repr) for kind, who in sorted(conflicts.items())},  # repr: as the check sorts
         "events": {"approved": ["approval_confirmed"], "rejected": ["refund_rejected"]}.get(decision, []),
         "decided_by": sorted(deciders) if decision else [],  # (actor, type) of the proposals the decision event names
         "effects_done": sorted(f"{case['case_id']}:{name}" for name in EFFECTS) if approved else [],

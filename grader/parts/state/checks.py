@@ -20,8 +20,13 @@ def state_key_graph(check: Checker, schema: str, key: str, steps, writes, graph_
     # Only this key's channel is built (run_graph uses a one-key sub-schema): a broken annotation on
     # another key (e.g. builtin max for best_score) fails that key's task, not this one.
     require_keys(check, schema, whole_schema=False)
-    got = no_raise(check.probe("run_graph", schema, [key], steps, writes, graph_input), f"a graph over {schema}.{key}")
     expected = model_graph(steps, writes, key, graph_input, start, reducer)
+    run = check.probe("run_graph", schema, [key], steps, writes, graph_input)
+    # Raised outside the learner's file: LangGraph calling the key's merge rule, e.g. operator.add on a tuple write.
+    hint = "" if not isinstance(run, Raised) or run.where else \
+        f"the error is in {schema}.{key}'s merge rule: its Annotated[...] reducer must take each of these writes"
+    got = no_raise(run, describe_graph(steps, writes, key, graph_input), hint=hint,
+                   example=Counterexample("graph", [steps, writes, graph_input], None if expected is MISSING else expected, None))
     got_value = got.get(key, MISSING)
     if got_value != expected or (got_value is not MISSING and type(got_value) is not type(expected)):
         shown_got, shown_expected = (show_missing(got_value), show_missing(expected)) if MISSING is got_value or MISSING is expected \

@@ -37,7 +37,7 @@ def merge_collision(check):
 def merge_pure(check):
     @check.forall(consistent_lists(2))
     def pure(lists):
-        expect_pure(check, "merge_evidence", *lists)
+        expect_pure(check, "merge_evidence", *lists, params=("left", "right"))  # its parameters, in the learner's words
 
 
 @merge_task.rule("None counts as no evidence: merging None with a list gives that list's union, sorted by id")

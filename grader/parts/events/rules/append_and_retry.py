@@ -147,14 +147,23 @@ def resend_whole_log(check):
 concurrency = task("events.concurrency")
 
 
+# True == 1 in Python but not in JSON: a payload compared with == takes this conflict for a retry and drops it.
+LOOK_ALIKE = ("t", ([("agent.started", {"n": 1})], 1, ("agent.started", {"n": True})), False)
+
+
 @concurrency.rule("an existing seq with another type or payload raises ConcurrencyError(task_id, expected=last_seq + 1, "
                   "actual=seq) and changes nothing")
 def conflict_raises(check):
-    @check.forall(task_ids, conflicts, on_files, examples=check.budget("store"))
+    @check.forall(task_ids, conflicts, on_files, examples=check.budget("store"), first=LOOK_ALIKE)
     def conflicting(task, conflict, on_file):
         log, seq, (kind, payload) = conflict
         stored, (reply, listed) = appended(check, task, log, on_file, [["append", task, seq, kind, payload], ["list", task, 1]])
         doing = f"append({task!r}, {seq}, {kind!r}, {show(payload)}) where seq {seq} holds {show(log[seq - 1])}"
+        if not isinstance(reply, Raised) and (kind, payload) == tuple(log[seq - 1]):  # equal in Python, not in JSON
+            raise Failure(f"{doing} returned {show(reply)}; expected ConcurrencyError: {show(payload)} == "
+                          f"{show(log[seq - 1][1])} in Python (True == 1), but as JSON it is another payload, so "
+                          "another event; compare events with same_content",
+                          Counterexample("append", [task, seq, kind, payload], "ConcurrencyError", reply))
         expect_raised(reply, "ConcurrencyError", doing, {"task_id": task, "expected": len(log) + 1, "actual": seq})
         expect_listed(listed, stored, f"list({task!r}) after {doing}")
 
