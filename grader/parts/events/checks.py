@@ -45,12 +45,15 @@ def expect_listed(got, expected_events: list, doing: str) -> None:
                       Counterexample(doing, [], expected_events, listed))
 
 
-def expect_raised(got, kind: str, doing: str, expected_attrs: dict | None = None) -> None:
-    """``got`` raised the module's ``kind`` (EventStoreError or ConcurrencyError) with these attributes."""
+def expect_raised(got, kind: str, doing: str, expected_attrs: dict | None = None, why: str = "") -> None:
+    """``got`` raised the module's ``kind`` (EventStoreError or ConcurrencyError) with these attributes.
+
+    ``why``: what the feedback adds when nothing was raised (the reason it had to be).
+    """
     if not isinstance(got, Raised):
-        raise Failure(f"{doing} returned {show(got)}; expected {kind}", Counterexample(doing, [], kind, got))
+        raise Failure(f"{doing} returned {show(got)}; expected {kind}{why}", Counterexample(doing, [], kind, got))
     if not got.is_a(kind):
-        raise Failure(f"{doing} raised {got.type}; expected {kind} (a subclass of it is fine)",
+        raise Failure(f"{doing} raised {got}; expected {kind} (a subclass of it is fine)",
                       Counterexample(doing, [], kind, got.type))
     attrs = {k: _attribute(got.attrs.get(k)) for k in expected_attrs or {}}
     if expected_attrs and attrs != expected_attrs:

@@ -161,14 +161,14 @@ def project(ctx, events):
     return {"states": states, "events_after": _dump(built)}
 
 
-def _phase_one(ctx, ledger, path, crash, run):
-    """Run ``run(store)`` as phase 1: in a forked process for a kill, here for a raised error.
+def _phase_one(ctx, ledger, path, crash, run, here=False):
+    """Run ``run(store)`` as phase 1: in a forked process for a kill, here for a raised error (or when ``here``).
 
     Here: what ``run`` returned, or the ``Raised`` of what it raised. Forked:
     ``{"killed": <by a signal>, "exit": <its exit status, or None>}``.
     """
     ledger.phase = 1
-    if crash and crash[0] == "raise":
+    if here or (crash and crash[0] == "raise"):
         return ctx.attempt(lambda: run(TrustedStore(ctx, path)))
 
     def body():
@@ -233,22 +233,16 @@ def invoice_run(ctx, folder, task_id, customer, amount, crash):
     build = ctx.get("build_invoice_graph")
     config = {"configurable": {"thread_id": task_id}, "recursion_limit": 20}
 
-    def graph(store):
+    def run(store, graph_input):  # durability="sync": each step's checkpoint is on disk before the next step starts
         saver = SqliteSaver(sqlite3.connect(checkpoints, check_same_thread=False))
-        return build(store, tools, checkpointer=saver)
+        return dict(build(store, tools, checkpointer=saver).invoke(graph_input, config, durability="sync"))
 
-    # durability="sync": each step's checkpoint is on disk before the next step starts.
-    def run(store):
-        return graph(store).invoke({"task_id": task_id, "customer": customer, "amount": amount}, config, durability="sync")
-
-    if crash is None:  # a clean run, here: what it raised is named with the learner's line
-        ledger.phase = 1
-        first = ctx.attempt(lambda: dict(run(TrustedStore(ctx, path))))
-    else:
-        first = _phase_one(ctx, ledger, path, crash, run)
+    # A clean run runs here, not forked: what it raises is named with the learner's line.
+    first = _phase_one(ctx, ledger, path, crash, lambda store: run(store, {"task_id": task_id, "customer": customer,
+                                                                          "amount": amount}), here=crash is None)
     log_after_crash = _dump(TrustedStore(ctx, path).list(task_id))
     ledger.phase = 2
-    second = ctx.attempt(lambda: dict(graph(TrustedStore(ctx, path)).invoke(None, config, durability="sync")))
+    second = ctx.attempt(lambda: run(TrustedStore(ctx, path), None))
     return {"first": first, "log_after_crash": log_after_crash, "second": second, "ledger": ledger.read(),
             "log": _dump(TrustedStore(ctx, path).list(task_id))}
 
