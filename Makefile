@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 # JupyterLab refuses to run as root without this flag (containers, CI).
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test test-fast test-hostile lint grade learner check-learner clean browser sandbox
+.PHONY: lab test test-fast test-hostile lint grade learner check-learner clean browser sandbox kernel
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("agstate lab needs Python 3.11 or newer" if sys.version_info < (3, 11) else 0)'
@@ -18,14 +18,18 @@ $(STAMP): pyproject.toml
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
 	@touch $(STAMP)
 
-lab: $(STAMP) sandbox
+# The kernel reloads a learner module whose file changed (grader/lab_kernel.py): cheap, so always run.
+kernel: $(STAMP)
+	@$(PY) -m grader.lab_kernel
+
+lab: $(STAMP) sandbox kernel
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG)
 
-test: $(STAMP) browser sandbox
+test: $(STAMP) browser sandbox kernel
 	$(PY) -m pytest -n auto
 
 # The inner loop: the grader's own unit tests and the quick checks (no notebooks, servers, corpora or browsers).
-test-fast: $(STAMP) sandbox
+test-fast: $(STAMP) sandbox kernel
 	$(PY) -m pytest -n auto -m "not slow" --ignore=tests/test_hostile.py --ignore=tests/test_mutants.py
 
 # ruff, with the configuration in pyproject.toml (tests/test_lint.py runs it in every test target too).

@@ -551,8 +551,11 @@ def test_a_process_tree_is_limited_as_a_whole_where_cgroups_exist(batch):
                                                   f"the whole tree under {MEMORY_MB} MiB")
         assert "memory limit" in feedback, f"the feedback should say the memory limit was reached: {feedback}"
     else:
-        # Without cgroups only the per-process limits hold (README): all 10 get their 128 MiB.
-        assert held == 10 * 128, f"without cgroups each process has its own limit; the tree held {held} MiB: {feedback}"
+        # Without cgroups only the per-process limits hold (README): none of the 10 is stopped (on a busy machine
+        # some may still be writing their pages when the case looks: they were not stopped either).
+        found = re.search(r"HOSTILE-TREE-HELD \d+ MiB in \d+ processes; (\d+) stopped, \d+ still writing, of (\d+)", feedback)
+        assert found, f"the case did not report: {feedback}"
+        assert found.groups() == ("0", "10"), f"without cgroups each process has its own limit, so none is stopped: {feedback}"
 
 
 def test_learner_code_cannot_write_outside_its_submission(batch):

@@ -40,10 +40,31 @@
 # 5. ends with a **check cell** that grades your work, and what to remember.
 #
 # The cells that use your module say so ("this cell needs your `append` from
-# `agstate/state.py`"); they fail until you have written that part. After
-# editing `agstate/state.py`, restart the kernel before re-running such
-# cells — Python does not re-import a module it has already loaded. The
-# check cells always read the file as saved.
+# `agstate/state.py`"); they fail until you have written that part. Save
+# your edit and re-run the cell: the lab's kernel reloads a module whose
+# file changed before each cell runs (IPython's `autoreload`, which the lab
+# turns on), as the three cells below show on a scratch module. The check
+# cells always read the files as saved, in a fresh process.
+
+# %%
+import importlib
+import sys
+import tempfile
+from pathlib import Path
+
+scratch = Path(tempfile.mkdtemp())
+sys.path.insert(0, str(scratch))
+(scratch / "scratch_module.py").write_text("ANSWER = 'before the edit'\n")
+scratch_module = importlib.import_module("scratch_module")
+print(scratch_module.ANSWER)
+
+# %%
+# An edit, saved, as you will save agstate/state.py:
+(scratch / "scratch_module.py").write_text("ANSWER = 'after the edit, reloaded'\n")
+
+# %%
+print(scratch_module.ANSWER)  # this cell ran after the reload: no kernel restart
+assert scratch_module.ANSWER == "after the edit, reloaded", "this kernel does not reload edited modules: restart it"
 
 # %% [markdown]
 # The notebooks and the tasks they grade, straight from the grader's
@@ -88,7 +109,9 @@ assert (workspace() / "agstate" / "state.py").is_file()
 #
 # `python -m grader` is the same command as `agstate-grade`. Every report
 # prints its seed; pass it back with `--seed` (or `check(..., seed=N)`) to get
-# the same report again.
+# the same report again. `check()` also returns the points it gave: the
+# number Jupyter shows under the scorecard (`Out`), as the last cell below
+# does.
 
 # %% [markdown]
 # ## How the grader decides

@@ -187,8 +187,7 @@ assert parallel["trace"] == ["intake", "lookup_docs", "lookup_web", "finish"]
 # - two nodes writing it in the same step raise `InvalidUpdateError`.
 #
 # This cell needs your `NaiveState` from `agstate/state.py`: it runs both
-# graphs above on it. (Restart the kernel after editing the module, or use the
-# check cell below, which always reads the file as saved.)
+# graphs above on it. (Save the module and re-run: the kernel reloads it.)
 
 # %%
 from agstate.state import NaiveState

@@ -148,7 +148,7 @@ def doubling_factor(times):
 
 
 print(f"seed version: x{doubling_factor(seed_times):.1f} per doubling of n")
-assert doubling_factor(seed_times) > 3  # quadratic: about 4
+assert doubling_factor(seed_times) > 2.5  # quadratic: about 4 (a busy machine blurs it, never down to linear's 2)
 
 # %% [markdown]
 # ## The fix: remember what you have seen
@@ -198,7 +198,7 @@ plt.show()
 # %%
 seed_factor, your_factor = doubling_factor(seed_times), doubling_factor(your_times)
 print(f"per doubling of n: seed x{seed_factor:.1f}, yours x{your_factor:.1f}")
-assert your_factor < 3 < seed_factor
+assert seed_factor > your_factor + 1  # about 4 against about 2, measured in one run
 
 # %% [markdown]
 # ## Your exercise

@@ -157,9 +157,9 @@ NOTEBOOKS = {
     ('01_overwrite', '- two nodes writing it in the same step raise `InvalidUpdateError`.'):
         checked('state.overwrite', 'two nodes writing NaiveState.trace in the same step raise InvalidUpdateError'),
     ('01_overwrite',
-     'This cell needs your `NaiveState` from `agstate/state.py`: it runs both graphs above on it. (Restart the kernel '
-     'after editing the module, or use the check cell below, which always reads the file as saved.)'):
-        explains('what the next cell runs, and how to see an edit of the module'),
+     'This cell needs your `NaiveState` from `agstate/state.py`: it runs both graphs above on it. (Save the module '
+     'and re-run: the kernel reloads it.)'):
+        explains('what the next cell runs; the reload is shown by notebook 00 (grader/lab_kernel.py)'),
     ('01_overwrite',
      'Check your work: the grader builds graphs over your `NaiveState` with random node names, in a separate process, '
      'and shows a scorecard.'):
