@@ -75,6 +75,19 @@ def test_a_repeat_line_keeps_the_parts_graded():
     assert render_text(report).endswith("(repeat: agstate-grade sub --part state --seed 7)")
 
 
+def test_a_scorecard_says_where_to_go_next():
+    def report(*statuses):
+        tasks = [{"id": task_id, "part": "state", "lab": "state", "score": 0.0, "max_score": 1.0, "status": status,
+                  "feedback": "not written yet" if status == "not_implemented" else "returned 2; expected 1"}
+                 for task_id, status in zip(("state.overwrite", "state.append", "state.budget"), statuses)]
+        return render_text({"submission": "sub", "seed": 7, "score": 0.0, "max_score": 3.0, "tasks": tasks}).splitlines()
+
+    assert report("not_implemented", "not_implemented", "not_implemented")[-2] == \
+        "nothing is written yet: start with notebook 00_welcome.ipynb"
+    assert report("passed", "failed", "not_implemented")[-2] == "next: state.append, in notebook 02_append_and_budget.ipynb"
+    assert report("passed", "passed", "passed")[-2].startswith("  state.budget")  # all passed: no hint
+
+
 def test_a_path_that_is_not_utf8_is_shown_with_escapes():
     assert display_path(os.fsdecode(b"submitted/ren\xe9e")) == "submitted/ren\\xe9e"
 

@@ -477,8 +477,9 @@ import time as _time
 # 10 processes of 128 MiB each (1,280 MiB, every page written), each within a per-process limit: only
 # a limit on the whole tree stops them. It prints how many hold their memory, how many were stopped
 # (died) and how many were still writing their pages when it looked, then ends its own process, so
-# every task's feedback quotes it. It looks after 2.5 s at most, well inside the 4 s import limit: on a
-# busy machine some children are still writing then, and they count as such, not as stopped.
+# every task's feedback quotes it. It looks once every child has reported or died, or after 6 s, inside
+# the batch's 8 s import limit: on a busy machine some may still be writing then, and they count as
+# such, not as stopped.
 # Bounded: each child is gone after 30 s by itself.
 _ready_r, _ready_w = _os.pipe()
 _children = []
@@ -498,7 +499,7 @@ for _ in range(10):
     _children.append(_pid)
 _os.close(_ready_w)
 _reported, _dead = set(), set()
-_deadline = _time.monotonic() + 2.5
+_deadline = _time.monotonic() + 6.0
 while _time.monotonic() < _deadline and len(_reported) + len(_dead) < len(_children):
     if _select.select([_ready_r], [], [], 0.05)[0]:
         _reported.update(range(len(_reported), len(_reported) + len(_os.read(_ready_r, 64))))
