@@ -151,9 +151,9 @@ def expect_decided(case, signals, output) -> None:
     types = [e.get("type") for e in output["events"]]
     if types != expected["events"]:
         raise Failure(f"{text} left the events {show(types)}; expected {expected['events']}")
+    # The decision event: the case, the revision the decision makes, and the proposals it rests on (by event id).
+    deciders = sorted((i for i, who in by_id.items() if who in expected["decided_by"]), key=str)
     for event in output["events"]:
-        # The decision event: the case, the revision the decision makes, and the proposals it rests on (by event id).
-        deciders = sorted((i for i, who in by_id.items() if who in expected["decided_by"]), key=str)
         wanted = {"type": event["type"], "case_id": case["case_id"], "revision": case["revision"] + 1,
                   "proposals": deciders}
         got = {key: event.get(key) for key in wanted}

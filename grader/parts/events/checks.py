@@ -12,11 +12,6 @@ from grader.checking import Counterexample, Failure, Raised, contrast, no_raise,
 from grader.parts.events.model import EVENT_KEYS, args_text, executions, logged_results
 
 
-def answer(reply):
-    """A reply as feedback shows it when any answer is wrong: the value, or what was raised (its type and message)."""
-    return reply
-
-
 def value_of(reply):
     """A reply's value; None when the call raised (the feedback then shows what it found: nothing)."""
     return None if isinstance(reply, Raised) else reply
@@ -106,7 +101,7 @@ def judge_resumed(what: str, got: dict, expected, call_ids: list, steps: list, t
     if second != expected:  # a Raised equals no value
         shown = f"raised {second.type}" if isinstance(second, Raised) else f"returned {show(second)}"
         raise Failure(f"{what}: resuming {shown}; expected {show(expected)}",
-                      Counterexample("resume", [], expected, answer(second)))
+                      Counterexample("resume", [], expected, second))
     kinds = [event["type"] for event in got["log"]]
     if kinds.count("agent.started") != 1 or kinds.count("task.completed") != 1 or kinds[-1] != "task.completed":
         raise Failure(f"{what}: after resuming and calling again the log holds the events {show(kinds)}; expected exactly "

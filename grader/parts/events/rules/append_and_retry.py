@@ -6,7 +6,7 @@ mid-append (``durable_crash``), and judges the replies with ``checks``.
 """
 
 from grader.checking import Counterexample, Failure, Raised, counted, no_raise, show
-from grader.parts.events.checks import answer, appended, expect_event, expect_listed, expect_raised, value_of
+from grader.parts.events.checks import appended, expect_event, expect_listed, expect_raised, value_of
 from grader.parts.events.model import reorder
 from grader.parts.events.strategies import (
     after_another,
@@ -59,7 +59,7 @@ def append_in_order(check):
             expect_listed(reply, returned[name], f"list({name!r}) after appending {counted(counts[name], 'event')}")
         for name, reply in zip(tasks, tail[2:]):
             if reply != counts[name]:
-                raise Failure(f"last_seq({name!r}) after {counts[name]} appends returned {show(answer(reply))}; "
+                raise Failure(f"last_seq({name!r}) after {counts[name]} appends returned {show(reply)}; "
                               f"expected {counts[name]}")
         expect_listed(tail[4], [e for e in returned[tasks[0]] if e["seq"] >= from_seq], f"list({tasks[0]!r}, from_seq={from_seq})")
 
@@ -71,8 +71,8 @@ def append_empty(check):
         ops = [["append", "other", 1, "agent.started", {}], ["last_seq", task + "!"], ["list", task + "!", 1]]
         got = check.probe("store_ops", ops, False)
         if got[1] != 0 or got[2] != []:
-            raise Failure(f"for a task without events last_seq returned {show(answer(got[1]))} and list "
-                          f"{show(answer(got[2]))}; expected 0 and []")
+            raise Failure(f"for a task without events last_seq returned {show(got[1])} and list "
+                          f"{show(got[2])}; expected 0 and []")
 
 
 @append_task.rule("append refuses an unknown type, a seq that is not an int >= 1, or a payload that is not a JSON object "
@@ -120,10 +120,10 @@ def retry_returns_stored(check):
         stored, (reply, listed, last) = appended(check, task, log, on_file, [retry, ["list", task, 1], ["last_seq", task]])
         doing = f"a retry append({task!r}, {seq}, {kind!r}, {show(payload)}) after {counted(len(log), 'event')}"
         if reply != stored[seq - 1]:
-            raise Failure(f"{doing} gave {show(answer(reply))}; expected the stored event "
+            raise Failure(f"{doing} gave {show(reply)}; expected the stored event "
                           f"{show(stored[seq - 1])}: a retry returns what is stored, its ts included (ts is the store's "
                           "clock, so it is not part of what makes two appends the same event)",
-                          Counterexample("append", retry[1:], stored[seq - 1], answer(reply)))
+                          Counterexample("append", retry[1:], stored[seq - 1], reply))
         expect_listed(listed, stored, f"list({task!r}) after {doing}")
         if last != len(log):
             raise Failure(f"last_seq({task!r}) after {doing} returned {show(value_of(last))}; expected {len(log)}")
@@ -137,7 +137,7 @@ def resend_whole_log(check):
         stored, replies = appended(check, task, log, on_file, [*again, ["list", task, 1]])
         if replies[:-1] != stored:
             raised = [(seq, r) for seq, r in enumerate(replies[:-1], 1) if isinstance(r, Raised)][:1]
-            raise Failure(f"re-sending the {counted(len(log), 'event')} of {task!r} gave {show([answer(r) for r in replies[:-1]])}; "
+            raise Failure(f"re-sending the {counted(len(log), 'event')} of {task!r} gave {show(replies[:-1])}; "
                           f"expected the stored events {show(stored)}"
                           + "".join(f"; the append of seq {seq} raised {r}" for seq, r in raised))
         expect_listed(replies[-1], stored, f"list({task!r}) after re-sending its log")

@@ -7,7 +7,7 @@ raising, the process killed), resumes it and calls it once more.
 """
 
 from grader.checking import Counterexample, Failure, Raised, contrast, no_raise, show
-from grader.parts.events.checks import answer, describe_run, judge_resumed
+from grader.parts.events.checks import describe_run, judge_resumed
 from grader.parts.events.model import executions, expected_output, last_point
 from grader.parts.events.strategies import kill_points, plans, raise_points, tool_calls
 from grader.tasks import task
@@ -69,7 +69,7 @@ def resume_plain(check):
         if got["first"] != {"killed": False, "exit": 0}:
             raise Failure(f"{what}: run_task failed in a run without any crash ({show(got['first'])})", status="error")
         if got["third"] != expected or executions(got["ledger"], 3):
-            raise Failure(f"{what}: calling run_task on the completed task gave {show(answer(got['third']))} and ran "
+            raise Failure(f"{what}: calling run_task on the completed task gave {show(got['third'])} and ran "
                           f"{sum(executions(got['ledger'], 3).values())} tools; expected the stored output {show(expected)} and no call")
         if executions(got["ledger"], 1) + executions(got["ledger"], 2) != executions(
                 [{"phase": 1, "tool": s["tool"], "args": s["args"]} for s in plan], 1):
@@ -93,7 +93,7 @@ def resume_after_raise(check):
         # Phase 1 ran in this process: what run_task returned, or the Raised of what it raised.
         first = got["first"]
         if not (isinstance(first, Raised) and first.type == "ToolTimeout"):
-            raise Failure(f"{what}: the first run_task gave {show(answer(first))}; expected it to re-raise ToolTimeout")
+            raise Failure(f"{what}: the first run_task gave {show(first)}; expected it to re-raise ToolTimeout")
         if not got["log_after_crash"] or got["log_after_crash"][-1]["type"] != "agent.crashed":
             raise Failure(f"{what}: after the failure the log ends with {show(got['log_after_crash'][-1:] )}; expected "
                           "an agent.crashed event {'reason': ...}")
