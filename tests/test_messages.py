@@ -32,7 +32,7 @@ MESSAGES = [
     # A retry's stored ts: why it is returned though never compared, not "same ts (ts ... is never compared)".
     (events_mutants, "non_idempotent_append", "events.idempotent",
      r"a retry returns what is stored, its ts included \(ts is the store's clock, so it is not part of what makes two "
-     r"appends the same event\)"),
+     r"appends the same event; the k-th ts your store set is shown as 1700000000\.0 \+ k\)"),
     # Counts in English: "1 event", "1 acknowledgement", never "1 events".
     (events_mutants, "never_commits", "events.durable",
      r"^kill #\d+: a writer appending (1 event|\d+ events) from seq \d+, killed after (1 acknowledgement|\d+ acknowledgements)"),

@@ -3,12 +3,13 @@
 In-process repeats (tests/test_parts.py) share one interpreter; here each run
 is a fresh ``agstate-grade``, as two instructors grading the same class are.
 The submissions are chosen to depend on what differs between processes when
-nothing is fixed: string hashing (a ``set``'s order) and memory addresses.
+nothing is fixed: string hashing (a ``set``'s order), memory addresses and
+the wall clock (part C's store sets each event's ``ts`` from it).
 """
 
 import pytest
 from conftest import run_cli
-from mutants import state_mutants
+from mutants import events_mutants, state_mutants
 
 ADDRESS_IN_RESULT = [("    return merged\n", "    return merged + [object()]\n")]  # an object: its repr holds an address
 
@@ -23,3 +24,12 @@ def test_one_seed_gives_one_report_in_separate_processes(make_submission, name, 
     runs = [run_cli(str(submission), "--json", "--seed", "4", "--task", "state.dedupe", "--examples", "40") for _ in range(2)]
     assert runs[0].stdout == runs[1].stdout
     assert '"status": "failed"' in runs[0].stdout and '"counterexample": {' in runs[0].stdout
+
+
+def test_a_store_clock_does_not_reach_the_report(tmp_path):
+    """The feedback shows an event the store returned, its wall-clock ts and all: shown in order, it repeats."""
+    mutant = next(m for m in events_mutants.MUTANTS if m.name == "payload_compared_with_eq")
+    submission = events_mutants.build_submission(mutant, tmp_path / mutant.name)
+    runs = [run_cli(str(submission), "--json", "--seed", "4", "--task", "events.concurrency") for _ in range(2)]
+    assert runs[0].stdout == runs[1].stdout
+    assert "'ts': 1700000001.0" in runs[0].stdout  # the first ts the store set, as the report shows it

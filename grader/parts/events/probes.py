@@ -4,7 +4,7 @@ Stores live in the child's own temp dirs. Crashes are real: a writer or a
 run is forked and killed with SIGKILL (after some acknowledged appends, after
 the n-th append of a run, or inside a tool after its side effect), then the
 log is reopened by another process. Side effects go to a ledger file that
-survives the kill. Probes return plain data; the grading process judges.
+survives the kill. Probes return plain data (ts in order: ``clock``); the grading process judges.
 
 The learner's calls in this process go through ``ctx.attempt``: a reply holds
 each call's value, or the ``Raised`` that stands for what it raised. A forked
@@ -18,6 +18,7 @@ import os
 import sqlite3
 import tempfile
 
+from grader.parts.events.clock import in_order
 from grader.parts.events.fakes import INVOICE_TOOLS, Ledger, TrustedStore, fake_tool, killing_store, remove_scratch
 from grader.parts.events.processes import BLOCKED_AFTER, RaceWriter, crash_writer, forked, unique_keys, write_locked
 from grader.probes import Raised, probe
@@ -64,7 +65,8 @@ def store_ops(ctx, folder, ops, on_file):
     """
     path = os.path.join(folder, "events.db") if on_file else None
     store = _store(ctx, path)
-    return [ctx.attempt(lambda op=op, args=args: _dump(getattr(store, op)(*args)), attrs=CONFLICT_ATTRS) for op, *args in ops]
+    return in_order([ctx.attempt(lambda op=op, args=args: _dump(getattr(store, op)(*args)), attrs=CONFLICT_ATTRS)
+                     for op, *args in ops])
 
 
 @probe
@@ -134,7 +136,7 @@ def race(ctx, folder, rounds):
                                                                          str(other.number): other_outcome}})
     finally:
         codes = [writer.stop() for writer in writers]
-    return {"rounds": rounds_seen, "codes": codes, "events": _dump(_store(ctx, path).list("race"))}
+    return in_order({"rounds": rounds_seen, "codes": codes, "events": _dump(_store(ctx, path).list("race"))})
 
 
 @probe
@@ -148,7 +150,7 @@ def durable_crash(ctx, folder, rounds):
         acked = crash_writer(lambda: _store(ctx, path), "durable", [tuple(e) for e in events], kill_after, start)
         reopened = _store(ctx, path)  # a new connection in this process: not the writer's
         found.append({"start": start, "acked": acked, "events": _dump(reopened.list("durable"))})
-    return {"rounds": found, "schema": unique_keys(path)}
+    return in_order({"rounds": found, "schema": unique_keys(path)})
 
 
 @probe

@@ -8,6 +8,7 @@ the mutation corpus was tuned on them), so each is kept exactly as it was.
 
 from hypothesis import strategies as st
 
+from grader.parts.events.clock import stamp
 from grader.parts.events.model import EVENT_TYPES, last_point
 
 # -- logs of events (notebook 14) ------------------------------------------------------------------
@@ -90,7 +91,7 @@ def run_logs(draw):
                    "agent.crashed": {"reason": "ToolTimeout: charge timed out"},
                    "task.completed": {"output": draw(st.lists(results, max_size=3))}}[kind]
         seq += 1
-        events.append({"task_id": task, "seq": seq, "type": kind, "payload": payload, "ts": 1_700_000_000.0 + seq})
+        events.append({"task_id": task, "seq": seq, "type": kind, "payload": payload, "ts": stamp(seq)})
     return events
 
 

@@ -120,9 +120,9 @@ def retry_returns_stored(check):
         stored, (reply, listed, last) = appended(check, task, log, on_file, [retry, ["list", task, 1], ["last_seq", task]])
         doing = f"a retry append({task!r}, {seq}, {kind!r}, {show(payload)}) after {counted(len(log), 'event')}"
         if reply != stored[seq - 1]:
-            raise Failure(f"{doing} gave {show(reply)}; expected the stored event "
-                          f"{show(stored[seq - 1])}: a retry returns what is stored, its ts included (ts is the store's "
-                          "clock, so it is not part of what makes two appends the same event)",
+            raise Failure(f"{doing} gave {show(reply)}; expected the stored event {show(stored[seq - 1])}: a retry returns "
+                          "what is stored, its ts included (ts is the store's clock, so it is not part of what makes two "
+                          "appends the same event; the k-th ts your store set is shown as 1700000000.0 + k)",
                           Counterexample("append", retry[1:], stored[seq - 1], reply))
         expect_listed(listed, stored, f"list({task!r}) after {doing}")
         if last != len(log):

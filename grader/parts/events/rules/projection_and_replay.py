@@ -5,6 +5,7 @@ of the log; the state of each is judged against ``model.model_state``.
 """
 
 from grader.checking import Counterexample, Failure, contrast, no_raise, show
+from grader.parts.events.clock import stamp
 from grader.parts.events.model import model_state
 from grader.parts.events.strategies import run_logs
 from grader.tasks import task
@@ -13,7 +14,7 @@ project = task("events.project")
 
 
 def _event(seq, kind, payload):
-    return {"task_id": "inv-7", "seq": seq, "type": kind, "payload": payload, "ts": 1_700_000_000.0 + seq}
+    return {"task_id": "inv-7", "seq": seq, "type": kind, "payload": payload, "ts": stamp(seq)}
 
 
 # Every status, a crash followed by more tool events, a falsy result and a call id used twice.
