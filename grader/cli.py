@@ -199,7 +199,8 @@ def main(argv: list[str] | None = None) -> int:
         if book:
             book.add(report)
         if not args.json:
-            progress.write(render_text(report, args.verbose) if single else _summary_line(report), file=sys.stdout)
+            with progress.external_write_mode(file=sys.stdout):
+                _say(render_text(report, args.verbose) if single else _summary_line(report))
         progress.update(1)
 
     try:
@@ -213,13 +214,25 @@ def main(argv: list[str] | None = None) -> int:
     progress.close()
     if args.json:
         cleaned = [clean(report) for report in reports]  # each report, never the list: a class has no size cap
-        print(json.dumps(cleaned[0] if single else cleaned, indent=2, ensure_ascii=False, allow_nan=False))
+        _say(json.dumps(cleaned[0] if single else cleaned, indent=2, ensure_ascii=False, allow_nan=False))
     elif not single:
         total = sum(r["score"] for r in reports)
-        print(f"{len(reports)} submissions graded with seed {seed}; mean score {total / len(reports):.1f}"
-              + (f"; gradebook {args.out}" if args.out else ""))
+        _say(f"{len(reports)} submissions graded with seed {seed}; mean score {total / len(reports):.1f}"
+             + (f"; gradebook {args.out}" if args.out else ""))
     passed = all(task["status"] == "passed" for report in reports for task in report["tasks"])
     return 0 if passed else 1
+
+
+def _say(text: str) -> None:
+    """Print ``text`` on stdout. Once its reader has gone (``| head``, ``| grep -q``), the rest goes nowhere.
+
+    Grading goes on, so a gradebook (``--out``) is still complete and the exit
+    status is still the grade's, rather than a BrokenPipeError's traceback.
+    """
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # also takes what is left in print's buffer
 
 
 def _progress(total: int, initial: int):

@@ -3,9 +3,12 @@
 import csv
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from conftest import REFERENCE, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -176,3 +179,14 @@ def test_a_folder_named_like_the_module_is_not_the_module(tmp_path):
         assert _missing_module(copy, "state", skipped)["feedback"] == (
             "missing: the submission has no agstate/state.py (agstate/state/ is a folder: the exercise is the file "
             "agstate/state.py)")
+
+
+@pytest.mark.parametrize("options", [["--part", "state"], ["--part", "state", "--json"]])
+def test_a_reader_that_stops_reading_gets_no_traceback_and_the_grade_its_status(options):
+    """``agstate-grade . | grep -q ...`` or ``| head``: the pipe closes before the report is written."""
+    grading = subprocess.Popen([sys.executable, "-m", "grader", str(REFERENCE.parent), "--seed", "3", *options],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    grading.stdout.close()  # the reader is gone before the first line: the first write meets a broken pipe
+    errors = grading.stderr.read().decode()
+    assert grading.wait(timeout=300) == 0, errors  # the reference passes: the status is the grade's, not the pipe's
+    assert errors == ""
