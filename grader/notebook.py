@@ -15,7 +15,7 @@ from pathlib import Path
 from grader.output import ALSO, further_failing
 from grader.tasks import MODULES, TASKS
 
-__all__ = ["check", "workspace", "target_options", "scorecard_html"]
+__all__ = ["check", "Points", "workspace", "target_options", "scorecard_html"]
 
 _STATUS_MARK = {"passed": "✅", "failed": "❌", "not_implemented": "⬜", "error": "💥", "timeout": "⏱", "crashed": "💀"}
 
@@ -36,6 +36,13 @@ def workspace() -> Path:
     return next((folder for folder in (here, here.parent) if (folder / "agstate").is_dir()), here)
 
 
+class Points(float):
+    """The points ``check()`` gave, a float to compute with; Jupyter shows it as nothing, as the scorecard says them."""
+
+    def _ipython_display_(self):
+        pass  # its display is the scorecard above it: no bare "Out: 15.0" under every check cell
+
+
 def check(target: str | None = None, *, seed: int | None = None) -> float:
     """Grade ``target`` (a task id like "state.dedupe", a part like "state", or everything)."""
     # -I: neither the working directory nor PYTHON* variables can put another "grader" in front of this one.
@@ -53,7 +60,9 @@ def check(target: str | None = None, *, seed: int | None = None) -> float:
             if task["status"] != "passed":
                 print(f"{task['id']}: {task['score']:g} / {task['max_score']:g} {task['status'].replace('_', ' ')}: "
                       f"{task['feedback']}", file=sys.stderr)
-    return report["score"]
+    if os.environ.get("NBGRADER_EXECUTION"):
+        return report["score"]  # a plain float, shown: nbgrader reads a test cell's last value as its partial credit
+    return Points(report["score"])
 
 
 def target_options(target: str | None) -> list[str]:

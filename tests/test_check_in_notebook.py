@@ -58,3 +58,24 @@ def test_under_nbgrader_validate_a_task_not_passed_is_explained_on_stderr(monkey
     check("state.dedupe", seed=3)
     said = capsys.readouterr().err  # what `nbgrader validate` prints instead of "Partial credit"
     assert said.startswith("state.dedupe: 0 / 15 not implemented: ") and "merge_sources() is not written yet" in said
+
+
+def test_in_a_kernel_the_points_show_as_the_scorecard_only_and_under_nbgrader_as_its_partial_credit(monkeypatch):
+    """No bare "Out: 15.0" under a check cell in the lab; nbgrader still reads the number (its partial credit)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    monkeypatch.setenv("AGSTATE_WORKSPACE", str(SOLUTIONS))
+    cells = ['from grader import check\ncheck("state.dedupe", seed=4)', 'points = check("state.dedupe", seed=4)\npoints + 0']
+    outputs = {}
+    for execution in ("", "autograde"):
+        monkeypatch.setenv("NBGRADER_EXECUTION", execution)  # the kernel inherits it, as nbgrader's kernel does
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+        NotebookClient(notebook, kernel_name="python3", timeout=120).execute()
+        outputs[execution] = [[output.output_type for output in cell.outputs] for cell in notebook.cells]
+        last = notebook.cells[0].outputs[-1]
+        if execution:
+            assert last.data["text/plain"] == "15.0"
+        assert notebook.cells[1].outputs[-1].data["text/plain"] == "15.0"  # a number to compute with
+    assert outputs[""] == [["display_data"], ["display_data", "execute_result"]]
+    assert outputs["autograde"] == [["display_data", "execute_result"], ["display_data", "execute_result"]]

@@ -109,9 +109,9 @@ assert (workspace() / "agstate" / "state.py").is_file()
 #
 # `python -m grader` is the same command as `agstate-grade`. Every report
 # prints its seed; pass it back with `--seed` (or `check(..., seed=N)`) to get
-# the same report again. `check()` also returns the points it gave: the
-# number Jupyter shows under the scorecard (`Out`), as the last cell below
-# does.
+# the same report again. `check()` also returns the points it gave, a number
+# (`points = check("state")`); Jupyter does not show it under the scorecard,
+# which says it already.
 
 # %% [markdown]
 # ## How the grader decides
