@@ -169,8 +169,8 @@ def validate_update(current: Board | None, update) -> list[str]:
 
 
 def _replace(board: Board) -> Board:
-    """A validated whole board: stored with every derived ``card_count`` recomputed."""
-    raise NotImplementedError('board.replace: _replace() is not written yet; complete it in agstate/board.py (notebook 11_derived_fields.ipynb)')
+    """``board`` with every derived ``card_count`` recomputed from its cards: after a move, a remove, a whole board."""
+    raise NotImplementedError('board.move: _replace() is not written yet; complete it in agstate/board.py (notebook 09_operations.ipynb)')
 
 
 def _move(board: Board, op: MoveOp) -> Board:
@@ -183,6 +183,15 @@ def _remove(board: Board, op: RemoveOp) -> Board:
     raise NotImplementedError('board.remove: _remove() is not written yet; complete it in agstate/board.py (notebook 09_operations.ipynb)')
 
 
+def _apply(current: Board | None, update: Board | MoveOp | RemoveOp) -> Board:
+    """A valid typed update applied: a whole board replaces ``current``, an operation edits a deep copy of it."""
+    if isinstance(update, Board):
+        return update  # trusts every card_count the writer claims: notebook 11
+    # A deep copy: the stored board is shared with checkpoints and other readers.
+    edit = _move if update.type == "move" else _remove
+    return edit(current.model_copy(deep=True), update)
+
+
 def board_reducer(current: Board | None, update) -> Board | None:
     """Apply one update to the board: a whole board replaces it, an operation edits a copy.
 
@@ -190,7 +199,17 @@ def board_reducer(current: Board | None, update) -> Board | None:
     itself and logs a warning on ``agstate.board``; this function never
     raises. Not commutative: operations apply in the order they arrive.
     """
-    raise NotImplementedError('board.reject: board_reducer() is not written yet; complete it in agstate/board.py (notebook 10_validation.ipynb)')
+    # The seed applies a well-formed operation and checks nothing else. Notebook 10 makes the reducer
+    # validate and reject, and take whole boards.
+    not_yet = ("board.reject: board_reducer() does not reject an invalid update or take a whole board yet; "
+               "complete it in agstate/board.py (notebook 10_validation.ipynb)")
+    if current is None:
+        raise NotImplementedError(not_yet)
+    try:
+        operation = update if isinstance(update, (MoveOp, RemoveOp)) else _OPS.validate_python(update)
+    except Exception:
+        raise NotImplementedError(not_yet) from None
+    return _apply(current, operation)
 
 
 class BoardState(TypedDict, total=False):

@@ -34,24 +34,34 @@ _DEF = re.compile(r"^\s*(?:def|class)\s+(\w+)")
 EXERCISE_MODULES = {f"{module}.py" for module in MODULES.values()}
 
 
-def stub_module(master: str, filename: str) -> str:
-    """The learner's stub of one exercise module's master source."""
-    out, stub, mode, owner, begin = [], [], None, None, None
+def stub_module(master: str, filename: str, written: frozenset[str] = frozenset()) -> str:
+    """The learner's stub of one exercise module's master source.
+
+    ``written``: task ids whose regions keep their solution — the module as a
+    learner has it who has done those tasks' exercises (a region is the
+    exercise of its first task, whose notebook the stub names).
+    """
+    out, solution, stub, mode, owner, begin = [], [], [], None, None, None
     for number, line in enumerate(master.splitlines(keepends=True), 1):
         if mode is None:
             if (found := _DEF.match(line)) is not None:
                 owner = found.group(1)
             if (begin := _BEGIN.match(line)) is not None:
-                mode, stub, start = "solution", [], number
+                mode, solution, stub, start = "solution", [], [], number
                 continue
             out.append(line)
         elif _STUB.match(line):
             mode = "stub"
         elif _END.match(line):
-            out.extend(stub if mode == "stub" else [_not_implemented(begin, owner, filename, start)])
+            if begin.group("task") in written:
+                out.extend(solution)
+            else:
+                out.extend(stub if mode == "stub" else [_not_implemented(begin, owner, filename, start)])
             mode = None
         elif mode == "stub":
             stub.append(re.sub(r"^(\s*)# ?", r"\1", line, count=1))
+        else:
+            solution.append(line)
     if mode is not None:
         raise ValueError(f"{filename}: ### BEGIN SOLUTION at line {start} has no ### END SOLUTION")
     return "".join(out)
@@ -72,12 +82,15 @@ def learner_notebook(master: Path) -> str:
     return notebook_text(release_notebook(source_notebook(master)))
 
 
-def learner_package(root: Path = ROOT) -> dict[str, str]:
-    """The learner's ``agstate/`` files, relative path -> text: stubs of the exercise modules, helpers as they are."""
+def learner_package(root: Path = ROOT, written: frozenset[str] = frozenset()) -> dict[str, str]:
+    """The learner's ``agstate/`` files, relative path -> text: stubs of the exercise modules, helpers as they are.
+
+    ``written``: the tasks whose exercises are done (see ``stub_module``); none, as released.
+    """
     files = {}
     for source in sorted((root / "solutions" / "agstate").glob("*.py")):
         text = source.read_text()
-        files[f"agstate/{source.name}"] = stub_module(text, source.name) if source.name in EXERCISE_MODULES else text
+        files[f"agstate/{source.name}"] = stub_module(text, source.name, written) if source.name in EXERCISE_MODULES else text
     return files
 
 

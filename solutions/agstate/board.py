@@ -212,8 +212,8 @@ def validate_update(current: Board | None, update) -> list[str]:
 
 
 def _replace(board: Board) -> Board:
-    """A validated whole board: stored with every derived ``card_count`` recomputed."""
-    ### BEGIN SOLUTION board.replace
+    """``board`` with every derived ``card_count`` recomputed from its cards: after a move, a remove, a whole board."""
+    ### BEGIN SOLUTION board.move board.remove board.replace
     for column in board.columns:
         column.card_count = len(column.cards)
     return board
@@ -246,6 +246,19 @@ def _remove(board: Board, op: RemoveOp) -> Board:
     ### END SOLUTION
 
 
+def _apply(current: Board | None, update: Board | MoveOp | RemoveOp) -> Board:
+    """A valid typed update applied: a whole board replaces ``current``, an operation edits a deep copy of it."""
+    if isinstance(update, Board):
+        ### BEGIN SOLUTION board.replace
+        return _replace(update)
+        ### STUB
+        # return update  # trusts every card_count the writer claims: notebook 11
+        ### END SOLUTION
+    # A deep copy: the stored board is shared with checkpoints and other readers.
+    edit = _move if update.type == "move" else _remove
+    return edit(current.model_copy(deep=True), update)
+
+
 def board_reducer(current: Board | None, update) -> Board | None:
     """Apply one update to the board: a whole board replaces it, an operation edits a copy.
 
@@ -257,18 +270,25 @@ def board_reducer(current: Board | None, update) -> Board | None:
     try:
         problems = validate_update(current, update)
         if not problems:
-            parsed = parse_update(update)
-            if isinstance(parsed, Board):
-                return _replace(parsed)
-            # A deep copy: the stored board is shared with checkpoints and other readers.
-            edit = _move if parsed.type == "move" else _remove
-            return edit(current.model_copy(deep=True), parsed)
+            return _apply(current, parse_update(update))
     except NotImplementedError:
         raise  # a helper not written yet: say so, instead of rejecting every update
     except Exception as exc:  # a reducer that raises stops the whole run: reject instead
         problems = [f"the update could not be applied ({type(exc).__name__})"]
     logger.warning("board update rejected: %s", "; ".join(problems))
     return current
+    ### STUB
+    # # The seed applies a well-formed operation and checks nothing else. Notebook 10 makes the reducer
+    # # validate and reject, and take whole boards.
+    # not_yet = ("board.reject: board_reducer() does not reject an invalid update or take a whole board yet; "
+    #            "complete it in agstate/board.py (notebook 10_validation.ipynb)")
+    # if current is None:
+    #     raise NotImplementedError(not_yet)
+    # try:
+    #     operation = update if isinstance(update, (MoveOp, RemoveOp)) else _OPS.validate_python(update)
+    # except Exception:
+    #     raise NotImplementedError(not_yet) from None
+    # return _apply(current, operation)
     ### END SOLUTION
 
 

@@ -70,19 +70,21 @@ assert before.model_dump() != snapshot and after is before
 # %% [markdown]
 # ## Your exercise
 #
-# In `agstate/board.py`, complete `_move` and `_remove` (they receive a deep
-# copy, free to change, and return it with every `card_count` recomputed by
-# `_replace`), and `board_reducer`, which validates, copies and dispatches
-# (notebook 10 covers its rejecting side). The grader checks:
+# In `agstate/board.py`, complete `_replace`, which sets every column's
+# `card_count` to its number of cards, and `_move` and `_remove`: each
+# receives a deep copy of the board, free to change, and returns it through
+# `_replace`. `board_reducer` is given as a seed that parses an operation
+# and hands it to them (`_apply` makes the copy); it checks nothing else
+# yet, and notebook 10 makes it validate, reject and take whole boards. The
+# grader checks, on valid operations:
 #
 # - a card moves to the end of `to_column`; within one column to its end;
 # - a column move takes `to_column`'s index; the others keep their order;
 # - remove with `card_id` removes that card only; without, clears the column;
-# - an op with no board yet (`current is None`) returns None;
-# - random sequences of updates against a model: invariants after every
-#   step, cards conserved, nothing mutated, `current` itself on reject.
+# - the board returned is a new one, with every `card_count` right, and the
+#   board given is unchanged.
 #
-# This cell needs your reducer.
+# This cell needs your `_replace`, `_move` and `_remove`.
 
 # %%
 from agstate.board import board_reducer
@@ -106,11 +108,12 @@ assert DEMO_BOARD.columns[0].card_count == 3  # the start board is untouched
 # %% [markdown]
 # ### Checking against a model
 #
-# The grader compares your reducer with a tiny model of the board (plain
-# dicts, a few lines per operation), on random sequences of updates drawn
-# against the board as it evolves — the idea of Hypothesis's stateful
-# testing. After every step it checks what must *always* hold, whatever the
-# sequence. Here is the same idea on a few hundred random sequences:
+# Once the reducer is complete (notebook 11), the grader compares it with a
+# tiny model of the board (plain dicts, a few lines per operation), on
+# random sequences of updates drawn against the board as it evolves — the
+# idea of Hypothesis's stateful testing. After every step it checks what
+# must *always* hold, whatever the sequence. Here is the same idea on a few
+# hundred random moves:
 
 # %%
 import random
@@ -138,9 +141,6 @@ check("board.move")
 
 # %%
 check("board.remove")
-
-# %%
-check("board.sequence")
 
 # %% [markdown]
 # ## What to remember

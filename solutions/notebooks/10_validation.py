@@ -101,9 +101,11 @@ assert raised is not None
 # ## Your exercise
 #
 # Complete `STRICT`/`Id`, `parse_update`, `_op_problems`, `validate_update`
-# and `board_reducer` in `agstate/board.py`. This cell needs them: three
-# things a model really emits, each rejected, the board preserved, the
-# reason ready to show the agent.
+# and `board_reducer` (in place of its seed: it takes whole boards too) in
+# `agstate/board.py`. An operation with no board yet (`current is None`) is
+# invalid too: the reducer returns None. This cell needs them: three things a model really
+# emits, each rejected, the board preserved, the reason ready to show the
+# agent.
 
 # %%
 import logging

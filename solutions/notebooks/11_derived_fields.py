@@ -61,8 +61,9 @@ assert stored.columns[0].card_count == 7
 #
 # ## Your exercise
 #
-# Complete `_replace` (and use it after every accepted update). This cell
-# needs your reducer.
+# Complete the whole-board branch of `_apply` in `agstate/board.py`: a
+# valid whole board is stored through `_replace` (notebook 09), as moves and
+# removes already are. This cell needs it.
 
 # %%
 from agstate.board import board_reducer
@@ -76,6 +77,19 @@ assert proposal["columns"][0]["card_count"] == 7  # the update itself is not cha
 from grader import check
 
 check("board.replace")
+
+# %% [markdown]
+# ### The whole reducer, against a model
+#
+# Your reducer is complete: whole boards, moves and removes, valid or not.
+# The grader folds it over random sequences of every kind of update — stale
+# ids, garbage, boards with wrong counts — and compares each step with its
+# model of the board, as notebook 09 did on random moves. After every step:
+# the invariants hold, cards are conserved, nothing is mutated, and a
+# rejected update returns `current` itself.
+
+# %%
+check("board.sequence")
 
 # %% [markdown]
 # ## What to remember

@@ -135,9 +135,17 @@ TABLE = {
         checked('board.models',
                 'a board needs unique column ids and card ids unique across the board: a repeat is a BoardError'),
     ('_op_problems', 'What makes a well-formed operation impossible on ``current``.'):
-        checked('board.reject', 'a card or column that is not there makes the operation invalid'),
-    ('_replace', 'A validated whole board: stored with every derived ``card_count`` recomputed.'):
+        checked('board.reject',
+                'a card or column that is not there makes the operation invalid, and so does no board yet: None stays None'),
+    # also: after a move and a remove: every board.move and board.remove rule compares the whole board, counts
+    #   included (checks.expect_board)
+    ('_replace',
+     '``board`` with every derived ``card_count`` recomputed from its cards: after a move, a remove, a whole board.'):
         checked('board.replace', 'card_count is derived: recomputed from the cards, whatever the update claimed'),
+    # also: 'edits a deep copy': every board.move and board.remove rule checks that current is unchanged
+    ('_apply',
+     'A valid typed update applied: a whole board replaces ``current``, an operation edits a deep copy of it.'):
+        checked('board.replace', 'a valid whole board replaces the board, whether current is None or a board'),
     ('_move', '``board`` (a copy, free to change) after a valid move.'):
         checked('board.move', 'a card moves out of from_column to the end of to_column'),
     ('_remove', '``board`` (a copy, free to change) after a valid remove.'):
@@ -146,14 +154,19 @@ TABLE = {
 
 # The "Your exercise" sections of part B's notebooks (solutions/notebooks/09_operations.py … 12_board_widget.py).
 NOTEBOOKS = {
-    # also: 'return it with every card_count recomputed': board.sequence, "after every accepted update each column's
-    #   card_count == len(cards) ..."; 'which validates, copies': board.sequence, 'no step mutates current or the update'
+    # also: '_move and _remove': board.remove's rules; 'returns it through _replace': the counts every move and
+    #   remove rule compares (checks.expect_board)
     ('09_operations',
-     'In `agstate/board.py`, complete `_move` and `_remove` (they receive a deep copy, free to change, and return it '
-     'with every `card_count` recomputed by `_replace`), and `board_reducer`, which validates, copies and dispatches '
-     '(notebook 10 covers its rejecting side).'):
-        checked('board.sequence', "every step's result equals the model's: the fold of the updates in order"),
-    ('09_operations', 'The grader checks:'):
+     "In `agstate/board.py`, complete `_replace`, which sets every column's `card_count` to its number of cards, and "
+     "`_move` and `_remove`: each receives a deep copy of the board, free to change, and returns it through "
+     "`_replace`."):
+        checked('board.move', 'a card moves out of from_column to the end of to_column'),
+    ('09_operations',
+     '`board_reducer` is given as a seed that parses an operation and hands it to them (`_apply` makes the copy); it '
+     'checks nothing else yet, and notebook 10 makes it validate, reject and take whole boards.'):
+        explains('what the learner is given: the seed the stub holds (tests/test_notebook_order.py grades notebook '
+                 '09 on it)'),
+    ('09_operations', 'The grader checks, on valid operations:'):
         explains('a heading: each rule of the list below is its own entry'),
     # also: 'within one column to its end': board.move, 'a move within one column puts the card at the end ...'
     ('09_operations', '- a card moves to the end of `to_column`; within one column to its end;'):
@@ -164,44 +177,58 @@ NOTEBOOKS = {
     # also: 'without, clears the column': board.remove, "remove without card_id clears the column's cards; ..."
     ('09_operations', '- remove with `card_id` removes that card only; without, clears the column;'):
         checked('board.remove', 'remove with card_id removes that card from from_column, and only it'),
-    # also: board.remove, 'a remove with no board yet (current is None) returns None'
-    ('09_operations', '- an op with no board yet (`current is None`) returns None;'):
-        checked('board.move', 'an operation with no board yet (current is None) returns None'),
-    # also: cards conserved, nothing mutated, current itself on reject: board.sequence's other rules, each by name
+    # also: every board.move and board.remove rule (checks.expect_board: a new board, the model's counts, pure)
     ('09_operations',
-     '- random sequences of updates against a model: invariants after every step, cards conserved, nothing mutated, '
-     '`current` itself on reject.'):
-        checked('board.sequence',
-                "after every accepted update each column's card_count == len(cards) and every id is unique"),
-    ('09_operations', 'This cell needs your reducer.'):
+     '- the board returned is a new one, with every `card_count` right, and the board given is unchanged.'):
+        checked('board.move', 'a card moves out of from_column to the end of to_column'),
+    ('09_operations', 'This cell needs your `_replace`, `_move` and `_remove`.'):
         explains('what the next cell runs'),
     ('09_operations', '### Checking against a model'):
         explains('a sub-heading'),
     ('09_operations',
-     "The grader compares your reducer with a tiny model of the board (plain dicts, a few lines per operation), on "
-     "random sequences of updates drawn against the board as it evolves — the idea of Hypothesis's stateful "
-     "testing."):
+     "Once the reducer is complete (notebook 11), the grader compares it with a tiny model of the board (plain dicts, "
+     "a few lines per operation), on random sequences of updates drawn against the board as it evolves — the idea "
+     "of Hypothesis's stateful testing."):
         checked('board.sequence', "every step's result equals the model's: the fold of the updates in order"),
     ('09_operations', 'After every step it checks what must *always* hold, whatever the sequence.'):
         checked('board.sequence',
                 "after every accepted update each column's card_count == len(cards) and every id is unique"),
-    ('09_operations', 'Here is the same idea on a few hundred random sequences:'):
+    ('09_operations', 'Here is the same idea on a few hundred random moves:'):
         explains('introduces the demo cell that follows'),
     ('10_validation',
-     'Complete `STRICT`/`Id`, `parse_update`, `_op_problems`, `validate_update` and `board_reducer` in '
-     '`agstate/board.py`.'):
+     'Complete `STRICT`/`Id`, `parse_update`, `_op_problems`, `validate_update` and `board_reducer` (in place of its '
+     'seed: it takes whole boards too) in `agstate/board.py`.'):
         explains("what to complete; their rules are the docstrings' (checked by board.models, board.reject and "
                  "board.validate, sentence by sentence in TABLE)"),
+    ('10_validation', 'An operation with no board yet (`current is None`) is invalid too: the reducer returns None.'):
+        checked('board.reject',
+                'a card or column that is not there makes the operation invalid, and so does no board yet: None stays None'),
     # also: 'the board preserved': board.reject, 'an invalid update returns current itself ...'; 'the reason':
     #   board.validate, 'each problem is one readable sentence naming what is wrong ...'
     ('10_validation',
      'This cell needs them: three things a model really emits, each rejected, the board preserved, the reason ready '
      'to show the agent.'):
         checked('board.reject', 'an invalid update returns current itself (the same object), unchanged'),
-    ('11_derived_fields', 'Complete `_replace` (and use it after every accepted update).'):
+    ('11_derived_fields',
+     'Complete the whole-board branch of `_apply` in `agstate/board.py`: a valid whole board is stored through '
+     '`_replace` (notebook 09), as moves and removes already are.'):
         checked('board.replace', 'card_count is derived: recomputed from the cards, whatever the update claimed'),
-    ('11_derived_fields', 'This cell needs your reducer.'):
+    ('11_derived_fields', 'This cell needs it.'):
         explains('what the next cell runs'),
+    ('11_derived_fields', '### The whole reducer, against a model'):
+        explains('a sub-heading'),
+    ('11_derived_fields', 'Your reducer is complete: whole boards, moves and removes, valid or not.'):
+        explains('where the learner is: every piece of the reducer is written'),
+    ('11_derived_fields',
+     'The grader folds it over random sequences of every kind of update — stale ids, garbage, boards with wrong '
+     'counts — and compares each step with its model of the board, as notebook 09 did on random moves.'):
+        checked('board.sequence', "every step's result equals the model's: the fold of the updates in order"),
+    # also: cards conserved, nothing mutated, current itself on reject: board.sequence's other rules, each by name
+    ('11_derived_fields',
+     'After every step: the invariants hold, cards are conserved, nothing is mutated, and a rejected update returns '
+     '`current` itself.'):
+        checked('board.sequence',
+                "after every accepted update each column's card_count == len(cards) and every id is unique"),
     # also: build_board first: the same rule checks the node's name; DEMO_BOARD: board.graph, 'an empty or garbage
     #   starting board becomes DEMO_BOARD ...'; typed Board: 'BoardState.board is typed Board ...'; list order: 'the
     #   final board is the fold ...'; rejected: 'rejected holds one reason per command ...'

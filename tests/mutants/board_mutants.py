@@ -34,7 +34,7 @@ def build_submission(mutant: Mutant, directory) -> Path:
     return corpus.build_submission(mutant, directory, MODULE)
 
 
-DEEP_COPY = "return edit(current.model_copy(deep=True), parsed)"
+DEEP_COPY = "return edit(current.model_copy(deep=True), update)"
 REJECT_RETURN = '''    logger.warning("board update rejected: %s", "; ".join(problems))
     return current
 '''
@@ -45,10 +45,10 @@ CARD_MOVE = '''    source.cards.remove(card)
 MUTANTS: list[Mutant] = [
     # -- mutation and identity ------------------------------------------------------------
     _m("mutates_current", {MOVE, REMOVE, SEQUENCE},
-       [(DEEP_COPY, "return edit(current, parsed)")],
+       [(DEEP_COPY, "return edit(current, update)")],
        "edits the stored board in place: every accepted op changes current (the sequence sees it too)"),
     _m("shallow_copy", {MOVE, REMOVE, SEQUENCE},
-       [(DEEP_COPY, "return edit(current.model_copy(), parsed)")],
+       [(DEEP_COPY, "return edit(current.model_copy(), update)")],
        "a shallow copy shares the columns' card lists, so a move or remove still edits current"),
     _m("equal_copy_on_reject", {REJECT, VALIDATE, SEQUENCE},
        [(REJECT_RETURN, '''    logger.warning("board update rejected: %s", "; ".join(problems))
@@ -157,9 +157,7 @@ MUTANTS: list[Mutant] = [
     return board''')],
        "moves and removes leave card_count stale"),
     _m("replace_keeps_claimed_counts", {REPLACE, SEQUENCE},
-       [('''            if isinstance(parsed, Board):
-                return _replace(parsed)''', '''            if isinstance(parsed, Board):
-                return parsed''')],
+       [('''        return _replace(update)''', '''        return update''')],
        "a replacement keeps the card_count the writer claimed"),
     _m("same_column_move_loses_card", {MOVE, SEQUENCE},
        [(CARD_MOVE, '''    remaining = [other for other in source.cards if other.card_id != op.card_id]

@@ -18,7 +18,7 @@ from grader.parts.board.model import EMPTY, card_ids, find_column, model_apply
 __all__ = ["boards", "ops_on", "board_with_card", "card_moves", "column_moves", "removes", "ghost_ops",
            "claim_wrong_counts", "DEFECTS", "TYPE_DEFECTS", "EXTRA_DEFECTS", "ID_DEFECTS", "UNIQUE_DEFECTS",
            "UNVALIDATED_DEFECTS", "NOT_STRICT", "schema_defects", "defects",
-           "one_of_each_defect", "garbage", "op_sequences", "instance_flags", "moves_on_none", "removes_on_none",
+           "one_of_each_defect", "garbage", "op_sequences", "instance_flags",
            "valid_raw", "broken", "ops_without_board", "invalid_updates", "currents", "any_updates",
            "ghosts_and_unknown_types", "replacements", "miscounted", "short_sequences", "graph_starts", "board_flags", "few_commands"]
 
@@ -224,8 +224,6 @@ def op_sequences(draw, min_steps: int = 1, max_steps: int = 10):
 
 # -- what the rules draw, by name, in the order of the notebooks ----------------------------------
 instance_flags = st.booleans()  # True: the update built into the learner's model; False: a dict, as a tool emits it
-moves_on_none = ops_on(None).filter(lambda op: op["type"] == "move")  # board.move, with no board yet
-removes_on_none = ops_on(None).filter(lambda op: op["type"] == "remove")  # board.remove, with no board yet
 valid_raw = st.one_of(boards(), ops_on(None))  # board.models: what parse_update must accept
 broken = st.one_of(defects(DEFECTS), garbage)  # board.models: what parse_update must refuse, problem by problem
 ops_without_board = ops_on(None)  # board.reject: an operation with no board yet is invalid too

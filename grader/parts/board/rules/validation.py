@@ -169,21 +169,22 @@ HOSTILE = ["huge string", "many columns", "deep list", "deep board", "cycle", "h
 
 @reject.rule("an invalid update returns current itself (the same object), unchanged")
 def reject_identity(check):
-    def rejected(current, update):
-        expect_rejected(check, current, update)
-
-    each_defect(check, rejected)
+    each_defect(check, lambda current, update: expect_rejected(check, current, update))
 
     @check.forall(invalid_updates)
     def invalid(case):
         expect_rejected(check, *case)
 
 
-@reject.rule("a card or column that is not there makes the operation invalid")
+@reject.rule("a card or column that is not there makes the operation invalid, and so does no board yet: None stays None")
 def reject_ghosts(check):
     @check.forall(ghost_ops())
     def ghosts(case):
         expect_rejected(check, *case)
+
+    @check.forall(ops_without_board)
+    def no_board(op):
+        expect_rejected(check, None, op)
 
 
 @reject.rule("a rejected update logs a warning with the reason on the logger 'agstate.board'")
@@ -217,10 +218,7 @@ validate = task("board.validate")
 
 @validate.rule("validate_update returns [] exactly when board_reducer accepts the update")
 def validate_agrees(check):
-    def agreed(current, update):
-        agree(check, current, update)
-
-    each_defect(check, agreed)
+    each_defect(check, lambda current, update: agree(check, current, update))
 
     @check.forall(any_updates)
     def agrees(case):
