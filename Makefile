@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 # JupyterLab refuses to run as root without this flag (containers, CI).
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test test-fast test-hostile lint grade learner check-learner clean browser sandbox kernel
+.PHONY: lab test test-fast test-hostile lint grade learner check-learner kit clean browser sandbox kernel
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("agstate lab needs Python 3.11 or newer" if sys.version_info < (3, 11) else 0)'
@@ -63,6 +63,10 @@ learner: $(STAMP)
 
 check-learner: $(STAMP)
 	$(PY) -m grader.release --check
+
+# The learner's kit: the grader, the notebooks and the stubs, without solutions/ (README: the learner's kit).
+kit: $(STAMP)
+	$(PY) -m build --wheel --outdir dist .
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,85 @@
+"""The learner's kit: a wheel with the grader and the starting files, no answers, that gives a working lab.
+
+The slow test is the README's second way in, run as a student would: build
+the wheel from this checkout (``python -m build``), install it in a fresh
+virtual environment, write a workspace with ``agstate-workspace``, and grade
+it with ``check()`` there — first the stubs, then a module of the reference.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SOLUTIONS
+from setuptools import find_namespace_packages
+
+from grader.workspace import main as workspace_main
+from grader.workspace import starting_files, write_workspace
+
+
+def test_every_package_folder_is_in_the_wheel():
+    listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    found = [name for name in find_namespace_packages(where=str(ROOT), include=["agstate", "grader", "grader.*"])
+             if "__pycache__" not in name]
+    assert sorted(listed) == sorted([*found, "grader.learner_notebooks"]), "pyproject.toml's packages drifted from the folders"
+
+
+def test_a_workspace_holds_the_learner_copies_and_never_overwrites_work(tmp_path):
+    files = starting_files()
+    assert (ROOT / "notebooks" / "00_welcome.ipynb").read_bytes() == files["00_welcome.ipynb"]
+    assert (ROOT / "agstate" / "state.py").read_bytes() == files["agstate/state.py"]  # the stub, not the answer
+    assert not any("solutions" in name for name in files)
+    written, kept = write_workspace(tmp_path)
+    assert sorted(written) == sorted(files) and kept == []
+    (tmp_path / "agstate" / "state.py").write_text("# my work\n")
+    (tmp_path / "03_dedupe.ipynb").unlink()
+    written, kept = write_workspace(tmp_path)  # a second run, after a new release: adds what is missing
+    assert written == ["03_dedupe.ipynb"] and "agstate/state.py" in kept
+    assert (tmp_path / "agstate" / "state.py").read_text() == "# my work\n"
+
+
+def test_a_workspace_over_a_file_is_refused(tmp_path, capsys):
+    (tmp_path / "taken").write_text("")
+    assert workspace_main([str(tmp_path / "taken")]) == 2
+    assert "exists and is not a folder" in capsys.readouterr().err
+
+
+def _run(*args, **kwargs) -> subprocess.CompletedProcess:
+    done = subprocess.run([str(arg) for arg in args], capture_output=True, text=True, timeout=900, **kwargs)
+    assert done.returncode == 0, f"{' '.join(map(str, args))} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+@pytest.mark.slow
+def test_the_wheel_installed_in_a_fresh_environment_gives_a_working_lab_without_the_answers(tmp_path):
+    _run(sys.executable, "-m", "build", "--wheel", "--outdir", tmp_path / "dist", ROOT, cwd=tmp_path)
+    (wheel,) = (tmp_path / "dist").glob("agstate_lab-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not [name for name in names if name.startswith("solutions/") or "/solutions/" in name]
+    assert "grader/learner_notebooks/27_effects_once.ipynb" in names and "agstate/state.py" in names
+    stub = zipfile.ZipFile(wheel).read("agstate/state.py")
+    assert stub == (ROOT / "agstate" / "state.py").read_bytes() != (SOLUTIONS / "agstate" / "state.py").read_bytes()
+
+    venv = tmp_path / "venv"
+    _run(sys.executable, "-m", "venv", venv)
+    environment = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    environment.pop("AGSTATE_WORKSPACE", None)
+    _run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", wheel, env=environment)
+    _run(venv / "bin" / "agstate-workspace", tmp_path / "lab", env=environment, cwd=tmp_path)
+    lab = tmp_path / "lab"
+    assert (lab / "00_welcome.ipynb").is_file() and (lab / "agstate" / "state.py").read_bytes() == stub
+    assert (venv / "etc" / "ipython" / "ipython_kernel_config.py").is_file()  # autoreload in the kit's kernels too
+
+    grade = ("import json, sys; from grader.notebook import check; points = check(sys.argv[1], seed=3); "
+             "print(json.dumps(float(points)))")
+    stubs = _run(venv / "bin" / "python", "-c", grade, "state.dedupe", env=environment, cwd=lab)  # as a kernel there
+    assert "not_implemented" in stubs.stdout and json.loads(stubs.stdout.splitlines()[-1]) == 0.0
+    (lab / "agstate" / "state.py").write_bytes((SOLUTIONS / "agstate" / "state.py").read_bytes())
+    done = _run(venv / "bin" / "python", "-c", grade, "state", env=environment, cwd=lab)
+    assert json.loads(done.stdout.splitlines()[-1]) == 100.0, done.stdout
+    _run(venv / "bin" / "jupyter", "lab", "--version", env=environment)
