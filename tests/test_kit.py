@@ -12,7 +12,6 @@ import subprocess
 import sys
 import tomllib
 import zipfile
-from pathlib import Path
 
 import pytest
 from conftest import ROOT, SOLUTIONS
