@@ -295,6 +295,27 @@ print(type(shared).__name__, shared.list(task))
 # The grader runs random logs on fresh stores (in memory and on files),
 # retries with reordered payloads, conflicts and gaps, writers in separate
 # processes racing for the same seqs, and writers killed with `SIGKILL`.
+#
+# ### Threads and processes
+#
+# The grader calls each store from one thread at a time. Writers that race
+# do so from separate processes, each with its own `SqliteEventStore` on the
+# same file: the database's write lock (`BEGIN IMMEDIATE`) keeps them apart.
+# A store you share between threads yourself needs a lock of its own
+# (`threading.Lock`) around each transaction, because one connection runs
+# one transaction at a time — as this cell shows:
+
+# %%
+import sqlite3
+
+shared = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+shared.execute("BEGIN IMMEDIATE")  # one thread's append has begun on the shared connection...
+try:
+    shared.execute("BEGIN IMMEDIATE")  # ...and another thread's append begins on it too
+except sqlite3.OperationalError as error:
+    print("OperationalError:", error)
+    assert "within a transaction" in str(error)
+shared.execute("ROLLBACK")
 
 # %%
 from grader import check

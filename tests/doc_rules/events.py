@@ -174,6 +174,20 @@ NOTEBOOKS = {
      'conflicts and gaps, writers in separate processes racing for the same seqs, and writers killed with '
      '`SIGKILL`.'):
         explains('how the check cells grade: the runs the rules above make'),
+    ('14_append_and_retry', '### Threads and processes'):
+        explains('a sub-heading'),
+    ('14_append_and_retry', 'The grader calls each store from one thread at a time.'):
+        explains('the thread contract: no rule shares one store between threads (grader/parts/events/probes.py '
+                 'calls each store from the probe\'s own thread; racing writers are processes)'),
+    ('14_append_and_retry',
+     "Writers that race do so from separate processes, each with its own `SqliteEventStore` on the same file: the "
+     "database's write lock (`BEGIN IMMEDIATE`) keeps them apart."):
+        checked('events.concurrency', RACE),
+    ('14_append_and_retry',
+     'A store you share between threads yourself needs a lock of its own (`threading.Lock`) around each '
+     'transaction, because one connection runs one transaction at a time — as this cell shows:'):
+        explains('advice for the learner\'s own code, shown by the next cell (sqlite3 refuses a second BEGIN on one '
+                 'connection); not graded, as the sentence before says'),
     ('15_projection_and_replay', 'In `agstate/events.py`, write **`project_state(events, task_id="")`**:'):
         explains('a heading: each rule of the list below is its own entry'),
     # also: 'status new with no events': events.project, EMPTY
