@@ -231,10 +231,18 @@ display(Markdown("\n".join(rows)))
 #    `recent`, `best_score`) never leave the graph.
 # 2. **`build_graph(checkpointer=None)`** —
 #    `StateGraph(State, input_schema=InputState, output_schema=OutputState)`
-#    with nodes `intake`, `lookup` (runs `LOOKUP_ROUNDS` times, calling
-#    `search_docs` and `relevance` from `agstate.tools`, one call to
-#    `used_calls` per round) and `finish` (sets `answer`). `trace` lists every
-#    node run in order; `sources` has no duplicates.
+#    with three nodes, each writing its name to `trace`:
+#    - `intake`, first: it reads `question`;
+#    - `lookup`, run `LOOKUP_ROUNDS` times (an edge that returns to it while
+#      rounds remain). The state has no round counter of its own: round `n`
+#      is `used_calls + 1`. Each round calls `search_docs(question, n)` and
+#      `relevance(question, n)` from `agstate.tools` and writes the documents
+#      found to `sources`, `1` to `used_calls`, the score to `best_score`,
+#      one line of your own to `recent` and one note to `notes`;
+#    - `finish`, last: it writes `answer`, a string of your own (the grader
+#      checks that the caller gets one, not its words).
+#
+#    `trace` then lists every node run in order; `sources` has no duplicates.
 # 3. **`DECISIONS`** — one sentence for every key of `State`: overwrite or
 #    which merge, visible or internal, and why.
 

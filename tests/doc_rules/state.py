@@ -253,16 +253,31 @@ NOTEBOOKS = {
     ('06_schemas', 'Internal keys (`notes`, `recent`, `best_score`) never leave the graph.'):
         checked('state.schemas',
                 "build_graph's invoke returns exactly the OutputState keys: internal keys never leave the graph"),
-    # also: 'finish (sets answer)': the output must hold answer (the same rule); 'one call to used_calls per round':
-    #   state.schemas, 'trace lists every node run in order, ... used_calls equals LOOKUP_ROUNDS'
+    # also: each node's name in trace: state.schemas, 'trace lists every node run in order, ...'
     ('06_schemas',
      '2. **`build_graph(checkpointer=None)`** — `StateGraph(State, input_schema=InputState, '
-     'output_schema=OutputState)` with nodes `intake`, `lookup` (runs `LOOKUP_ROUNDS` times, calling `search_docs` '
-     'and `relevance` from `agstate.tools`, one call to `used_calls` per round) and `finish` (sets `answer`).'):
+     'output_schema=OutputState)` with three nodes, each writing its name to `trace`:'):
+        checked('state.schemas', "build_graph's invoke returns exactly the OutputState keys: internal keys never leave the graph"),
+    ('06_schemas', '- `intake`, first: it reads `question`;'):
+        checked('state.schemas', 'trace lists every node run in order, sources have no duplicates, used_calls equals LOOKUP_ROUNDS'),
+    ('06_schemas', '- `lookup`, run `LOOKUP_ROUNDS` times (an edge that returns to it while rounds remain).'):
+        checked('state.schemas', 'trace lists every node run in order, sources have no duplicates, used_calls equals LOOKUP_ROUNDS'),
+    # also: State has no other key: state.schemas, 'State has exactly the spec's keys, ...'
+    ('06_schemas', 'The state has no round counter of its own: round `n` is `used_calls + 1`.'):
         checked('state.schemas', 'lookup cites what search_docs finds, scores with relevance and adds a note, every round'),
-    ('06_schemas', '`trace` lists every node run in order; `sources` has no duplicates.'):
-        checked('state.schemas',
-                'trace lists every node run in order, sources have no duplicates, used_calls equals LOOKUP_ROUNDS'),
+    # also: '1 to used_calls': 'trace lists every node run in order, ... used_calls equals LOOKUP_ROUNDS'; 'one line
+    #   of your own to recent': keep_recent is state.window's, the line's words are the learner's
+    ('06_schemas',
+     'Each round calls `search_docs(question, n)` and `relevance(question, n)` from `agstate.tools` and writes the '
+     'documents found to `sources`, `1` to `used_calls`, the score to `best_score`, one line of your own to `recent` '
+     'and one note to `notes`;'):
+        checked('state.schemas', 'lookup cites what search_docs finds, scores with relevance and adds a note, every round'),
+    ('06_schemas',
+     '- `finish`, last: it writes `answer`, a string of your own (the grader checks that the caller gets one, not its '
+     'words).'):
+        checked('state.schemas', "build_graph's invoke returns exactly the OutputState keys: internal keys never leave the graph"),
+    ('06_schemas', '`trace` then lists every node run in order; `sources` has no duplicates.'):
+        checked('state.schemas', 'trace lists every node run in order, sources have no duplicates, used_calls equals LOOKUP_ROUNDS'),
     ('06_schemas',
      '3. **`DECISIONS`** — one sentence for every key of `State`: overwrite or which merge, visible or internal, and '
      'why.'):
