@@ -10,15 +10,17 @@ IPython's ``autoreload`` without a line of its own: a learner who saves
 imported before the edit. A cell that calls an exercise not written yet
 shows the stub's own sentence (``events.append: __init__() is not written
 yet; complete it in agstate/events.py (notebook 14_append_and_retry.ipynb)``)
-as its whole error, not a traceback through LangGraph. ``make lab`` and
-``make test`` run it.
+as its whole error, not a traceback through LangGraph; so does a later cell
+that fails for want of what that cell would have made (``show_unwritten``).
+``make lab``, ``make test`` and ``agstate-workspace`` write it.
 """
 
 import argparse
+import ast
 import sys
 from pathlib import Path
 
-__all__ = ["CONFIG", "config_path", "install", "show_unwritten"]
+__all__ = ["CONFIG", "config_path", "install", "show_unwritten", "bound_names"]
 
 CONFIG = '''\
 # Written by `python -m grader.lab_kernel` (make lab, make test); edits here are overwritten.
@@ -47,17 +49,107 @@ def install(prefix: str | Path = sys.prefix) -> Path:
     return path
 
 
-def show_unwritten(shell) -> None:
-    """Show a ``NotImplementedError`` as its one line; the cell still fails, so "run all" stops there."""
+def bound_names(source: str) -> set[str]:
+    """The names a cell sets at its top level: assigned (``x = …``, ``x[k] = …``, ``x.a = …``), imported, defined."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            base = node
+            while isinstance(base, (ast.Subscript, ast.Attribute)):
+                base = base.value
+            if isinstance(base, ast.Name):
+                names.add(base.id)
+    return names
 
-    def one_line(shell, etype, value, tb, tb_offset=None):
+
+def _used_names(source: str) -> set[str]:
+    try:
+        return {node.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name)}
+    except SyntaxError:
+        return set()
+
+
+def _subscripted(source: str) -> set[str]:
+    """The names a cell reads an item of (``extra["InMemorySaver", 30]`` -> ``extra``)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {node.value.id for node in ast.walk(tree)
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name)}
+
+
+def _keyless_stub(shell, source: str) -> str | None:
+    """A TypedDict of the learner's package that this cell uses and that has no keys yet (its stub), by name."""
+    for name in sorted(_used_names(source)):
+        value = shell.user_ns.get(name)
+        if isinstance(value, type) and getattr(value, "__module__", "").startswith("agstate.") \
+                and hasattr(value, "__required_keys__") and not value.__annotations__:
+            return f"{name} (in {value.__module__.replace('.', '/')}.py)"
+    return None
+
+
+def show_unwritten(shell) -> None:
+    """An unwritten exercise, and every cell that fails because of one, in one line; other errors as they are.
+
+    - A ``NotImplementedError`` (a stub's): its own sentence, which names the
+      exercise and its notebook. The names the cell would have set are kept:
+    - a later cell's ``NameError`` for one of them, or its ``KeyError`` while it
+      reads one, says that a cell above stopped, and why (not a bare
+      ``name 'your_times' is not defined``) until a cell sets the name again;
+    - a ``TypeError`` or ``KeyError`` in a cell that uses a state class of
+      ``agstate`` with no keys yet (a ``TypedDict`` stub: LangGraph then returns
+      None) names that class.
+
+    Each cell still fails, so "run all" stops at the first. Any other error
+    keeps its traceback.
+    """
+    stopped: dict[str, str] = {}  # a name a failed cell would have set -> why that cell stopped
+
+    def handle(shell, etype, value, tb, tb_offset=None):
+        source = shell.user_ns.get("_ih", [""])[-1] if shell.user_ns.get("_ih") else ""
+        line = None
+        if issubclass(etype, NotImplementedError):
+            line = f"{etype.__name__}: {value}"
+            stopped.update(dict.fromkeys(bound_names(source), str(value)))
+        elif issubclass(etype, NameError) and getattr(value, "name", None) in stopped:
+            line = (f"NameError: {value.name!r} is not defined: the cell above that sets it stopped, because "
+                    f"{stopped[value.name]}. Once it is written, run that cell again")
+        elif issubclass(etype, (KeyError, TypeError)) and (stub := _keyless_stub(shell, source)):
+            line = (f"{etype.__name__}: {value}: {stub} has no keys yet, so the graph keeps none; write its keys "
+                    "(this notebook's exercise), then run this cell again")
+        elif issubclass(etype, KeyError) and (read := sorted(_subscripted(source) & stopped.keys())):
+            line = (f"KeyError: {value}: {read[0]!r} is incomplete: the cell above that fills it stopped, because "
+                    f"{stopped[read[0]]}. Once it is written, run that cell again")
+        if line is None:
+            shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+            return None
+        if not issubclass(etype, NotImplementedError) and stopped:  # what this cell sets is missing for the same reason
+            reason = next((stopped[name] for name in sorted(_used_names(source)) if name in stopped), None)
+            if reason:
+                stopped.update({name: reason for name in bound_names(source) if name not in stopped})
         # IPython ignores what a custom handler returns; _showtraceback is the method a kernel (ipykernel)
         # overrides to send a cell's error to the notebook, so the one line arrives as the cell's error output.
-        shown = [f"{etype.__name__}: {value}"]
-        shell._showtraceback(etype, value, shown)
-        return shown
+        shell._showtraceback(etype, value, [line])
+        return [line]
 
-    shell.set_custom_exc((NotImplementedError,), one_line)
+    def forget(result) -> None:  # a cell that ran sets its names for real: a later error about them is its own
+        if result.success:
+            for name in bound_names(result.info.raw_cell or ""):
+                stopped.pop(name, None)
+
+    shell.set_custom_exc((NotImplementedError, NameError, KeyError, TypeError), handle)
+    shell.events.register("post_run_cell", forget)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -38,3 +38,39 @@ def test_a_lab_kernel_names_an_unwritten_exercise_in_one_line_and_keeps_other_tr
     assert unwritten.traceback == ["NotImplementedError: events.append: __init__() is not written yet; complete it in "
                                    "agstate/events.py (notebook 14_append_and_retry.ipynb)"]
     assert other.ename == "KeyError" and len(other.traceback) > 1  # every other error keeps its traceback
+
+
+def test_a_cell_that_fails_because_an_unwritten_exercise_stopped_a_cell_above_says_so_in_one_line():
+    """The cascade of a first pass: NameError, KeyError, a TypedDict stub with no keys; a learner's own slip is not one."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    unwritten = "state.window: windowed() is not written yet; complete it in agstate/state.py (notebook 05_windows.ipynb)"
+    sources = [
+        f"def windowed():\n    raise NotImplementedError({unwritten!r})",
+        "extra = {}\nfigures = windowed()\nextra['InMemorySaver', 30] = figures",  # stops: figures never set
+        "print(figures)",  # NameError for a name the stopped cell sets
+        "doubled = [figures, figures]",  # fails for the same reason, so doubled is missing for it too
+        "print(doubled)",
+        "extra['InMemorySaver', 30]",  # KeyError while reading what the stopped cell fills
+        "print(typo_of_mine)",  # a NameError of the learner's own: its traceback
+        "from typing_extensions import TypedDict\nState = TypedDict('State', {})\nState.__module__ = 'agstate.state'\n"
+        "result = None\nresult['trace']",  # a keyless stub of agstate in use: LangGraph gave None
+        "def windowed():\n    return 7\nfigures = windowed()",  # written now, and the cell run again
+        "print(figures)",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
+    NotebookClient(notebook, kernel_name="python3", allow_errors=True, timeout=60).execute()
+    errors = [next((o for o in cell.outputs if o.output_type == "error"), None) for cell in notebook.cells]
+    assert errors[1].traceback == [f"NotImplementedError: {unwritten}"]
+    assert errors[2].traceback == [f"NameError: 'figures' is not defined: the cell above that sets it stopped, because "
+                                   f"{unwritten}. Once it is written, run that cell again"]
+    assert errors[4].traceback[0].startswith("NameError: 'doubled' is not defined: the cell above that sets it stopped, "
+                                             f"because {unwritten}")
+    assert errors[5].traceback[0].startswith("KeyError: ('InMemorySaver', 30): 'extra' is incomplete: the cell above "
+                                             f"that fills it stopped, because {unwritten}")
+    assert errors[6].ename == "NameError" and len(errors[6].traceback) > 1  # the learner's own slip: a traceback
+    assert errors[7].traceback == ["TypeError: 'NoneType' object is not subscriptable: State (in agstate/state.py) has "
+                                   "no keys yet, so the graph keeps none; write its keys (this notebook's exercise), "
+                                   "then run this cell again"]
+    assert errors[8] is None and errors[9] is None and "7" in notebook.cells[9].outputs[0].text

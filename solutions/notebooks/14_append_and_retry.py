@@ -238,6 +238,7 @@ import agstate
 
 workspace = os.path.dirname(os.path.dirname(agstate.__file__))
 path = os.path.join(scratch.name, "killed.db")
+SqliteEventStore(path).list("killed")  # the table exists before the writer starts (and an unwritten store says so here)
 writer_code = f"""
 import sys
 from agstate.events import SqliteEventStore
