@@ -113,7 +113,7 @@ def render_text(report: dict, verbose: bool = False) -> str:
         only = f" --part {' '.join(parts)}"
     else:
         only = f" --task {' '.join(ids)}"
-    lines += _next_step(report["tasks"])
+    lines += next_step(report["tasks"])
     lines.append(f"score {report['score']:.1f}/{report['max_score']:.1f}  "
                  f"(repeat: agstate-grade {report['submission']}{only} --seed {report['seed']})")
     if shortened:
@@ -124,7 +124,7 @@ def render_text(report: dict, verbose: bool = False) -> str:
 _ONE_LINE = 160  # characters of a further failing rule in the scorecard, without --verbose
 
 
-def _next_step(tasks: list[dict]) -> list[str]:
+def next_step(tasks: list[dict]) -> list[str]:
     """Where to go next: notebook 00 when nothing is written yet, else the first task not passing and its notebook."""
     if tasks and all(task["status"] == "not_implemented" for task in tasks):
         return ["nothing is written yet: start with notebook 00_welcome.ipynb"]

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from grader.output import ALSO, further_failing
-from grader.tasks import MODULES, TASKS
+from grader.tasks import MODULES, PARTS, TASKS
 
 __all__ = ["check", "Points", "workspace", "target_options", "scorecard_html"]
 
@@ -100,24 +100,46 @@ def _others(task: dict) -> str:
             f"<ol start='2'>{items}</ol></details>")
 
 
+def _status_word(status: str) -> str:
+    return {"not_implemented": "not started", "failed": "failing"}.get(status, status.replace("_", " "))
+
+
 def scorecard_html(report: dict, repeat: str | None = None) -> str:
-    """The scorecard as an HTML table: a row per task, its points, status and feedback."""
+    """The scorecard as an HTML table: a row per task, its notebook, points, status and feedback; then where to go next.
+
+    A report of several parts (``check()`` with no target, the progress view)
+    gets a row per part, with its points, above the part's tasks.
+    """
+    from grader.cli import next_step
+
     repeat = repeat or f"check(..., seed={report['seed']})"
-    rows = []
+    rows, part = [], None
+    several = len({TASKS[t["id"]].part for t in report["tasks"] if t["id"] in TASKS}) > 1
     for task in report["tasks"]:
+        known = TASKS.get(task["id"])
+        if several and known is not None and known.part != part:
+            part = known.part
+            mine = [t for t in report["tasks"] if t["id"] in TASKS and TASKS[t["id"]].part == part]
+            title = next((f"{p.letter}. {p.title}" for p in PARTS if p.name == part), part)
+            rows.append(f"<tr><th colspan='3' style='text-align:left'>{html.escape(title)}</th>"
+                        f"<th>{sum(t['score'] for t in mine):g} / {sum(t['max_score'] for t in mine):g}</th>"
+                        "<th colspan='2'></th></tr>")
         feedback = "" if task["status"] == "passed" else html.escape(task["feedback"].split(ALSO)[0]) + _others(task)
+        notebook = html.escape(known.notebook) if known is not None else ""
         rows.append(
-            f"<tr><td>{_STATUS_MARK.get(task['status'], '')}</td><td><code>{task['id']}</code></td>"
-            f"<td>{task['score']:g} / {task['max_score']:g}</td><td>{task['status'].replace('_', ' ')}</td>"
+            f"<tr><td>{_STATUS_MARK.get(task['status'], '')}</td><td><code>{task['id']}</code></td><td>{notebook}</td>"
+            f"<td>{task['score']:g} / {task['max_score']:g}</td><td>{_status_word(task['status'])}</td>"
             f"<td style='text-align:left'>{feedback}</td></tr>"
         )
+    ahead = "".join(f"<p><b>{html.escape(line)}</b></p>" for line in next_step(report["tasks"]))
     warning = ""
     if report.get("sandbox") == "none":
         warning = ("<p><b>Graded without a sandbox:</b> your code ran with your own rights. Install bubblewrap "
                    "(<code>apt-get install bubblewrap</code>) for a grade an instructor would give.</p>")
     return warning + (
-        "<table><thead><tr><th></th><th>task</th><th>points</th><th>status</th><th style='text-align:left'>feedback</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>"
+        "<table><thead><tr><th></th><th>task</th><th>notebook</th><th>points</th><th>status</th>"
+        "<th style='text-align:left'>feedback</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>{ahead}"
         f"<p><b>{report['score']:g} / {report['max_score']:g}</b> — seed {report['seed']} "
         f"(repeat with <code>{html.escape(repeat)}</code>)</p>"
     )

@@ -79,3 +79,21 @@ def test_in_a_kernel_the_points_show_as_the_scorecard_only_and_under_nbgrader_as
         assert notebook.cells[1].outputs[-1].data["text/plain"] == "15.0"  # a number to compute with
     assert outputs[""] == [["display_data"], ["display_data", "execute_result"]]
     assert outputs["autograde"] == [["display_data", "execute_result"], ["display_data", "execute_result"]]
+
+
+def test_the_progress_view_shows_every_task_by_part_with_its_notebook_and_where_to_go_next(monkeypatch):
+    """check() with no target: passed, failing, not started, each task's notebook, a row per part, the next notebook."""
+    from grader.notebook import scorecard_html
+    from grader.tasks import TASKS
+
+    report = {"seed": 1, "score": 15.0, "max_score": 400.0, "tasks": [
+        {"id": task_id, "score": 0.0, "max_score": task.max_score, "status": "not_implemented", "feedback": "not written",
+         "rules": []} for task_id, task in TASKS.items()]}
+    report["tasks"][0].update(status="passed", score=report["tasks"][0]["max_score"])
+    report["tasks"][1].update(status="failed", feedback="returned 1; expected 2")
+    page = scorecard_html(report)
+    assert page.count("<tr><td>") == len(TASKS)  # every task, one row each
+    assert "A. Reducers and schemas" in page and "D. " in page  # a row per part, above its tasks
+    assert ">passed<" in page and ">failing<" in page and ">not started<" in page
+    second = report["tasks"][1]["id"]
+    assert f"next: {second}, in notebook {TASKS[second].notebook}" in page and TASKS[second].notebook in page

@@ -97,8 +97,12 @@ assert (workspace() / "agstate" / "state.py").is_file()
 # from grader import check
 # check("state.dedupe")   # one task
 # check("state")          # all of part A
-# check()                 # every part
+# check()                 # every part: your progress
 # ```
+#
+# Every scorecard gives each task's notebook and ends with where to go next;
+# `check()` with no target is the whole lab at a glance, part by part: each
+# task passed, failing or not started.
 #
 # In a terminal, from the lab's folder:
 #
