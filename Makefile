@@ -14,7 +14,9 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("agstate lab needs Python 3.11 or newer" if sys.version_info < (3, 11) else 0)'
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	@# PYTHONWARNINGS reaches the build backend: its editable-install caution (notebooks/ is mapped into the
+	@# package grader.learner_notebooks) is not the learner's business on a first run.
+	PYTHONWARNINGS=ignore $(PY) -m pip install --quiet -e '.[test]'
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
 	@touch $(STAMP)
 

@@ -78,6 +78,7 @@ def test_the_wheel_installed_in_a_fresh_environment_gives_a_working_lab_without_
              "print(json.dumps(float(points)))")
     stubs = _run(venv / "bin" / "python", "-c", grade, "state.dedupe", env=environment, cwd=lab)  # as a kernel there
     assert "not_implemented" in stubs.stdout and json.loads(stubs.stdout.splitlines()[-1]) == 0.0
+    assert stubs.stderr == "", stubs.stderr  # a quiet first grade: no warning, no traceback
     (lab / "agstate" / "state.py").write_bytes((SOLUTIONS / "agstate" / "state.py").read_bytes())
     done = _run(venv / "bin" / "python", "-c", grade, "state", env=environment, cwd=lab)
     assert json.loads(done.stdout.splitlines()[-1]) == 100.0, done.stdout

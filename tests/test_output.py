@@ -91,6 +91,17 @@ def test_a_scorecard_says_where_to_go_next():
     assert report("passed", "passed", "passed")[-2].startswith("  state.budget")  # all passed: no hint
 
 
+def test_a_scorecard_of_several_parts_gives_each_part_its_subtotal():
+    tasks = [{"id": task_id, "part": task_id.split(".")[0], "score": score, "max_score": 10.0, "status": status,
+              "feedback": "x"} for task_id, score, status in
+             [("state.overwrite", 10.0, "passed"), ("state.append", 5.0, "failed"), ("board.move", 0.0, "not_implemented")]]
+    lines = render_text({"submission": "sub", "seed": 7, "score": 15.0, "max_score": 30.0, "tasks": tasks}).splitlines()
+    assert lines[1] == "part A. Reducers and schemas: 15.0/20.0" and lines[2].startswith("  state.overwrite")
+    assert "part B. Operations, not replacements: 0.0/10.0" in lines
+    single = render_text({"submission": "sub", "seed": 7, "score": 15.0, "max_score": 20.0, "tasks": tasks[:2]})
+    assert "part A" not in single  # one part: its tasks, no subtotal
+
+
 def test_a_path_that_is_not_utf8_is_shown_with_escapes():
     assert display_path(os.fsdecode(b"submitted/ren\xe9e")) == "submitted/ren\\xe9e"
 
