@@ -15,7 +15,7 @@ from pathlib import Path
 from grader.output import ALSO, further_failing
 from grader.tasks import MODULES, PARTS, TASKS
 
-__all__ = ["check", "Points", "workspace", "target_options", "scorecard_html"]
+__all__ = ["check", "Points", "warm_up", "workspace", "target_options", "scorecard_html"]
 
 _STATUS_MARK = {"passed": "✅", "failed": "❌", "not_implemented": "⬜", "error": "💥", "timeout": "⏱", "crashed": "💀"}
 
@@ -43,13 +43,46 @@ class Points(float):
         pass  # its display is the scorecard above it: no bare "Out: 15.0" under every check cell
 
 
+_WARM: subprocess.Popen | None = None  # this kernel's warm grader (grader.warm), started by the first check()
+
+
+def warm_up() -> subprocess.Popen | None:
+    """Start this kernel's warm grader if it is not running; it imports the grader and LangGraph meanwhile.
+
+    None under nbgrader (``NBGRADER_EXECUTION``): autograde and validate grade
+    with a cold process each, and leave nothing running behind them.
+    """
+    global _WARM
+    if os.environ.get("NBGRADER_EXECUTION"):
+        return None
+    if _WARM is None or _WARM.poll() is not None:
+        # -I and cwd="/": neither the workspace nor PYTHON* variables can put another "grader" in front of this one.
+        _WARM = subprocess.Popen([sys.executable, "-I", "-m", "grader.warm"], cwd="/", text=True,
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return _WARM
+
+
+def _grade(args: list[str]) -> subprocess.CompletedProcess:
+    """``agstate-grade args``: in the warm grader when there is one, else (or if it has gone) in a cold process."""
+    warm = warm_up()
+    if warm is not None:
+        try:
+            warm.stdin.write(json.dumps({"args": args}) + "\n")
+            warm.stdin.flush()
+            reply = json.loads(warm.stdout.readline())
+            return subprocess.CompletedProcess(args, reply["returncode"], reply["stdout"], reply["stderr"])
+        except (OSError, ValueError, KeyError):
+            warm.kill()  # gone or garbled: the next check() starts a new one; this one grades cold
+    # -I: neither the working directory nor PYTHON* variables can put another "grader" in front of this one.
+    return subprocess.run([sys.executable, "-I", "-m", "grader", *args], capture_output=True, text=True)
+
+
 def check(target: str | None = None, *, seed: int | None = None) -> float:
     """Grade ``target`` (a task id like "state.dedupe", a part like "state", or everything)."""
-    # -I: neither the working directory nor PYTHON* variables can put another "grader" in front of this one.
-    args = [sys.executable, "-I", "-m", "grader", str(workspace()), "--json", *target_options(target)]
+    args = [str(workspace()), "--json", *target_options(target)]
     if seed is not None:
         args += ["--seed", str(seed)]
-    done = subprocess.run(args, capture_output=True, text=True)
+    done = _grade(args)
     if done.returncode == 2 or not done.stdout.strip():
         raise RuntimeError(f"the grader could not run: {done.stderr.strip()}")
     report = json.loads(done.stdout)

@@ -33,3 +33,25 @@ def test_a_store_clock_does_not_reach_the_report(tmp_path):
     runs = [run_cli(str(submission), "--json", "--seed", "4", "--task", "events.concurrency") for _ in range(2)]
     assert runs[0].stdout == runs[1].stdout
     assert "'ts': 1700000001.0" in runs[0].stdout  # the first ts the store set, as the report shows it
+
+
+def test_the_warm_grader_gives_the_cold_report_and_survives_its_own_death(tmp_path):
+    """check()'s warm grader (grader.warm) grades in a fork, as a cold agstate-grade does: the same bytes."""
+    import os
+    import signal
+
+    from grader import notebook
+
+    mutant = next(m for m in state_mutants.MUTANTS if m.name == "merge_via_set")
+    submission = state_mutants.build_submission(mutant, tmp_path / mutant.name)
+    args = [str(submission), "--json", "--seed", "4", "--task", "state.dedupe"]
+    cold = run_cli(*args)
+    warm = notebook._grade(args)
+    assert notebook._WARM is not None and notebook._WARM.poll() is None  # it was the warm one that answered
+    assert (warm.returncode, warm.stdout) == (cold.returncode, cold.stdout)
+    assert notebook._grade(args).stdout == cold.stdout  # and again, from the same warm process
+    dead = notebook._WARM
+    os.kill(dead.pid, signal.SIGKILL)  # a learner's cell killed it: the next check starts another
+    dead.wait()
+    assert notebook._grade(args).stdout == cold.stdout
+    assert notebook._WARM is not dead and notebook._WARM.poll() is None
