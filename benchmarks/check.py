@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader import notebook  # noqa: E402 (after the path: this checkout's grader)
+from grader import notebook  # after the path: this checkout's grader
 
 TARGETS = ["state.dedupe", "board.move", "events.append", "branches.laws", "state", "board", "events", "branches"]
 
