@@ -201,3 +201,14 @@ def test_a_reader_that_stops_reading_gets_no_traceback_and_the_grade_its_status(
     errors = grading.stderr.read().decode()
     assert grading.wait(timeout=300) == 0, errors  # the reference passes: the status is the grade's, not the pipe's
     assert errors == ""
+
+
+@pytest.mark.parametrize("argv", [["--task", "state.dedupe", "--task", "state.window"],
+                                  ["--task", "state.dedupe", "state.window"],
+                                  ["--lab", "state", "--task", "state.dedupe", "state.window"]])
+def test_repeated_and_listed_tasks_are_all_graded(argv):
+    """``--task A --task B`` grades A and B, not only B (a learner's report); ``--lab`` is ``--part``'s old name."""
+    from grader import cli
+
+    plans, _, _ = cli._plan(cli._parser().parse_args([str(ROOT / "solutions"), *argv]))
+    assert [task_ids for _, task_ids in plans] == [["state.dedupe", "state.window"]]
