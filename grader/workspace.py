@@ -15,7 +15,6 @@ It also writes the lab's kernel configuration into this environment
 """
 
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -24,28 +23,30 @@ from grader import lab_kernel
 __all__ = ["starting_files", "write_workspace", "main"]
 
 
-def _folder(package: str, in_checkout: str) -> Path:
-    """The folder a package's files are in: installed from the wheel, else ``in_checkout`` of the repository.
+_GRADER = Path(__file__).resolve().parent  # installed: site-packages/grader; in the repository: grader/
 
-    (An editable install maps ``grader.learner_notebooks`` to ``notebooks/``,
-    but only for a ``grader`` imported through that mapping, not one found in
-    the working directory: the checkout's own folder is the same files.)
+
+def _notebooks() -> Path:
+    """The learner notebooks: the kit's ``grader/learner_notebooks``, or the repository's ``notebooks/``."""
+    installed = _GRADER / "learner_notebooks"
+    return installed if installed.is_dir() else _GRADER.parent / "notebooks"
+
+
+def _stubs() -> Path:
+    """The ``agstate/`` stubs, installed next to ``grader`` (the wheel) or beside it (the repository).
+
+    Found by place, not by import: a process may have imported another
+    ``agstate`` (a test, the reference), and the kit's stubs are these files.
     """
-    spec = importlib.util.find_spec(package)
-    if spec is not None and spec.submodule_search_locations:
-        return Path(next(iter(spec.submodule_search_locations)))
-    checkout = Path(__file__).resolve().parent.parent / in_checkout
-    if (checkout.parent / "pyproject.toml").is_file() and checkout.is_dir():
-        return checkout
-    raise RuntimeError(f"the kit is incomplete: package {package} is not installed; reinstall agstate-lab")
+    return _GRADER.parent / "agstate"
 
 
 def starting_files() -> dict[str, bytes]:
     """The workspace's files, relative path -> content: the learner notebooks and the ``agstate/`` stubs."""
-    files = {path.name: path.read_bytes() for path in sorted(_folder("grader.learner_notebooks", "notebooks").glob("[0-9][0-9]_*.ipynb"))}
-    files |= {f"agstate/{path.name}": path.read_bytes() for path in sorted(_folder("agstate", "agstate").glob("*.py"))}
-    if not any(name.endswith(".ipynb") for name in files):
-        raise RuntimeError("the kit is incomplete: it holds no notebooks; reinstall agstate-lab")
+    files = {path.name: path.read_bytes() for path in sorted(_notebooks().glob("[0-9][0-9]_*.ipynb"))}
+    files |= {f"agstate/{path.name}": path.read_bytes() for path in sorted(_stubs().glob("*.py"))}
+    if not any(name.endswith(".ipynb") for name in files) or "agstate/state.py" not in files:
+        raise RuntimeError(f"the kit is incomplete (no notebooks or no stubs beside {_GRADER}); reinstall agstate-lab")
     return files
 
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tomllib
 import zipfile
+from pathlib import Path
 
 import pytest
 from conftest import ROOT, SOLUTIONS
@@ -28,7 +29,12 @@ def test_every_package_folder_is_in_the_wheel():
     assert sorted(listed) == sorted([*found, "grader.learner_notebooks"]), "pyproject.toml's packages drifted from the folders"
 
 
-def test_a_workspace_holds_the_learner_copies_and_never_overwrites_work(tmp_path):
+def test_a_workspace_holds_the_learner_copies_and_never_overwrites_work(tmp_path, monkeypatch):
+    import importlib
+
+    monkeypatch.syspath_prepend(str(SOLUTIONS))  # this process imported the reference's agstate (as other tests do):
+    monkeypatch.delitem(sys.modules, "agstate", raising=False)  # the kit's files are still the stubs
+    assert "SOLUTION" in Path(importlib.import_module("agstate").__file__).with_name("state.py").read_text()
     files = starting_files()
     assert (ROOT / "notebooks" / "00_welcome.ipynb").read_bytes() == files["00_welcome.ipynb"]
     assert (ROOT / "agstate" / "state.py").read_bytes() == files["agstate/state.py"]  # the stub, not the answer

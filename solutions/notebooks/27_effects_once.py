@@ -190,9 +190,11 @@ assert Counter(calls) == {("create_transfer", "R-4:create_transfer"): 1, ("send_
 #
 # Complete **`RefundState`**, `merge_proposals`, `_decide` and
 # **`build_refund_graph(effects, checkpointer=None)`** in
-# `agstate/branches.py`, as their docstrings say. The grader runs your graph
-# on random cases against the decision table, delivers the branch results in
-# every order and twice, and counts the effects on redelivery.
+# `agstate/branches.py`, as their docstrings say. The grader checks
+# `merge_proposals` on its own first, on random lists of proposals. Then it
+# runs your graph on random cases against the decision table, delivers the
+# branch results in every order and twice, and counts the effects on
+# redelivery.
 
 # %%
 from grader import check

@@ -32,6 +32,8 @@ RESOLVER_RACE = ("a resolver that loses the race re-reads the stream and decides
 GRAPH_DECIDES = ("decide follows the table: facts first, then decisions against the case with the facts applied; "
                  "conflicts become records; a high-risk case is never approved")
 GRAPH_EVERY_ORDER = "the output is the same in every completion order of the four branches"
+PROPOSALS_MERGED = ("merge_proposals on its own: the union of two proposal lists by event_id, sorted by it, whichever "
+                    "comes first and when one comes again")
 GRAPH_PARALLEL = "the four branch nodes run in parallel, all in the same step"
 GRAPH_BRANCH_WRITES = "the branch nodes publish only evidence and proposals: they never write the case, decide does"
 EFFECTS_RUN = ("an approved refund runs each effect once with idempotency key f'{case_id}:{effect_name}' and the case; "
@@ -75,10 +77,9 @@ TABLE = {
                        "cannot change the merged evidence."):
         # each law is its own rule of branches.laws (associative:, idempotent:); the commutative one is named here
         checked(LAWS, LAW_COMMUTATIVE),
+    # also: through the graph, "the output is the same in every completion order ..." and "... delivered twice ..."
     ("merge_proposals", "Union of proposals by ``event_id``, sorted by it; the laws of ``merge_evidence``."):
-        # not exported: checked through the graph (one proposal per (actor, type), sorted by event_id; every order,
-        # redelivery: the rules "the output is the same in every completion order ..." and "... delivered twice ...")
-        checked(ORDER, GRAPH_DECIDES),
+        checked(ORDER, PROPOSALS_MERGED),
     # -- write_once ---------------------------------------------------------------------------------
     ("WriteOnceViolation", "A write-once value was already set to something else."):
         checked(ONCE, ONCE_DIFFERENT),
@@ -286,8 +287,10 @@ NOTEBOOKS = {
      'checkpointer=None)`** in `agstate/branches.py`, as their docstrings say.'):
         checked(ORDER, GRAPH_DECIDES),  # also: the docstrings' rules, each in TABLE
     # also: 'twice': 'a branch result delivered twice changes nothing'; the effects on redelivery: EFFECTS_CONFIRMATION
+    ('27_effects_once', 'The grader checks `merge_proposals` on its own first, on random lists of proposals.'):
+        checked(ORDER, PROPOSALS_MERGED),
     ('27_effects_once',
-     'The grader runs your graph on random cases against the decision table, delivers the branch results in every '
+     'Then it runs your graph on random cases against the decision table, delivers the branch results in every '
      'order and twice, and counts the effects on redelivery.'):
         checked(ORDER, GRAPH_EVERY_ORDER),
 }

@@ -85,6 +85,14 @@ def proposals(draw, types=PROPOSAL_TYPES, revision=None):
 
 
 @st.composite
+def proposal_lists(draw):
+    """Two branches' proposal lists drawn from one pool (an event id is one proposal), repeats and any order."""
+    pool = draw(st.lists(proposals(), max_size=5, unique_by=lambda proposal: proposal["event_id"]))
+    some = st.lists(st.sampled_from(pool), max_size=4) if pool else st.just([])
+    return [draw(some), draw(some)]
+
+
+@st.composite
 def classify_cases(draw, types=PROPOSAL_TYPES):
     current = draw(currents())
     return current, draw(proposals(types, current["revision"]))

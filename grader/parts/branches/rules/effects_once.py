@@ -17,12 +17,28 @@ from grader.parts.branches.strategies import (
     PERMUTATIONS,
     approvable_signals,
     case_ids,
+    proposal_lists,
     refund_cases,
 )
 from grader.tasks import task
 
 # -- branches.order_independent ------------------------------------------------------------------------
 order_task = task("branches.order_independent")
+
+
+@order_task.rule("merge_proposals on its own: the union of two proposal lists by event_id, sorted by it, whichever "
+                 "comes first and when one comes again")
+def proposals_merged(check):
+    @check.forall(proposal_lists())
+    def union(lists):
+        a, b = lists
+        expected = sorted({proposal["event_id"]: proposal for proposal in a + b}.values(), key=lambda p: p["event_id"])
+        for left, right in ((a, b), (b, a), (a + b, b)):
+            got = check.value("merge_proposals", left, right).result
+            if got != expected:
+                raise Failure(f"merge_proposals({show(left)}, {show(right)}) returned {show(got)}; expected {show(expected)}: "
+                              "each event id once, sorted by it, so the order branches finish in and a redelivered "
+                              "proposal change nothing (the laws of merge_evidence)")
 
 
 @order_task.rule("decide follows the table: facts first, then decisions against the case with the facts applied; "
