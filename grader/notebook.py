@@ -73,6 +73,11 @@ def _grade(args: list[str]) -> subprocess.CompletedProcess:
             return subprocess.CompletedProcess(args, reply["returncode"], reply["stdout"], reply["stderr"])
         except (OSError, ValueError, KeyError):
             warm.kill()  # gone or garbled: the next check() starts a new one; this one grades cold
+        except BaseException:
+            # Interrupted (the kernel's stop button) while it grades: its reply would answer the next check(), so
+            # this warm grader goes, and the next check() starts another.
+            warm.kill()
+            raise
     # -I: neither the working directory nor PYTHON* variables can put another "grader" in front of this one.
     return subprocess.run([sys.executable, "-I", "-m", "grader", *args], capture_output=True, text=True)
 

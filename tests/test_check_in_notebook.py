@@ -97,3 +97,22 @@ def test_the_progress_view_shows_every_task_by_part_with_its_notebook_and_where_
     assert ">passed<" in page and ">failing<" in page and ">not started<" in page
     second = report["tasks"][1]["id"]
     assert f"next: {second}, in notebook {TASKS[second].notebook}" in page and TASKS[second].notebook in page
+
+
+def test_an_interrupted_check_leaves_no_reply_behind_for_the_next(monkeypatch):
+    """The stop button during check(): the warm grader that was grading goes, so its late reply answers nobody."""
+    import pytest
+
+    from grader import notebook
+
+    warm = notebook.warm_up()
+
+    class Interrupted:
+        def readline(self):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(warm, "stdout", Interrupted())
+    with pytest.raises(KeyboardInterrupt):
+        notebook._grade([str(SOLUTIONS), "--json", "--task", "state.overwrite", "--seed", "1"])
+    assert warm.wait(timeout=10) is not None  # killed
+    assert notebook.warm_up() is not warm  # the next check() starts another
