@@ -549,8 +549,11 @@ def test_a_process_tree_is_limited_as_a_whole_where_cgroups_exist(batch):
     feedback = batch.feedback("memory_across_processes", OVERWRITE)
     if batch.cgroups:
         assert held is not None or "memory limit" in feedback, feedback
-        assert held is None or held < MEMORY_MB, (f"10 processes held {held:,} MiB together: the task's cgroup must keep "
-                                                  f"the whole tree under {MEMORY_MB} MiB")
+        # At most the limit's worth: 8 children of 128 MiB fill 1,024 MiB exactly, and whether the 8th fits depends on
+        # what else is charged to the cgroup then (the learner's pages from before it joined are the zygote's), so 8
+        # may hold; without a limit on the tree all 10 hold 1,280 MiB.
+        assert held is None or held <= MEMORY_MB, (f"10 processes held {held:,} MiB together: the task's cgroup must "
+                                                   f"keep the whole tree within {MEMORY_MB} MiB")
         assert "memory limit" in feedback, f"the feedback should say the memory limit was reached: {feedback}"
     else:
         # Without cgroups only the per-process limits hold (README): none of the 10 is stopped (on a busy machine
