@@ -15,7 +15,7 @@ from grader import bubblewrap, gradebook
 from grader.containment import DEFAULT_MEMORY_MB
 from grader.output import ALSO, clean, display_path, for_terminal, further_failing
 from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
-from grader.tasks import MODULES, PARTS, TASKS
+from grader.tasks import MODULES, TASKS, part_title
 
 __all__ = ["main", "select_tasks", "render_text", "expand_paths"]
 
@@ -100,8 +100,7 @@ def render_text(report: dict, verbose: bool = False) -> str:
     for position, task in enumerate(report["tasks"]):
         if several and (position == 0 or report["tasks"][position - 1]["part"] != task["part"]):
             mine = [t for t in report["tasks"] if t["part"] == task["part"]]
-            title = next((f"{p.letter}. {p.title}" for p in PARTS if p.name == task["part"]), task["part"])
-            lines.append(f"part {title}: {sum(t['score'] for t in mine):.1f}/{sum(t['max_score'] for t in mine):.1f}")
+            lines.append(f"part {part_title(task['part'])}: {sum(t['score'] for t in mine):.1f}/{sum(t['max_score'] for t in mine):.1f}")
         lines.append(f"  {task['id']:<{width}}  {task['score']:5.1f}/{task['max_score']:<5.1f} {task['status']}")
         if task["status"] != "passed":
             lines.append(f"  {'':<{width}}  {task['feedback'].split(ALSO)[0]}")

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from grader.output import ALSO, further_failing
-from grader.tasks import MODULES, PARTS, TASKS
+from grader.tasks import MODULES, TASKS, part_title
 
 __all__ = ["check", "Points", "warm_up", "workspace", "target_options", "scorecard_html"]
 
@@ -158,8 +158,7 @@ def scorecard_html(report: dict, repeat: str | None = None) -> str:
         if several and known is not None and known.part != part:
             part = known.part
             mine = [t for t in report["tasks"] if t["id"] in TASKS and TASKS[t["id"]].part == part]
-            title = next((f"{p.letter}. {p.title}" for p in PARTS if p.name == part), part)
-            rows.append(f"<tr><th colspan='3' style='text-align:left'>{html.escape(title)}</th>"
+            rows.append(f"<tr><th colspan='3' style='text-align:left'>{html.escape(part_title(part))}</th>"
                         f"<th>{sum(t['score'] for t in mine):g} / {sum(t['max_score'] for t in mine):g}</th>"
                         "<th colspan='2'></th></tr>")
         feedback = "" if task["status"] == "passed" else html.escape(task["feedback"].split(ALSO)[0]) + _others(task)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from grader.parts import descriptors
 
-__all__ = ["Rule", "Task", "TASKS", "MODULES", "PARTS", "RegistryError", "task", "tasks_of", "check_parts"]
+__all__ = ["Rule", "Task", "TASKS", "MODULES", "PARTS", "part_title", "RegistryError", "task", "tasks_of", "check_parts"]
 
 
 class RegistryError(Exception):
@@ -55,6 +55,11 @@ class Task:
 PARTS = descriptors()
 TASKS: dict[str, Task] = {}
 MODULES = {part.name: part.module for part in PARTS}  # part name -> the exercise module it grades (agstate/<module>.py)
+
+
+def part_title(name: str) -> str:
+    """A part as scorecards head it: ``"A. Reducers and schemas"``; an unknown name as it is."""
+    return next((f"{part.letter}. {part.title}" for part in PARTS if part.name == name), name)
 
 
 def task(task_id: str) -> Task:
