@@ -99,11 +99,17 @@ def cases(strategies: tuple):
 
 
 def export() -> dict:
-    """Banks drawn in this process since it started (as plain data for the main process)."""
-    return {key: wire.encode(_BANK[key]) for key in _NEW if key in _BANK}
+    """Banks drawn in this process since the last export (as plain data for another process to ``merge``)."""
+    drawn = {key: wire.encode(_BANK[key]) for key in _NEW if key in _BANK}
+    _NEW.clear()
+    return drawn
 
 
-def merge(banks: dict) -> None:
-    """Adopt banks another grading process drew."""
+def merge(banks: dict, ours: bool = False) -> None:
+    """Adopt banks another grading process drew; ``ours``: it drew them for this one (a worker of its own), so
+    this process's next ``export`` passes them on as if drawn here."""
     for key, data in banks.items():
-        _BANK.setdefault(key, [tuple(case) for case in wire.decode(data)])
+        if key not in _BANK:
+            _BANK[key] = [tuple(case) for case in wire.decode(data)]
+            if ours:
+                _NEW.add(key)

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable
 from multiprocessing.connection import wait
 
-from grader import bank, zygote
+from grader import bank, drawing, zygote
 from grader.output import clean, display_path
 from grader.runner import NO_SANDBOX, SANDBOX, grade_submission
 from grader.tasks import TASKS
@@ -31,22 +31,22 @@ _PR_SET_PDEATHSIG = 1
 def failed_report(submission: str, task_ids: list[str], seed: int, status: str, feedback: str,
                   sandbox: bool = True) -> dict:
     """A report for a submission whose grading process itself did not come back."""
-    tasks = [{"id": t, "part": TASKS[t].part, "lab": TASKS[t].part, "score": 0.0, "max_score": float(TASKS[t].max_score), "status": status,
-              "feedback": feedback, "counterexample": None} for t in task_ids]
+    tasks = [{"id": t, "part": TASKS[t].part, "lab": TASKS[t].part, "score": 0.0, "max_score": float(TASKS[t].max_score),
+              "cases": 0, "status": status, "feedback": feedback, "counterexample": None} for t in task_ids]
     return clean({"submission": display_path(submission), "seed": seed, "score": 0.0,
                   "max_score": float(sum(t["max_score"] for t in tasks)), "sandbox": SANDBOX if sandbox else NO_SANDBOX,
                   "tasks": tasks})
 
 
 def _worker(conn, submission: str, task_ids: list[str], seed: int, examples: int, timeout: float,
-            memory_mb: int, sandbox: bool) -> None:
+            memory_mb: int, sandbox: bool, costs: str | None) -> None:
     # Ctrl-C at a terminal reaches the whole process group: the main process
     # answers it (stopping workers, keeping the log); a worker just goes on.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A worker outliving the batch would keep its sandboxes alive: it dies with the main process.
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     try:
-        report = grade_submission(submission, task_ids, seed, examples, timeout, memory_mb, sandbox=sandbox)
+        report = grade_submission(submission, task_ids, seed, examples, timeout, memory_mb, sandbox=sandbox, costs=costs)
     except Exception as exc:  # a grader bug: this submission gets a clear error, the batch goes on
         report = failed_report(submission, task_ids, seed, "error",
                                f"the grader failed on this submission ({type(exc).__name__}: {exc}); report it to your instructor",
@@ -56,10 +56,15 @@ def _worker(conn, submission: str, task_ids: list[str], seed: int, examples: int
 
 
 def grade_many(plans: list[tuple[str, list[str]]], seed: int, examples: int, timeout: float, memory_mb: int,
-               jobs: int, on_report: Callable[[int, dict], None], sandbox: bool = True) -> None:
-    """Grade each (submission, task ids) plan; ``on_report(index, report)`` as each one finishes."""
+               jobs: int, on_report: Callable[[int, dict], None], sandbox: bool = True, costs: str | None = None) -> None:
+    """Grade each (submission, task ids) plan; ``on_report(index, report)`` as each one finishes.
+
+    ``costs``: None, ``"seconds"`` or ``"profile"``, what each task's report adds (``grade_submission``).
+    """
     context = multiprocessing.get_context("fork")  # workers start warm; the zygote is a fresh interpreter
     zygote.shared()
+    if len(plans) > 1:  # drawn once, split over the jobs, rather than once by each of the first workers
+        drawing.draw_in_parallel(list(dict.fromkeys(t for _, task_ids in plans for t in task_ids)), seed, examples, jobs)
     pending = deque(enumerate(plans))
     running = {}  # connection -> (index, process, deadline)
     try:
@@ -68,7 +73,8 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int, examples: int, tim
                 index, (submission, task_ids) = pending.popleft()
                 receiver, sender = context.Pipe(duplex=False)
                 worker = context.Process(target=_worker,
-                                         args=(sender, submission, task_ids, seed, examples, timeout, memory_mb, sandbox))
+                                         args=(sender, submission, task_ids, seed, examples, timeout, memory_mb, sandbox,
+                                               costs))
                 worker.start()
                 sender.close()
                 # Each task may use its whole time limit plus its module's import.
@@ -102,7 +108,7 @@ def _collect(receiver, worker, plan, seed: int, sandbox: bool) -> dict:
     finally:
         receiver.close()
     worker.join(5)
-    bank.merge(message["banks"])
+    bank.merge(message["banks"], ours=True)  # a warm grader's fork passes them on to the warm grader
     return message["report"]
 
 

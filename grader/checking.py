@@ -6,15 +6,16 @@ states what it expected. A broken rule raises ``Failure``; Hypothesis shrinks
 the example, and the smallest one becomes the learner's feedback.
 """
 
-import json
 import reprlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hypothesis import given, seed
 from hypothesis.errors import Flaky
 
-from grader import bank, wire
+from grader import bank
+from grader.costs import RuleCost
 from grader.session import ChildFailed, LoadFailed, MissingName
 from grader.wire import Raised
 
@@ -99,18 +100,20 @@ class Failure(Exception):
         self.status = status
 
 
-def no_raise(got, what: str, *, hint: str = "", example: Counterexample | None = None):
+def no_raise(got, what: str | Callable[[], str], *, hint: str = "", example: Counterexample | None = None):
     """``got``, unless it says the learner's code raised: then the rule fails with status error.
 
     The one way a learner's exception becomes feedback: ``"<what> raised
     KeyError: 'x' (at agstate/board.py, line 12: ...)[; <hint>]"``. ``what`` is
-    the learner's call in their words; ``example``'s ``got`` becomes
-    ``"raised KeyError"``.
+    the learner's call in their words, or a function that writes them (called
+    only then: most calls do not raise, and a rule makes thousands);
+    ``example``'s ``got`` becomes ``"raised KeyError"``.
     """
     if isinstance(got, Raised):
         if example is not None:
             example = Counterexample(example.call, example.args, example.expected, f"raised {got.type}")
-        raise Failure(f"{what} raised {got.sentence()}{'; ' + hint if hint else ''}", example, status="error")
+        words = what() if callable(what) else what
+        raise Failure(f"{words} raised {got.sentence()}{'; ' + hint if hint else ''}", example, status="error")
     return got
 
 
@@ -191,6 +194,9 @@ class Checker:
         self._batching = False  # replaying banked examples: probes are recorded, then sent in batches
         self._requests = {}
         self._strategies = {}  # example-set name -> what it draws from (bank.Key)
+        # The rule being checked: its cases, and (grader.costs) the seconds spent drawing and shrinking.
+        self.cost = RuleCost()
+        self.shrinking_waited = 0.0  # of the shrinking's seconds, those spent waiting on the child
 
     def budget(self, kind: str) -> int:
         """Random examples for a rule whose example costs ``kind`` (``BUDGETS``), from this run's --examples."""
@@ -199,10 +205,14 @@ class Checker:
     # -- talking to the child -------------------------------------------------
     def probe(self, name: str, *args, limit: float | None = None):
         """Run a probe; a stub, a missing name, a crash or the time budget abort the rule."""
-        key = json.dumps([name, wire.encode(list(args))], sort_keys=True)
+        # The request's identity: the grader's own plain data (no learner object), whose repr tells apart what the
+        # wire does (a tuple from a list, True from 1, key order), in C: a replayed test asks again each round.
+        key = f"{name}{args!r}"
         if key in self._known:  # fetched already, by a batch or an earlier example
             return self._settle(self._known[key])
-        if self._batching:
+        # A probe with a limit of its own (a race, a whole graph in many orders) is asked on its own, now: a batch's
+        # allowance is about one quick call's, and a batch that runs past it is asked again one call at a time.
+        if self._batching and limit is None:
             self._requests[key] = (name, list(args))
             raise _Pending()
         remaining = self.deadline - time.monotonic()
@@ -256,7 +266,8 @@ class Checker:
 
     @staticmethod
     def _no_raise(outcome: Call) -> Call:
-        no_raise(outcome.raised, outcome.text(), example=outcome.counterexample(None))
+        if outcome.raised is not None:
+            no_raise(outcome.raised, outcome.text(), example=outcome.counterexample(None))
         return outcome
 
     # -- random examples ----------------------------------------------------------
@@ -274,15 +285,18 @@ class Checker:
         def run(test):
             failed_first = None
             if first is not None:
+                self.cost.cases += 1
                 try:
                     test(*first)
                 except Failure as failure:  # reported only if no random example, shrunk, fails too
                     failed_first = failure
-            key = bank.Key(self.task_id, test.__name__, self.seed, examples or self.examples)
+            key = self.bank_key(test, examples)
             self._same_strategies(key, strategies)
             drawing = time.monotonic()
             cases = bank.examples(key, strategies)
-            self.deadline += time.monotonic() - drawing  # the grader's own work is not the learner's time
+            drawn = time.monotonic() - drawing
+            self.deadline += drawn  # the grader's own work is not the learner's time
+            self.cost.drawing += drawn
             first_failure = self._replay(test, cases)
             if first_failure is None:
                 if failed_first is not None:
@@ -295,15 +309,23 @@ class Checker:
             # Same seed and settings as the bank: Hypothesis meets the same examples (their answers
             # are known, so only the shrinking asks the child anything new) and shrinks the failure.
             property_test = seed(key.seed)(bank.rule_settings(key.count, shrink=True)(given(bank.cases(strategies))(example)))
+            waited, began = self.session.waited, time.perf_counter()
             try:
                 property_test()
             except Flaky as exc:
                 raise _first_failure(exc) from None
+            finally:
+                self.cost.shrinking += time.perf_counter() - began
+                self.shrinking_waited += self.session.waited - waited
             if isinstance(first_failure, Failure):
                 raise first_failure  # Hypothesis did not meet it again (a learner function that is not pure)
             return test
 
         return run
+
+    def bank_key(self, test, examples: int | None) -> bank.Key:
+        """The examples ``forall`` draws for ``test``: its task, its name, this run's seed, its count."""
+        return bank.Key(self.task_id, test.__name__, self.seed, examples or self.examples)
 
     def _same_strategies(self, key: bank.Key, strategies: tuple) -> None:
         """Refuse two tests of one task that share a name (and so their examples) but draw differently."""
@@ -325,7 +347,9 @@ class Checker:
         """
         waiting = list(range(len(cases)))
         self._batching = True
+        ran = len(cases)  # the first round starts every case in order; one failing there stops the rest
         try:
+            first_round = True
             while waiting:
                 self._requests = {}
                 still = []
@@ -335,13 +359,16 @@ class Checker:
                     except _Pending:
                         still.append(index)
                     except Failure as failure:
+                        if first_round:
+                            ran = index + 1
                         return failure
                 if self._requests and not self._answer_batch():
                     return ChildFailed("crashed", "a batch of checks did not come back")
-                waiting = still
+                waiting, first_round = still, False
             return None
         finally:
             self._batching = False
+            self.cost.cases += ran
 
     def _answer_batch(self) -> bool:
         """Send the recorded requests in one batch; False when the child could not answer them all."""

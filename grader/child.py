@@ -13,6 +13,7 @@ import importlib.util
 import os
 import sys
 import tempfile
+import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -68,12 +69,14 @@ def serve(conn, submission: str, module: str, hook: bool = True) -> None:
     if hook:
         guard.install()  # before the learner's first line runs: a hook cannot be removed once added
         kept = guard.hide_grader()  # noqa: F841
+    started = time.perf_counter()
     try:
         learner = load_learner_module(submission_path, module)
     except BaseException as exc:  # SyntaxError, ImportError, anything the module raises on import
         conn.send_bytes(wire.dumps({"load_error": wire.Raised.of(exc, submission_path).encode()}))
         return
-    conn.send_bytes(wire.dumps({"ready": True}))
+    # "t": seconds this process spent, for a profile of the grading (grader.costs), never for a score.
+    conn.send_bytes(wire.dumps({"ready": True, "t": time.perf_counter() - started}))
     context = probes.Context(learner, submission_path)
     while True:
         try:
@@ -86,6 +89,13 @@ def serve(conn, submission: str, module: str, hook: bool = True) -> None:
 def _answer(context, request: dict) -> dict:
     if "batch" in request:
         return {"replies": [_answer(context, {"probe": name, "args": args}) for name, args in request["batch"]]}
+    started = time.perf_counter()
+    reply = _run_probe(context, request)
+    reply["t"] = time.perf_counter() - started
+    return reply
+
+
+def _run_probe(context, request: dict) -> dict:
     probe = probes.PROBES.get(request["probe"])
     if probe is None:
         return {"grader_error": f"unknown probe {request['probe']!r}"}

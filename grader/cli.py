@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", metavar="FILE", help="write a gradebook CSV to FILE and a log of reports to FILE's .jsonl")
     parser.add_argument("--resume", action="store_true", help="with --out: skip submissions already in the log")
     parser.add_argument("--json", action="store_true", help="print the JSON report(s) on stdout and nothing else")
+    parser.add_argument("--timings", action="store_true",
+                        help="give each task's wall seconds (\"seconds\" in the JSON report, a column in the scorecard); "
+                             "they differ from run to run, so a report with them does not repeat byte for byte "
+                             "(the --out log always has them)")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="show every failing rule of a task in full (default: the first in full, the others one line each)")
     parser.add_argument("--no-sandbox", action="store_true",
@@ -101,7 +105,8 @@ def render_text(report: dict, verbose: bool = False) -> str:
         if several and (position == 0 or report["tasks"][position - 1]["part"] != task["part"]):
             mine = [t for t in report["tasks"] if t["part"] == task["part"]]
             lines.append(f"part {part_title(task['part'])}: {sum(t['score'] for t in mine):.1f}/{sum(t['max_score'] for t in mine):.1f}")
-        lines.append(f"  {task['id']:<{width}}  {task['score']:5.1f}/{task['max_score']:<5.1f} {task['status']}")
+        took = f" {task['seconds']:6.2f} s" if "seconds" in task else ""
+        lines.append(f"  {task['id']:<{width}}  {task['score']:5.1f}/{task['max_score']:<5.1f}{took} {task['status']}")
         if task["status"] != "passed":
             lines.append(f"  {'':<{width}}  {task['feedback'].split(ALSO)[0]}")
             for number, rule in enumerate(further_failing(task.get("rules", [])), 2):
@@ -192,16 +197,17 @@ def main(argv: list[str] | None = None) -> int:
     from grader.batch import grade_many  # the heavy imports, only once the arguments are known
 
     reports: list[dict | None] = [done.get(display_path(path)) for path, _ in plans]
+    reports = [r if r is None or args.timings else without_seconds(r) for r in reports]
     todo = [i for i, report in enumerate(reports) if report is None]
     book = gradebook.Gradebook(args.out, done) if args.out else None
     progress = _progress(len(plans), initial=len(plans) - len(todo))
     single = len(plans) == 1
 
     def finished(position: int, report: dict) -> None:
-        index = todo[position]
-        reports[index] = report
         if book:
             book.add(report)
+        report = report if args.timings else without_seconds(report)  # the log keeps them; what is printed repeats
+        reports[todo[position]] = report
         if not args.json:
             with progress.external_write_mode(file=sys.stdout):
                 _say(render_text(report, args.verbose) if single else _summary_line(report))
@@ -209,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         grade_many([plans[i] for i in todo], seed, args.examples, args.timeout, args.memory, args.jobs, finished,
-                   sandbox=sandbox)
+                   sandbox=sandbox, costs="seconds" if args.timings or args.out else None)
     except KeyboardInterrupt:
         progress.close()
         print(f"agstate-grade: interrupted; {sum(r is not None for r in reports)} of {len(plans)} graded"
@@ -225,6 +231,11 @@ def main(argv: list[str] | None = None) -> int:
              + (f"; gradebook {args.out}" if args.out else ""))
     passed = all(task["status"] == "passed" for report in reports for task in report["tasks"])
     return 0 if passed else 1
+
+
+def without_seconds(report: dict) -> dict:
+    """``report`` without its tasks' wall seconds (``--timings``), the one part of a report a seed does not repeat."""
+    return {**report, "tasks": [{k: v for k, v in task.items() if k != "seconds"} for task in report["tasks"]]}
 
 
 def _say(text: str) -> None:

@@ -38,8 +38,12 @@ __all__ = ["run_in_lockstep", "cooperative_locks", "CooperativeLock", "TracingRe
 class TracingRemoved(RuntimeError):
     """The code under test replaced or removed the thread's tracer: its run was not in lockstep."""
 
-# One condition for the scheduler and every cooperative lock: a step ends, a lock frees, a thread blocks.
-_CV = threading.Condition(threading.Lock())
+# One lock for the scheduler, the stepped threads and every cooperative lock. Waiting on _CV: the scheduler
+# (told when a step ends, a lock frees, a thread blocks or finishes) and threads outside a run waiting for a
+# cooperative lock. Each stepped thread waits on a condition of its own (``_Run.gates``), so handing it the
+# turn wakes that thread alone: a step costs two wake-ups, whatever the number of threads.
+_LOCK = threading.Lock()
+_CV = threading.Condition(_LOCK)
 _ACTIVE = None  # the run in progress, if any (one at a time: runs take _RUN)
 _RUN = threading.Lock()
 
@@ -48,8 +52,34 @@ class _Run:
     def __init__(self, count: int):
         self.state = ["starting"] * count  # starting, ready, running, blocked, stalled, done
         self.turn = None
+        self.last = count - 1  # who had the turn last: the next goes to the first able thread after it
+        self.passes = 0  # turns handed on so far: the scheduler's sign of progress
         self.index = {}  # thread ident -> index
         self.waiting_on = [None] * count  # the cooperative lock a blocked thread waits for
+        self.gates = [threading.Condition(_LOCK) for _ in range(count)]
+
+    def pass_turn(self) -> None:
+        """Hand the turn to the next thread able to take it, round-robin, and wake it (holding _CV).
+
+        The thread ending its step hands it on itself: a step costs one wake-up. With nobody able (all
+        blocked on a lock a stalled thread holds, or stalled) the turn waits with nobody; the scheduler
+        hands it on when one is able again.
+        """
+        count = len(self.state)
+        able = [j for j in range(count) if _can_step(self, j)]
+        after = [j for j in able if j > self.last]
+        chosen = after[0] if after else able[0] if able else None
+        self.turn, self.passes = chosen, self.passes + 1
+        if chosen is None:
+            _CV.notify_all()
+            return
+        self.last = chosen
+        self.state[chosen] = "running"
+        self.gates[chosen].notify()
+
+    def alone(self, i: int) -> bool:
+        """Thread ``i`` is the only one left: no turn to hand to anyone (holding _CV)."""
+        return all(state == "done" for j, state in enumerate(self.state) if j != i)
 
 
 def run_in_lockstep(calls: list[Callable[[], object]], traced_file: str, *, stall_after: float = 1.0,
@@ -114,42 +144,51 @@ def _thread_main(run: _Run, i: int, call, traced_file: str, results: list, escap
         sys.settrace(None)
         with _CV:
             run.state[i] = "done"
+            if run.turn == i and not all(state == "done" for state in run.state):
+                run.pass_turn()
             _CV.notify_all()
 
 
 def _step(run: _Run, i: int) -> None:
-    """Before each bytecode of the learner's code: wait for this thread's turn."""
+    """Before each bytecode of the learner's code: end this thread's step, hand the turn on, wait for its next turn."""
     with _CV:
+        if run.turn == i and run.alone(i):
+            return  # nobody to take turns with: run on
+        had_turn = run.turn == i
         run.state[i] = "ready"
-        if run.turn == i:
-            run.turn = None  # this step is over: hand the turn back
-        _CV.notify_all()
+        if had_turn:
+            run.pass_turn()  # maybe back to this thread itself, when nobody else can step
+        else:  # its first step, or back from a stall: the scheduler hears of it, and hands an idle turn on
+            _CV.notify_all()
         while run.turn != i:
-            _CV.wait()
+            run.gates[i].wait()
         run.state[i] = "running"
 
 
 def _schedule(run: _Run, stall_after: float, on_stall: Callable[[int], None]) -> None:
-    """Give one step at a time to the next thread able to take it, round-robin, until every thread is done."""
-    count = len(run.state)
+    """Start the turns once every thread is at its first step; then watch: a thread that keeps the turn for
+    ``stall_after`` seconds without ending its step is stalled (left to run on its own), and an idle turn
+    (nobody was able to take it) is handed on when somebody is."""
     with _CV:
         _wait(run, lambda: all(s != "starting" for s in run.state), stall_after)
-        last = count - 1
+        run.pass_turn()
         while not all(s == "done" for s in run.state):
-            able = [j for j in range(count) if _can_step(run, j)]
-            if not able:  # every live thread is stalled, or blocked on a lock a stalled thread holds
-                _CV.wait(stall_after)
+            holder, passes = run.turn, run.passes
+            if holder is None:
+                if any(_can_step(run, j) for j in range(len(run.state))):
+                    run.pass_turn()
+                else:
+                    _CV.wait(stall_after)
                 continue
-            after = [j for j in able if j > last]
-            chosen = after[0] if after else able[0]
-            last = chosen
-            run.turn = chosen
-            run.state[chosen] = "running"
-            _CV.notify_all()
-            if not _wait(run, lambda c=chosen: run.state[c] != "running", stall_after):
-                run.state[chosen] = "stalled"
-                on_stall(chosen)
-            run.turn = None
+            if run.alone(holder):  # the last thread runs on without turns (``_step``): only its end is awaited
+                _CV.wait()
+                continue
+            moved = _wait(run, lambda h=holder, p=passes: run.turn != h or run.passes != p or run.state[h] != "running",
+                          stall_after)  # woken seldom: a step wakes only the thread it hands the turn to
+            if not moved:
+                run.state[holder] = "stalled"
+                on_stall(holder)
+                run.pass_turn()
 
 
 def _can_step(run: _Run, j: int) -> bool:
@@ -192,9 +231,12 @@ class CooperativeLock:
                     _CV.wait()
                     continue
                 run.state[i], run.waiting_on[i] = "blocked", self
-                _CV.notify_all()
+                if run.turn == i:
+                    run.pass_turn()
+                else:
+                    _CV.notify_all()
                 while run.turn != i or self._owner is not None:
-                    _CV.wait()
+                    run.gates[i].wait()
                 run.state[i], run.waiting_on[i] = "running", None
             self._owner, self._count = me, 1
             return True

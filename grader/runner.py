@@ -4,10 +4,12 @@ import os
 import sys
 import time
 import traceback
+from collections import Counter
 from pathlib import Path
 
 from grader.checking import Abort, Checker, Failure
 from grader.containment import DEFAULT_MEMORY_MB, Limits
+from grader.costs import RuleCost, TaskCost
 from grader.output import ALSO, clean, display_path, further_failing
 from grader.reach import findings, integrity
 from grader.session import ChildFailed, LoadFailed, Session
@@ -23,17 +25,21 @@ NO_SANDBOX = "none"
 
 
 def grade_submission(submission: str, task_ids: list[str], seed: int, examples: int = DEFAULT_EXAMPLES,
-                     timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB, sandbox: bool = True) -> dict:
+                     timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB, sandbox: bool = True,
+                     costs: str | None = None) -> dict:
     """The JSON report for one submission directory.
 
     Its ``agstate/`` is copied once (``grader.staging``); every task runs in a
     fresh learner process, in a sandbox of its own unless ``sandbox`` is False.
+    Every task says how many ``cases`` its rules ran; ``costs`` adds what a
+    seed does not repeat: ``"seconds"`` each task's wall time, ``"profile"``
+    that and where it went (``grader.costs``).
     """
     path = Path(submission)
     limits = Limits(cpu_seconds=timeout, memory_bytes=memory_mb * 2**20)
     try:
         with staged(path) as (copy, skipped):
-            results = _grade_tasks(copy, skipped, task_ids, seed, examples, timeout, limits, sandbox)
+            results = _grade_tasks(copy, skipped, task_ids, seed, examples, timeout, limits, sandbox, costs)
     except StagingError as exc:
         results = [{**_base(TASKS[task_id]), "status": "error", "feedback": str(exc)} for task_id in task_ids]
     return clean({
@@ -49,24 +55,30 @@ def grade_submission(submission: str, task_ids: list[str], seed: int, examples: 
 
 def _base(task: Task) -> dict:
     # "lab": the part's name under LAB-SPEC §7's first word for it, kept for readers of earlier reports.
-    return {"id": task.id, "part": task.part, "lab": task.part, "score": 0.0, "max_score": float(task.max_score), "counterexample": None}
+    return {"id": task.id, "part": task.part, "lab": task.part, "score": 0.0, "max_score": float(task.max_score),
+            "cases": 0, "counterexample": None}
 
 
 def _grade_tasks(copy: Path, skipped: list[str], task_ids: list[str], seed: int, examples: int, timeout: float,
-                 limits: Limits, sandbox: bool) -> list[dict]:
+                 limits: Limits, sandbox: bool, costs: str | None) -> list[dict]:
     results = []
     part_problems: dict[str, dict | None] = {}  # each part's files are looked at and read once
     for task_id in task_ids:
         task = TASKS[task_id]
+        began, cost = time.perf_counter(), TaskCost()
         if task.part not in part_problems:
             part_problems[task.part] = _missing_module(copy, task.part, skipped) or _reaches_in(copy, task.part)
         problem = part_problems[task.part]
         if problem:  # one failed import answers for the whole part
-            results.append({**_base(task), **problem})
-            continue
-        result = run_task(task, copy, seed, examples, timeout, limits, sandbox)
-        if result.pop("load_problem", False):
-            part_problems[task.part] = {"status": result["status"], "feedback": result["feedback"]}
+            result = {**_base(task), **problem}
+        else:
+            result = run_task(task, copy, seed, examples, timeout, limits, sandbox, cost)
+            if result.pop("load_problem", False):
+                part_problems[task.part] = {"status": result["status"], "feedback": result["feedback"]}
+        if costs:
+            result["seconds"] = round(time.perf_counter() - began, 3)
+        if costs == "profile":
+            result["profile"] = cost.as_dict()
         results.append(result)
     return results
 
@@ -108,20 +120,27 @@ def _reaches_in(copy: Path, part: str) -> dict | None:
 
 
 def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: float, limits: Limits,
-             sandbox: bool = True) -> dict:
+             sandbox: bool = True, cost: TaskCost | None = None) -> dict:
+    """The task's result; ``cost`` (``grader.costs``), when given, is filled in with where its time went."""
+    cost = cost if cost is not None else TaskCost()
     base = _base(task)
     deadline = time.monotonic() + timeout
     # A correct call takes milliseconds: an endless loop should cost seconds, not the whole task's limit.
     call_limit = min(5.0, max(1.0, timeout / 20))
     with Session(submission, MODULES[task.part], limits, load_timeout=min(timeout, 10.0), sandbox=sandbox) as session:
         try:
-            session.probe("attr", "__name__", timeout=min(timeout, 10.0), doing=lambda: f"importing agstate/{MODULES[task.part]}.py")
-        except LoadFailed as exc:
-            return {**base, "status": "error", "feedback": _load_feedback(exc, task), "load_problem": True}
-        except ChildFailed as exc:
-            return {**base, "status": exc.status, "feedback": exc.message, "load_problem": True}
-        checker = Checker(session, task.id, seed, examples, deadline, call_limit)
-        verdicts = [_run_rule(rule, checker) for rule in task.rules]  # every rule, each broken one shrunk
+            try:
+                session.probe("attr", "__name__", timeout=min(timeout, 10.0),
+                              doing=lambda: f"importing agstate/{MODULES[task.part]}.py")
+            except LoadFailed as exc:
+                return {**base, "status": "error", "feedback": _load_feedback(exc, task), "load_problem": True}
+            except ChildFailed as exc:
+                return {**base, "status": exc.status, "feedback": exc.message, "load_problem": True}
+            checker = Checker(session, task.id, seed, examples, deadline, call_limit)
+            verdicts = [_run_rule(rule, checker, cost) for rule in task.rules]  # every rule, each broken one shrunk
+        finally:
+            cost.start, cost.imported = session.started - session.imported, session.imported
+    base["cases"] = cost.cases
     # Each rule is an equal share of the task's points.
     earned = sum(1 for verdict in verdicts if verdict["status"] == "passed")
     score = round(task.max_score * earned / len(task.rules), 2)
@@ -149,8 +168,26 @@ def _without_full_stop(text: str) -> str:
     return text if text.endswith("...") or not text.endswith(".") else text[:-1]
 
 
-def _run_rule(rule, checker: Checker) -> dict:
+def _run_rule(rule, checker: Checker, task_cost: TaskCost) -> dict:
     verdict = {"rule": rule.sentence, "status": "passed"}
+    session = checker.session
+    checker.cost, checker.shrinking_waited = RuleCost(), 0.0
+    task_cost.rules.append(checker.cost)
+    waited, spent, began = session.waited, Counter(session.spent), time.perf_counter()
+    try:
+        _check_rule(rule, checker, verdict)
+    finally:
+        cost, waits = checker.cost, session.waited - waited
+        cost.child = Counter(session.spent)
+        cost.child.subtract(spent)
+        cost.transport = max(0.0, waits - sum(cost.child.values()))
+        cost.shrinking -= checker.shrinking_waited
+        cost.judging = max(0.0, time.perf_counter() - began - cost.drawing - waits - cost.shrinking)
+    return verdict
+
+
+def _check_rule(rule, checker: Checker, verdict: dict) -> None:
+    """Check one rule; its verdict (passed, or the failure, its feedback and counterexample) goes in ``verdict``."""
     try:
         rule.check(checker)
     except Failure as failure:
@@ -163,7 +200,6 @@ def _run_rule(rule, checker: Checker) -> dict:
             traceback.print_exc(file=sys.stderr)
         verdict.update(status="error", feedback=f"the grader could not check this rule ({type(exc).__name__}); "
                        "please report it to your instructor")
-    return verdict
 
 
 def _load_feedback(exc: LoadFailed, task: Task) -> str:

@@ -13,6 +13,7 @@ import select
 import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -99,6 +100,10 @@ class Session:
         self._conn = None
         self._control = None
         self._drain = None
+        # What the learner's process cost, for grader.costs: starting it (its sandbox included), importing the
+        # module and each probe, as that process measured them, and the wall time spent waiting for its replies.
+        self.started = self.imported = self.waited = 0.0
+        self.spent = Counter()
 
     def __enter__(self):
         return self
@@ -107,6 +112,13 @@ class Session:
         self.close()
 
     def _start(self) -> None:
+        began = time.perf_counter()
+        try:
+            self._spawn()
+        finally:
+            self.started += time.perf_counter() - began
+
+    def _spawn(self) -> None:
         mine, theirs = socket.socketpair()
         output_r, output_w = os.pipe()
         control, control_theirs = socket.socketpair()
@@ -134,28 +146,37 @@ class Session:
             error = reply["load_error"]
             self.close()
             raise LoadFailed(Raised.decode(error))
+        self.imported += _seconds(reply)
 
     def probe(self, name: str, *args, timeout: float, doing: Callable[[], str] | None = None):
         """Run probe ``name`` in the learner's process; its value, a ``Raised`` or a ``MissingName``.
         ``doing()``: what the learner's code was doing, as a failure names it ("running merge_sources([], ['a'])");
         asked only then."""
-        return _outcome(self._ask({"probe": name, "args": wire.encode(list(args))}, timeout, doing or (lambda: f"running {name}")))
+        reply = self._ask({"probe": name, "args": wire.encode(list(args))}, timeout, doing or (lambda: f"running {name}"))
+        self.spent[name] += _seconds(reply)
+        return _outcome(reply)
 
     def batch(self, requests: list[tuple[str, list]], timeout: float) -> list:
         """Run many probes in one round trip; each outcome is a value, a ``Raised`` or a ``MissingName``."""
         message = {"batch": [[name, wire.encode(args)] for name, args in requests]}
         reply = self._ask(message, timeout, lambda: f"running {len(requests)} checks")
+        for (name, _), item in zip(requests, reply["replies"]):
+            self.spent[name] += _seconds(item)
         return [_outcome(item) for item in reply["replies"]]
 
     def _ask(self, message: dict, timeout: float, doing: Callable[[], str]) -> dict:
         deadline = time.monotonic() + timeout
         if self._conn is None:
             self._start()
+        began = time.perf_counter()
         try:
-            self._conn.send_bytes(wire.dumps(message))
-        except OSError:  # the learner is gone already: say how it ended
-            return self._receive(0, doing)
-        return self._receive(max(0.0, deadline - time.monotonic()), doing)
+            try:
+                self._conn.send_bytes(wire.dumps(message))
+            except OSError:  # the learner is gone already: say how it ended
+                return self._receive(0, doing)
+            return self._receive(max(0.0, deadline - time.monotonic()), doing)
+        finally:
+            self.waited += time.perf_counter() - began
 
     def _receive(self, timeout: float, doing: Callable[[], str]) -> dict:
         """The child's answer; ``doing()`` (what it was asked) is only composed for a failure's message."""
@@ -214,6 +235,12 @@ class Session:
             self._drain.stop()
             self._drain = None
         return last
+
+
+def _seconds(reply: dict) -> float:
+    """The seconds a reply says the child spent (0 when it says nothing sensible: it is only a profile)."""
+    spent = reply.get("t") if isinstance(reply, dict) else None
+    return float(spent) if type(spent) in (int, float) and 0 <= spent < 1e6 else 0.0
 
 
 def _parse(line: bytes) -> dict:

@@ -3,6 +3,7 @@
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -212,3 +213,22 @@ def test_repeated_and_listed_tasks_are_all_graded(argv):
 
     plans, _, _ = cli._plan(cli._parser().parse_args([str(ROOT / "solutions"), *argv]))
     assert [task_ids for _, task_ids in plans] == [["state.dedupe", "state.window"]]
+
+
+def test_a_report_counts_each_tasks_cases_and_gives_seconds_only_when_asked(tmp_path):
+    """``cases`` repeat with the seed and are always there; wall ``seconds`` only with --timings, and always in the log."""
+    grade = [sys.executable, "-m", "grader", str(REFERENCE.parent), "--task", "state.dedupe", "state.decisions", "--seed", "3"]
+    plain = json.loads(subprocess.run([*grade, "--json"], capture_output=True, text=True, cwd=ROOT, timeout=300).stdout)
+    assert [task["cases"] for task in plain["tasks"]][0] > 300 and "seconds" not in plain["tasks"][0]
+    timed = json.loads(subprocess.run([*grade, "--json", "--timings"], capture_output=True, text=True, cwd=ROOT,
+                                      timeout=300).stdout)
+    assert all(type(task["seconds"]) is float and task["seconds"] > 0 for task in timed["tasks"])
+    assert [{k: v for k, v in task.items() if k != "seconds"} for task in timed["tasks"]] == plain["tasks"]
+    card = subprocess.run([*grade, "--timings"], capture_output=True, text=True, cwd=ROOT, timeout=300).stdout
+    assert re.search(r"^  state\.dedupe +15\.0/15\.0 +\d+\.\d\d s passed$", card, re.MULTILINE), card
+    out = tmp_path / "grades.csv"
+    printed = subprocess.run([*grade, "--json", "--out", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert "seconds" not in json.loads(printed.stdout)["tasks"][0]  # printed as it repeats; the log keeps the seconds
+    logged = next(iter(read_log(str(out)).values()))
+    assert all("seconds" in task for task in logged["tasks"])
+    assert "seconds" not in out.read_text()  # the gradebook: scores only

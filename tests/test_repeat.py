@@ -55,3 +55,41 @@ def test_the_warm_grader_gives_the_cold_report_and_survives_its_own_death(tmp_pa
     dead.wait()
     assert notebook._grade(args).stdout == cold.stdout
     assert notebook._WARM is not dead and notebook._WARM.poll() is None
+
+
+def test_a_kernels_checks_share_its_seed_and_match_a_cold_run_with_it(tmp_path):
+    """Checks without a seed, from one warm grader, use the kernel's seed: the same report, the cold run's for it."""
+    import json
+
+    from grader import notebook
+
+    mutant = next(m for m in state_mutants.MUTANTS if m.name == "merge_via_set")
+    submission = state_mutants.build_submission(mutant, tmp_path / mutant.name)
+    args = [str(submission), "--json", "--task", "state.dedupe"]
+    first, second = notebook._grade(args), notebook._grade(args)
+    assert first.stdout == second.stdout  # the second meets the examples the first drew, kept by the warm grader
+    seed = json.loads(first.stdout)["seed"]
+    assert run_cli(*args, "--seed", str(seed)).stdout == first.stdout
+
+
+def test_examples_drawn_ahead_are_the_examples_grading_draws(tmp_path):
+    """grader.drawing draws, with no learner, exactly the banks grading draws; a report graded on them is the same."""
+    from grader import bank, drawing
+    from grader.runner import grade_submission
+    from grader.tasks import TASKS
+
+    mutant = next(m for m in state_mutants.MUTANTS if m.name == "merge_via_set")
+    submission = str(state_mutants.build_submission(mutant, tmp_path / mutant.name))
+    tasks = [t for t in TASKS if TASKS[t].part == "state"]
+    seed = 424242  # a seed no other test of this process draws
+    ours = [key for key in bank._BANK if f"/{seed}/" in key]
+    assert not ours
+    drawing.draw_ahead(tasks, seed, 30)
+    ahead = {key: list(cases) for key, cases in bank._BANK.items() if f"/{seed}/" in key}
+    assert len(ahead) >= 10
+    on_drawn = grade_submission(submission, tasks, seed, examples=30)
+    for key in ahead:
+        del bank._BANK[key]
+    fresh = grade_submission(submission, tasks, seed, examples=30)
+    assert on_drawn == fresh
+    assert all(bank._BANK[key] == cases for key, cases in ahead.items())  # drawn again when graded: the same

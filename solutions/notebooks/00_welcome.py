@@ -113,7 +113,11 @@ assert (workspace() / "agstate" / "state.py").is_file()
 #
 # `python -m grader` is the same command as `agstate-grade`. Every report
 # prints its seed; pass it back with `--seed` (or `check(..., seed=N)`) to get
-# the same report again. `check()` also returns the points it gave, a number
+# the same report again. The checks of one notebook's kernel share a seed,
+# chosen when the kernel starts: while you fix a rule, its counterexample
+# stays put, and a task you checked before is checked again on the same
+# examples. Restart the kernel for new ones. `make grade` takes a fresh seed
+# every time. `check()` also returns the points it gave, a number
 # (`points = check("state")`); Jupyter does not show it under the scorecard,
 # which says it already.
 

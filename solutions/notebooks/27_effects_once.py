@@ -190,11 +190,19 @@ assert Counter(calls) == {("create_transfer", "R-4:create_transfer"): 1, ("send_
 #
 # Complete **`RefundState`**, `merge_proposals`, `_decide` and
 # **`build_refund_graph(effects, checkpointer=None)`** in
-# `agstate/branches.py`, as their docstrings say. The grader checks
-# `merge_proposals` on its own first, on random lists of proposals. Then it
-# runs your graph on random cases against the decision table, delivers the
-# branch results in every order and twice, and counts the effects on
-# redelivery.
+# `agstate/branches.py`, as their docstrings say. The grader checks each
+# piece on its own first, in this order.
+#
+# - `RefundState`: each key of its docstring, with its merge rule.
+# - `merge_proposals`: random lists of proposals, either way round and one
+#   delivered again.
+# - `_decide`: random states as `decide` meets them — the branches'
+#   proposals, now and then with one missing, one read at an older revision
+#   (a `stale_revision` conflict), or the payment already known to the case.
+#
+# Then it runs your graph on random cases against the decision table,
+# delivers the branch results in every order and twice, and counts the
+# effects on redelivery.
 
 # %%
 from grader import check

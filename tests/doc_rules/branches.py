@@ -35,6 +35,10 @@ GRAPH_EVERY_ORDER = "the output is the same in every completion order of the fou
 PROPOSALS_MERGED = ("merge_proposals on its own: the union of two proposal lists by event_id, sorted by it, whichever "
                     "comes first and when one comes again")
 GRAPH_PARALLEL = "the four branch nodes run in parallel, all in the same step"
+REFUND_STATE = ("RefundState on its own: evidence merged by merge_evidence, proposals by merge_proposals; case, "
+                "signals, conflicts, events and effects_done overwritten by their one writer")
+DECIDE_ALONE = ("_decide on its own: facts first, then each decision against the case with the facts applied; one "
+                "conflict record per kind; one accepted outcome and no conflict decides; the revision goes up by one")
 GRAPH_BRANCH_WRITES = "the branch nodes publish only evidence and proposals: they never write the case, decide does"
 EFFECTS_RUN = ("an approved refund runs each effect once with idempotency key f'{case_id}:{effect_name}' and the case; "
                "a refund not approved runs none")
@@ -175,7 +179,7 @@ TABLE = {
                     "id proposals Annotated[list[dict], merge_proposals] every branch's proposals, merged by event id "
                     "conflicts list[dict] conflict records, written by decide events list[dict] decisions taken, written "
                     "by decide effects_done list[str] idempotency keys of the effects run"):
-        checked(ORDER, GRAPH_DECIDES),  # the output's case, evidence (each id once, sorted), proposals, conflicts, events
+        checked(ORDER, REFUND_STATE),  # each key and its merge rule; the graph's output: GRAPH_DECIDES
     ("RefundOutput", "What ``build_refund_graph``'s ``invoke`` returns."):
         checked(ORDER, GRAPH_DECIDES),  # exactly the output keys
     ("build_refund_graph", "The refund case: four branches in parallel, then ``decide``, then ``apply_effects``."):
@@ -203,26 +207,26 @@ TABLE = {
     ('_decide', 'The ``decide`` node: the only writer of the decision.'):
         checked(ORDER, GRAPH_BRANCH_WRITES),
     ('_decide', 'Returns ``case``, ``conflicts``, ``events``.'):
-        checked(ORDER, GRAPH_DECIDES),
+        checked(ORDER, DECIDE_ALONE),
     # also: 'payment_id (write-once)': a second payment id conflicts (classify's payment_id_mismatch row)
     ('_decide', '1. Facts first: each ``evidence_added``, ``payment_found`` and ``risk_assessed`` proposal is classified '
                 'against the case as the branches read it; accepted payments set ``payment_id`` (write-once) and '
                 '``payment_amount``, accepted risk sets ``risk_level``.'):
-        checked(ORDER, GRAPH_DECIDES),
+        checked(ORDER, DECIDE_ALONE),
     ('_decide', '2. Then every decision proposal (approval, rejection) is classified against the case *with the facts '
                 'applied*.'):
-        checked(ORDER, GRAPH_DECIDES),
-    # One record per kind: expect_decided counts the records of each kind (mutant conflict_record_per_proposal).
+        checked(ORDER, DECIDE_ALONE),
+    # One record per kind: expect_decision counts the records of each kind (mutant conflict_record_per_proposal).
     ('_decide', '3. Conflicts become records (``open_conflict``), one per kind, holding all the proposals of that kind; '
                 'approvals and rejections both accepted are a ``contradictory_decisions`` conflict.'):
-        checked(ORDER, GRAPH_DECIDES),
-    # The event's case_id, revision and proposals: expect_decided (mutant decision_event_names_no_proposals).
+        checked(ORDER, DECIDE_ALONE),
+    # The event's case_id, revision and proposals: expect_decision_events (mutant decision_event_names_no_proposals).
     ('_decide', '4. No conflict and one outcome among the accepted decisions: set ``decision`` (``"approved"`` / '
                 '``"rejected"``) and append ``{"type": "approval_confirmed" | "refund_rejected", "case_id", '
                 '"revision": <new revision>, "proposals": <their event ids>}``.'):
-        checked(ORDER, GRAPH_DECIDES),
+        checked(ORDER, DECIDE_ALONE),
     ('_decide', '5. The revision goes up by one.'):
-        checked(ORDER, GRAPH_DECIDES),  # the case is compared whole with the model's, revision included
+        checked(ORDER, DECIDE_ALONE),  # the case is compared whole with the model's, revision included
     ('_decide', 'Proposals are iterated in event-id order, so the result never depends on which branch finished first.'):
         checked(ORDER, GRAPH_EVERY_ORDER),
 }
@@ -287,8 +291,16 @@ NOTEBOOKS = {
      'checkpointer=None)`** in `agstate/branches.py`, as their docstrings say.'):
         checked(ORDER, GRAPH_DECIDES),  # also: the docstrings' rules, each in TABLE
     # also: 'twice': 'a branch result delivered twice changes nothing'; the effects on redelivery: EFFECTS_CONFIRMATION
-    ('27_effects_once', 'The grader checks `merge_proposals` on its own first, on random lists of proposals.'):
+    ('27_effects_once', 'The grader checks each piece on its own first, in this order.'):
+        explains("introduces the list of pieces below, each checked by its own rule"),
+    ('27_effects_once', '- `RefundState`: each key of its docstring, with its merge rule.'):
+        checked(ORDER, REFUND_STATE),
+    ('27_effects_once', '- `merge_proposals`: random lists of proposals, either way round and one delivered again.'):
         checked(ORDER, PROPOSALS_MERGED),
+    ('27_effects_once',
+     '- `_decide`: random states as `decide` meets them — the branches\' proposals, now and then with one missing, one '
+     'read at an older revision (a `stale_revision` conflict), or the payment already known to the case.'):
+        checked(ORDER, DECIDE_ALONE),
     ('27_effects_once',
      'Then it runs your graph on random cases against the decision table, delivers the branch results in every '
      'order and twice, and counts the effects on redelivery.'):

@@ -113,6 +113,26 @@ def expect_decided(case, signals, output) -> None:
         raise Failure(f"{text} returned the keys {show(keys)}; expected exactly {OUTPUT_KEYS}")
     expected = model_refund(case, signals)
     by_id = {p.get("event_id"): (p.get("actor"), p.get("type")) for p in output["proposals"] if isinstance(p, dict)}
+    kinds = expect_decision(text, case, output, expected, by_id, Counterexample("build_refund_graph", [case, signals],
+                                                                                expected["case"], output["case"]))
+    if sorted(by_id.values()) != expected["proposals"] or [p.get("event_id") for p in output["proposals"]] != sorted(by_id):
+        raise Failure(f"{text} kept the proposals {show(output['proposals'])}; expected one per (actor, type) "
+                      f"{show(expected['proposals'])}, sorted by event_id")
+    if kinds != expected["conflicts"]:
+        shown, wanted = contrast(kinds, expected["conflicts"])
+        raise Failure(f"{text} recorded the conflicts {shown} (kind: [(actor, type)]); expected {wanted}")
+    ids = [e.get("id") if isinstance(e, dict) else e for e in output["evidence"]]
+    if ids != sorted(set(ids), key=str):
+        raise Failure(f"{text} kept the evidence ids {show(ids)}; expected each id once, sorted (merge_evidence)")
+    expect_decision_events(text, case, output, expected, by_id)
+
+
+def expect_decision(text: str, case: dict, output: dict, expected: dict, by_id: dict, example: Counterexample) -> dict:
+    """The decision's case and conflict records (``model_decide``); the conflicts as kind: [(actor, type)].
+
+    ``output`` holds ``case`` and ``conflicts`` (the graph's output, or what ``_decide`` returned); ``by_id``
+    maps the event ids its records may name to (actor, type).
+    """
     records = output["conflicts"]
     if type(records) is not list or not all(type(r) is dict and r.get("status") == "open" and r.get("resolution") is None
                                             and isinstance(r.get("proposals"), list) for r in records):
@@ -135,23 +155,17 @@ def expect_decided(case, signals, output) -> None:
             got_kinds, wanted_kinds = contrast(kinds, expected["conflicts"])
             also = (f", and recorded the conflicts {got_kinds} (kind: [(actor, type)]); expected {wanted_kinds}: "
                     "a case with a conflict is not decided")
-        raise Failure(f"{text} left the case {shown}; expected {wanted}{also}",
-                      Counterexample("build_refund_graph", [case, signals], expected["case"], output["case"]))
-    if sorted(by_id.values()) != expected["proposals"] or [p.get("event_id") for p in output["proposals"]] != sorted(by_id):
-        raise Failure(f"{text} kept the proposals {show(output['proposals'])}; expected one per (actor, type) "
-                      f"{show(expected['proposals'])}, sorted by event_id")
-    if kinds != expected["conflicts"]:
-        shown, wanted = contrast(kinds, expected["conflicts"])
-        raise Failure(f"{text} recorded the conflicts {shown} (kind: [(actor, type)]); expected {wanted}")
-    ids = [e.get("id") if isinstance(e, dict) else e for e in output["evidence"]]
-    if ids != sorted(set(ids), key=str):
-        raise Failure(f"{text} kept the evidence ids {show(ids)}; expected each id once, sorted (merge_evidence)")
+        raise Failure(f"{text} left the case {shown}; expected {wanted}{also}", example)
+    return kinds
+
+
+def expect_decision_events(text: str, case: dict, output: dict, expected: dict, by_id: dict) -> None:
+    """The decision event: its type, the case, the revision the decision makes, the proposals it rests on (by event id)."""
     if type(output["events"]) is not list or not all(type(e) is dict for e in output["events"]):
         raise Failure(f"{text} left the events {show(output['events'])}; expected a list of event dicts")
     types = [e.get("type") for e in output["events"]]
     if types != expected["events"]:
         raise Failure(f"{text} left the events {show(types)}; expected {expected['events']}")
-    # The decision event: the case, the revision the decision makes, and the proposals it rests on (by event id).
     deciders = sorted((i for i, who in by_id.items() if who in expected["decided_by"]), key=str)
     for event in output["events"]:
         wanted = {"type": event["type"], "case_id": case["case_id"], "revision": case["revision"] + 1,

@@ -124,46 +124,63 @@ def branch_proposals(signals: dict) -> list[tuple[str, str]]:
     return sorted(found)
 
 
-def model_refund(case: dict, signals: dict) -> dict:
-    """What ``build_refund_graph`` must leave: the case, conflict kinds and who caused them, events, effects.
+def branch_records(case: dict, signals: dict) -> list[dict]:
+    """The proposals the four branches publish for ``signals``, as the fake tools write them, sorted by event id."""
+    return sorted(({"event_id": f"{case['case_id']}:{actor}:{kind}", "type": kind, "expected_revision": case["revision"],
+                    "actor": actor, "payload": _payload(kind, signals)} for actor, kind in branch_proposals(signals)),
+                  key=lambda proposal: proposal["event_id"])
 
-    ``decided_by``: the (actor, type) of the accepted decision proposals, which the
-    decision event lists by event id.
-    """
+
+def model_decide(case: dict, proposals: list[dict]) -> dict:
+    """What ``_decide`` leaves for ``proposals``: the case (facts applied, decision, revision + 1), the conflicts
+    (kind: the (actor, type) of its proposals), the decision event's type, and the (actor, type) it rests on."""
     current = dict(case)
-    proposals = [{"actor": actor, "type": kind, "expected_revision": case["revision"],
-                  "payload": _payload(kind, signals)} for actor, kind in branch_proposals(signals)]
     conflicts: dict[str, list] = {}
     for proposal in proposals:
         if proposal["type"] in FACT_TYPES:
-            verdict = model_classify(case, proposal)
+            verdict = model_classify(case, proposal)  # every fact against the revision the branches read
             if verdict["status"] == "conflict":
-                conflicts.setdefault(verdict["reason"], []).append((proposal["actor"], proposal["type"]))
+                conflicts.setdefault(verdict["reason"], []).append(proposal)
             elif verdict["status"] == "accepted" and proposal["type"] == "payment_found":
-                current["payment_id"], current["payment_amount"] = signals["payment_id"], signals["payment_amount"]
+                current["payment_id"] = proposal["payload"]["payment_id"]
+                current["payment_amount"] = proposal["payload"]["amount"]
             elif verdict["status"] == "accepted" and proposal["type"] == "risk_assessed":
-                current["risk_level"] = signals["risk_level"]
+                current["risk_level"] = proposal["payload"]["risk_level"]
     outcomes, deciders = set(), []
     for proposal in proposals:
         if proposal["type"] not in FACT_TYPES:
             verdict = model_classify(current, proposal)
             if verdict["status"] == "conflict":
-                conflicts.setdefault(verdict["reason"], []).append((proposal["actor"], proposal["type"]))
+                conflicts.setdefault(verdict["reason"], []).append(proposal)
             elif verdict["status"] == "accepted":
                 outcomes.add("approved" if proposal["type"] == APPROVAL else "rejected")
-                deciders.append((proposal["actor"], proposal["type"]))
+                deciders.append(proposal)
     if len(outcomes) > 1:  # approval and rejection both accepted: nobody may pick one silently
         conflicts[CONTRADICTORY] = list(deciders)
     decision = outcomes.pop() if len(outcomes) == 1 and not conflicts else None
-    approved = decision == "approved"
+
+    def who(found):  # repr: as the check sorts
+        return sorted(((p["actor"], p["type"]) for p in found), key=repr)
+
     return {
-        "case": {**current, "revision": case["revision"] + 1, "decision": decision, "effects_applied": approved},
-        "conflicts": {kind: sorted(who, key=repr) for kind, who in sorted(conflicts.items())},  # repr: as the check sorts
+        "case": {**current, "revision": case["revision"] + 1, "decision": decision or case["decision"]},
+        "conflicts": {kind: who(found) for kind, found in sorted(conflicts.items())},
         "events": {"approved": ["approval_confirmed"], "rejected": ["refund_rejected"]}.get(decision, []),
-        "decided_by": sorted(deciders) if decision else [],  # (actor, type) of the proposals the decision event names
-        "effects_done": sorted(f"{case['case_id']}:{name}" for name in EFFECTS) if approved else [],
-        "proposals": branch_proposals(signals),
+        "decided_by": who(deciders) if decision else [],  # the proposals the decision event names
     }
+
+
+def model_refund(case: dict, signals: dict) -> dict:
+    """What ``build_refund_graph`` must leave: ``model_decide``'s case, conflicts and events, then the effects.
+
+    ``decided_by``: the (actor, type) of the accepted decision proposals, which the
+    decision event lists by event id.
+    """
+    decided = model_decide(case, branch_records(case, signals))
+    approved = decided["case"]["decision"] == "approved"
+    return {**decided, "case": {**decided["case"], "effects_applied": approved},
+            "effects_done": sorted(f"{case['case_id']}:{name}" for name in EFFECTS) if approved else [],
+            "proposals": branch_proposals(signals)}
 
 
 def _payload(kind: str, signals: dict) -> dict:

@@ -145,34 +145,55 @@ def refund_orders(ctx, case, signals, orders):
     step at a time, in the order given (a name listed twice is delivered
     twice), as when branches finish in different steps or a result is retried.
     Also what keys each branch wrote and the step it ran in (``branch_keys``, ``branch_steps``).
+    Checkpoints are written when a run stops (``durability="exit"``): no run here
+    is interrupted by anything but ``interrupt_before``, and the output is the same.
     """
     from langgraph.checkpoint.memory import InMemorySaver
 
     ledger = []
     graph = ctx.get("build_refund_graph")(_effects(ledger), checkpointer=InMemorySaver())
     graph_input = {"case": case, "signals": signals}
-    plain = {"output": graph.invoke(copy.deepcopy(graph_input), _limit("plain")), "ledger": list(ledger)}
-    writes, steps = {}, {}  # each branch's write, and the step it ran in (parallel branches share one)
-    for mode, chunk in graph.stream(copy.deepcopy(graph_input), _limit("capture"), stream_mode=["updates", "debug"]):
-        if mode == "debug" and chunk.get("type") == "task" and chunk["payload"].get("name") in BRANCHES:
-            steps.setdefault(chunk["payload"]["name"], chunk["step"])
-        elif mode == "updates":
-            for node, write in (chunk or {}).items():
-                if node in BRANCHES:
-                    writes[node] = write
+    output, writes, steps = _captured_run(graph, copy.deepcopy(graph_input), _limit("plain"))
+    plain = {"output": output, "ledger": list(ledger)}
     missing = [name for name in BRANCHES if name not in writes]
     runs = []
     for number, order in enumerate(orders if not missing else []):
         ledger.clear()
         config = _limit(f"order-{number}")
-        graph.invoke(copy.deepcopy(graph_input), config, interrupt_before=BRANCHES)
+        graph.invoke(copy.deepcopy(graph_input), config, interrupt_before=BRANCHES, durability="exit")
         for name in order:
             graph.update_state(config, copy.deepcopy(writes[name]), as_node=name)
-        runs.append({"order": order, "output": graph.invoke(None, config), "ledger": list(ledger)})
-    # What each branch wrote (its keys): branches publish evidence and proposals, never the case.
-    written = {name: sorted(map(str, write)) if isinstance(write, dict) else type(write).__name__ for name, write in writes.items()}
-    return {"plain": plain, "missing_branches": missing, "branch_keys": written, "branch_steps": steps,
-            "runs": runs}
+        runs.append({"order": order, "output": graph.invoke(None, config, durability="exit"), "ledger": list(ledger)})
+    # What each branch wrote (its keys), in BRANCHES order (the order they finish in is the threads'): branches
+    # publish evidence and proposals, never the case.
+    written = {name: sorted(map(str, writes[name])) if isinstance(writes[name], dict) else type(writes[name]).__name__
+               for name in BRANCHES if name in writes}
+    return {"plain": plain, "missing_branches": missing, "branch_keys": written,
+            "branch_steps": {name: steps[name] for name in BRANCHES if name in steps}, "runs": runs}
+
+
+def _captured_run(graph, graph_input, config):
+    """``graph.invoke(graph_input, config)``'s output, and, seen on the way, each branch's write and the step it ran in.
+
+    One run, streamed as ``invoke`` streams it (the "values" of its output channels, and its interrupts, from
+    "updates"), with "debug" for the steps (parallel branches share one).
+    """
+    from langgraph.constants import INTERRUPT
+
+    output, interrupts, writes, steps = None, [], {}, {}
+    for mode, chunk in graph.stream(graph_input, config, stream_mode=["updates", "values", "debug"], durability="exit",
+                                    output_keys=graph.output_channels):
+        if mode == "values":
+            output = chunk
+        elif mode == "debug" and chunk.get("type") == "task" and chunk["payload"].get("name") in BRANCHES:
+            steps.setdefault(chunk["payload"]["name"], chunk["step"])
+        elif mode == "updates" and isinstance(chunk, dict):
+            if chunk.get(INTERRUPT) is not None:
+                interrupts.extend(chunk[INTERRUPT])
+            writes.update((node, write) for node, write in chunk.items() if node in BRANCHES)
+    if interrupts:
+        output = {**output, INTERRUPT: interrupts} if isinstance(output, dict) else {INTERRUPT: interrupts}
+    return output, writes, steps
 
 
 @probe

@@ -9,7 +9,15 @@ import itertools
 
 from hypothesis import strategies as st
 
-from grader.parts.branches.model import APPROVAL, BRANCHES, PROPOSAL_TYPES, REJECTION, RISK_LEVELS, TABLE_KINDS
+from grader.parts.branches.model import (
+    APPROVAL,
+    BRANCHES,
+    PROPOSAL_TYPES,
+    REJECTION,
+    RISK_LEVELS,
+    TABLE_KINDS,
+    branch_records,
+)
 
 case_ids = st.text(alphabet=st.characters(categories=["L", "Nd"]), min_size=1, max_size=6)
 
@@ -137,6 +145,22 @@ def refund_cases(draw):
     case = {"case_id": draw(case_ids), "revision": draw(st.integers(0, 9)), "payment_id": None,
             "payment_amount": None, "risk_level": None, "effects_applied": False, "decision": None}
     return case, draw(signals)
+
+
+@st.composite
+def decide_states(draw):
+    """The state ``decide`` meets: a case, and the proposals the branches published (sorted by event id), now
+    and then with one left out, one read at an older revision, or the payment already known to the case."""
+    case, found = draw(refund_cases())
+    if found["payment_id"] is not None and not draw(st.integers(0, 3)):
+        case = {**case, "payment_id": draw(st.sampled_from([found["payment_id"], "P-9"])),
+                "payment_amount": draw(st.integers(0, 500))}
+    published = [proposal for proposal in branch_records(case, found) if draw(st.integers(0, 7))]
+    if published and case["revision"] and not draw(st.integers(0, 3)):
+        stale = draw(st.integers(0, len(published) - 1))
+        published[stale] = {**published[stale], "expected_revision": case["revision"] - 1}
+    return {"case": case, "signals": found, "evidence": [], "proposals": published, "conflicts": [], "events": [],
+            "effects_done": []}
 
 
 def fixed_signals(payment_id="P-1", payment_amount=80, risk_level="low", requested_amount=50, policy_ok=True):

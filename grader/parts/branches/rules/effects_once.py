@@ -7,9 +7,16 @@ once per idempotency key, also on a redelivered confirmation or a retried
 request. Each graph run is one probe (``refund_orders``, ``refund_redelivered``).
 """
 
-from grader.checking import Failure, no_raise, show
-from grader.parts.branches.checks import expect_decided, expect_same_everywhere, graph_text, refund_runs
-from grader.parts.branches.model import model_refund
+from grader.checking import Counterexample, Failure, contrast, no_raise, show
+from grader.parts.branches.checks import (
+    expect_decided,
+    expect_decision,
+    expect_decision_events,
+    expect_same_everywhere,
+    graph_text,
+    refund_runs,
+)
+from grader.parts.branches.model import model_decide, model_refund
 from grader.parts.branches.strategies import (
     DUPLICATED,
     FIXED_REFUNDS,
@@ -17,6 +24,7 @@ from grader.parts.branches.strategies import (
     PERMUTATIONS,
     approvable_signals,
     case_ids,
+    decide_states,
     proposal_lists,
     refund_cases,
 )
@@ -24,6 +32,9 @@ from grader.tasks import task
 
 # -- branches.order_independent ------------------------------------------------------------------------
 order_task = task("branches.order_independent")
+# RefundState's keys and the merge rule of each (None: overwritten), as its docstring gives them.
+REFUND_STATE = {"case": None, "signals": None, "evidence": "merge_evidence", "proposals": "merge_proposals",
+                "conflicts": None, "events": None, "effects_done": None}
 
 
 @order_task.rule("merge_proposals on its own: the union of two proposal lists by event_id, sorted by it, whichever "
@@ -39,6 +50,45 @@ def proposals_merged(check):
                 raise Failure(f"merge_proposals({show(left)}, {show(right)}) returned {show(got)}; expected {show(expected)}: "
                               "each event id once, sorted by it, so the order branches finish in and a redelivered "
                               "proposal change nothing (the laws of merge_evidence)")
+
+
+@order_task.rule("RefundState on its own: evidence merged by merge_evidence, proposals by merge_proposals; case, "
+                 "signals, conflicts, events and effects_done overwritten by their one writer")
+def refund_state(check):
+    got = no_raise(check.probe("channels", "RefundState"), "building a StateGraph over RefundState")
+    found = {key: got["channels"][key]["reducer"] for key in got["keys"]}
+    missing = [key for key in REFUND_STATE if key not in found]
+    if missing:
+        raise Failure(f"RefundState has the keys {show(got['keys'])}; it lacks {show(missing)}: the graph's state needs "
+                      f"every key of its docstring, {list(REFUND_STATE)}")
+    wrong = {key: found[key] for key, rule in REFUND_STATE.items() if found[key] != rule}
+    if wrong:
+        key = next(iter(wrong))
+        rule = REFUND_STATE[key]
+        raise Failure(f"RefundState.{key} is merged by {wrong[key] or 'nothing (overwrite)'}; expected "
+                      + (f"Annotated[..., {rule}]: parallel branches add to it" if rule else
+                         "no merge rule: one node writes it, so its write is the value"))
+
+
+@order_task.rule("_decide on its own: facts first, then each decision against the case with the facts applied; one "
+                 "conflict record per kind; one accepted outcome and no conflict decides; the revision goes up by one")
+def decide_alone(check):
+    @check.forall(decide_states())
+    def decides(state):
+        text = f"_decide({{'case': {show(state['case'])}, 'proposals': {show(state['proposals'])}}})"
+        got = check.value("_decide", state).result
+        if type(got) is not dict or not {"case", "conflicts", "events"} <= set(got):
+            raise Failure(f"{text} returned {show(got)}; expected a dict with 'case', 'conflicts' and 'events' (the "
+                          "node's write)", Counterexample("_decide", [state], "{'case', 'conflicts', 'events'}", got))
+        expected = model_decide(state["case"], state["proposals"])
+        by_id = {p["event_id"]: (p["actor"], p["type"]) for p in state["proposals"]}
+        kinds = expect_decision(text, state["case"], got, expected, by_id,
+                                Counterexample("_decide", [state], expected["case"], got["case"]))
+        if kinds != expected["conflicts"]:
+            shown, wanted = contrast(kinds, expected["conflicts"])
+            raise Failure(f"{text} recorded the conflicts {shown} (kind: [(actor, type)]); expected {wanted}",
+                          Counterexample("_decide", [state], expected["conflicts"], kinds))
+        expect_decision_events(text, state["case"], got, expected, by_id)
 
 
 @order_task.rule("decide follows the table: facts first, then decisions against the case with the facts applied; "
