@@ -270,7 +270,25 @@ class Checker:
             no_raise(outcome.raised, outcome.text(), example=outcome.counterexample(None))
         return outcome
 
-    # -- random examples ----------------------------------------------------------
+    # -- examples -------------------------------------------------------------------
+    def each(self, cases):
+        """Decorator: run the test now on hand-picked ``cases`` (argument tuples), in order, as a loop would.
+
+        The first that fails is the rule's failure, as given (a hand-picked case
+        is small already: nothing is shrunk). Their probes go to the child in
+        batches, as ``forall``'s do; and a checker that only draws
+        (``grader.drawing``) skips them and draws the rule's random examples.
+        """
+        cases = [tuple(case) for case in cases]
+
+        def run(test):
+            if self._replay(test, cases) is not None:
+                for case in cases:  # again in order, on the answers known: the failure a plain loop would meet first
+                    test(*case)
+            return test
+
+        return run
+
     def forall(self, *strategies, examples: int | None = None, first: tuple | None = None):
         """Decorator: run the test now on the rule's seeded examples; a shrunk failure propagates.
 

@@ -258,3 +258,39 @@ def test_a_long_difference_is_shown_where_it_is():
     assert "ITEM-39" in shown_got and "item-39" in shown_expected and shown_got.startswith("...")
     assert len(shown_got) < 90 and show(got) != shown_got  # show() alone cuts the difference away
     assert contrast([1, 2], [1, 3]) == ("[1, 2]", "[1, 3]")
+
+
+# -- each: hand-picked cases ------------------------------------------------------------------
+def test_hand_picked_cases_go_in_one_batch_and_the_first_failing_one_in_order_is_reported():
+    def wrong_on_three(items):
+        return sorted(items) if len(items) != 3 else list(items)
+
+    session = FakeSession(learner_sort=wrong_on_three)
+    check = checker(session)
+    seen = []
+
+    def sorted_like_python(items):
+        seen.append(items)
+        got = check.value("learner_sort", items)
+        if got.result != sorted(items):
+            raise Failure(f"{got.text()} returned {show(got.result)}", got.counterexample(sorted(items)))
+
+    cases = [([2, 1],), ([3, 2, 1],), ([5, 4, 3, 2, 1],), ([9, 8, 7],)]
+    with pytest.raises(Failure) as failed:
+        check.each(cases)(sorted_like_python)
+    assert failed.value.counterexample.args == [[3, 2, 1]]  # the first of the two failing, not shrunk
+    assert session.probes == 0 and session.batches == 1
+    passing = FakeSession(learner_sort=sorted)
+    check = checker(passing)
+    check.each(cases)(sorted_like_python)
+    assert passing.batches == 1 and check.cost.cases == len(cases)
+
+
+def test_drawing_ahead_skips_hand_picked_cases_and_draws_what_follows():
+    from grader import drawing
+
+    check = drawing._DrawingChecker(drawing._NoLearner(), "engine.demo", 31337, 7, float("inf"))
+    ran = []
+    check.each([(1,)])(ran.append)
+    check.forall(st.integers())(ran.append)
+    assert ran == [] and len(bank._BANK[str(bank.Key("engine.demo", "append", 31337, 7))]) == 7

@@ -196,9 +196,8 @@ assert Counter(calls) == {("create_transfer", "R-4:create_transfer"): 1, ("send_
 # - `RefundState`: each key of its docstring, with its merge rule.
 # - `merge_proposals`: random lists of proposals, either way round and one
 #   delivered again.
-# - `_decide`: random states as `decide` meets them — the branches'
-#   proposals, now and then with one missing, one read at an older revision
-#   (a `stale_revision` conflict), or the payment already known to the case.
+# - `_decide`: random states as `decide` meets them — a fresh case and the
+#   branches' proposals, now and then with one of them missing.
 #
 # Then it runs your graph on random cases against the decision table,
 # delivers the branch results in every order and twice, and counts the

@@ -298,8 +298,8 @@ NOTEBOOKS = {
     ('27_effects_once', '- `merge_proposals`: random lists of proposals, either way round and one delivered again.'):
         checked(ORDER, PROPOSALS_MERGED),
     ('27_effects_once',
-     '- `_decide`: random states as `decide` meets them — the branches\' proposals, now and then with one missing, one '
-     'read at an older revision (a `stale_revision` conflict), or the payment already known to the case.'):
+     '- `_decide`: random states as `decide` meets them — a fresh case and the branches\' proposals, now and then '
+     'with one of them missing.'):
         checked(ORDER, DECIDE_ALONE),
     ('27_effects_once',
      'Then it runs your graph on random cases against the decision table, delivers the branch results in every '

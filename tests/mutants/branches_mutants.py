@@ -266,13 +266,6 @@ MUTANTS: list[Mutant] = [
     _m("evidence_overwritten", {ORDER, EFFECTS},
        [("    evidence: Annotated[list[dict], merge_evidence]\n", "    evidence: list[dict]\n")],
        "evidence has no merge rule: the branches' parallel writes to it make LangGraph raise InvalidUpdateError"),
-    _m("stale_proposals_dropped", {ORDER},
-       [('        verdict = classify_proposal(case, proposal)\n        if verdict["status"] == "conflict":\n',
-         '        verdict = classify_proposal(case, proposal)\n'
-         '        if verdict["status"] == "conflict" and verdict["reason"] == "stale_revision":\n            continue\n'
-         '        if verdict["status"] == "conflict":\n')],
-       "a decision proposed at an older revision is dropped silently instead of recorded as a stale_revision conflict "
-       "(the branches of one graph run never read an older revision: only _decide on its own shows it)"),
     _m("effect_twice_on_redelivery", {EFFECTS},
        [(EFFECTS_SKIP, "")],
        "apply_effects does not skip keys already done: a redelivered confirmation sends a second email and transfer"),

@@ -86,9 +86,10 @@ def expect_verdict(check, current, proposal):
 
 def table_first(check, types, stale=False):
     """The table's hand-picked rows of these proposal types, checked before the random cases."""
-    for current, proposal in table_rows():
-        if proposal["type"] in types and (proposal["expected_revision"] != current["revision"]) == stale:
-            expect_verdict(check, current, proposal)
+    @check.each([(current, proposal) for current, proposal in table_rows()
+                 if proposal["type"] in types and (proposal["expected_revision"] != current["revision"]) == stale])
+    def row(current, proposal):
+        expect_verdict(check, current, proposal)
 
 
 # -- the refund graph ------------------------------------------------------------------------------

@@ -98,8 +98,7 @@ def graph_decides(check):
         case, signals = inputs
         expect_decided(case, signals, refund_runs(check, case, signals, [])["plain"]["output"])
 
-    for inputs in FIXED_REFUNDS:  # small hand-picked cases first: their failure needs no shrinking
-        decided(inputs)
+    check.each([(inputs,) for inputs in FIXED_REFUNDS])(decided)  # small hand-picked cases first: no shrinking needed
     check.forall(refund_cases(), examples=check.budget("refund"))(decided)
 
 
@@ -164,8 +163,7 @@ def effects_run(check):
         if sorted(done or []) != expected["effects_done"]:
             raise Failure(f"{graph_text(case, signals)} left effects_done {show(done)}; expected {expected['effects_done']}")
 
-    for inputs in FIXED_REFUNDS:
-        once(inputs)
+    check.each([(inputs,) for inputs in FIXED_REFUNDS])(once)
     check.forall(refund_cases(), examples=check.budget("refund"))(once)
 
 
