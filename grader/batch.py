@@ -63,6 +63,12 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int, examples: int, tim
     """
     context = multiprocessing.get_context("fork")  # workers start warm; the zygote is a fresh interpreter
     zygote.shared()
+
+    def deliver(index: int, report: dict) -> None:
+        if costs:  # a report made here (its grading process did not come back) timed nothing: null seconds
+            report = {**report, "tasks": [{"seconds": None, **task} for task in report["tasks"]]}
+        on_report(index, report)
+
     if len(plans) > 1:  # drawn once, split over the jobs, rather than once by each of the first workers
         drawing.draw_in_parallel(list(dict.fromkeys(t for _, task_ids in plans for t in task_ids)), seed, examples, jobs)
     pending = deque(enumerate(plans))
@@ -82,14 +88,14 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int, examples: int, tim
                 running[receiver] = (index, worker, time.monotonic() + budget)
             for receiver in wait(list(running), timeout=0.5):
                 index, worker, _ = running.pop(receiver)
-                on_report(index, _collect(receiver, worker, plans[index], seed, sandbox))
+                deliver(index, _collect(receiver, worker, plans[index], seed, sandbox))
             for receiver, (index, worker, deadline) in list(running.items()):
                 if time.monotonic() > deadline:
                     running.pop(receiver)
                     _stop(worker)
                     submission, task_ids = plans[index]
-                    on_report(index, failed_report(submission, task_ids, seed, "timeout",
-                                                   "grading this submission ran over its total time budget", sandbox))
+                    deliver(index, failed_report(submission, task_ids, seed, "timeout",
+                                                 "grading this submission ran over its total time budget", sandbox))
     finally:
         for _, worker, _ in running.values():
             _stop(worker)

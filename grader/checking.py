@@ -149,14 +149,15 @@ class Call:
 
 @dataclass(frozen=True)
 class Budget:
-    """A rule's examples: --examples // ``divisor`` (0: none of them), at least ``floor``."""
+    """A rule's examples: --examples * ``times`` // ``divisor`` (0: none of them), at least ``floor``."""
 
     divisor: int
     floor: int
     why: str
+    times: int = 1
 
     def of(self, examples: int) -> int:
-        return max(self.floor, examples // self.divisor if self.divisor else 0)
+        return max(self.floor, examples * self.times // self.divisor if self.divisor else 0)
 
 
 # What one example costs decides how many a rule draws: a reducer call costs microseconds, a graph run
@@ -165,10 +166,11 @@ BUDGETS = {
     "call": Budget(1, 1, "a call of the learner's function"),
     "table": Budget(1, 60, "a decision table: every row's shape, however small --examples is"),
     "payload": Budget(3, 10, "the reducer on a hostile payload"),
-    "store": Budget(3, 5, "a few store operations, or a fold over a log"),
+    "fold": Budget(1, 5, "a pure fold over a short log: microseconds a prefix", times=3),
+    "store": Budget(1, 5, "a few store operations on a fresh store, in memory or in a file"),
     "sequence": Budget(4, 6, "a sequence of board updates, or a refund graph run"),
     "refund": Budget(4, 8, "a refund graph run in several orders"),
-    "retry": Budget(6, 3, "a log written, then re-sent whole"),
+    "retry": Budget(2, 3, "a log written, then re-sent whole"),
     "kill": Budget(10, 3, "a writer killed mid-append"),
     "resume": Budget(10, 4, "an agent run, crashed and resumed"),
     "invoice": Budget(15, 4, "the invoice graph, crashed and resumed on a checkpointer"),

@@ -45,15 +45,17 @@ def _kind(ctx, value) -> str:
 
 
 def _current(ctx, data):
-    return None if data is None else ctx.get("Board").model_validate(copy.deepcopy(data))
+    """``data`` built into the learner's Board. ``data`` is the probe's own (decoded from this request), and the
+    model holds copies: nothing of it is shared with another call."""
+    return None if data is None else ctx.get("Board").model_validate(data)
 
 
 def _update(ctx, data, as_instance):
-    """The update as a tool emits it (a fresh copy), or built into the learner's model.
+    """The update as a tool emits it, or built into the learner's model. ``data`` is the probe's own (decoded
+    from this request); a probe that passes it to the learner twice copies it first.
 
     ``as_instance="unvalidated"`` builds it with ``model_construct``, which validates nothing.
     """
-    data = copy.deepcopy(data)
     if not as_instance:
         return data
     model = ctx.get(("MoveOp" if data["type"] == "move" else "RemoveOp") if "type" in data else "Board")
@@ -74,26 +76,37 @@ class _Warnings(logging.Handler):
 
 @contextmanager
 def _warnings():
-    """The warnings logged on ``agstate.board`` meanwhile, whatever logging state the child inherited."""
+    """The warnings logged on ``agstate.board`` meanwhile, whatever logging state the child inherited.
+
+    Its level and logging's global switch are changed (and put back) only where they would hide a warning:
+    each change empties every logger's cache, and the reducer is called thousands of times.
+    """
     log, handler = logging.getLogger("agstate.board"), _Warnings()
     level, disabled, floor = log.level, log.disabled, logging.root.manager.disable
-    log.setLevel(logging.WARNING)
+    hidden = log.getEffectiveLevel() > logging.WARNING
+    if hidden:
+        log.setLevel(logging.WARNING)
     log.disabled = False
-    logging.disable(logging.NOTSET)
+    if floor != logging.NOTSET:
+        logging.disable(logging.NOTSET)
     log.addHandler(handler)
     try:
         yield handler.messages
     finally:
         log.removeHandler(handler)
-        log.setLevel(level)
+        if hidden:
+            log.setLevel(level)
         log.disabled = disabled
-        logging.disable(floor)
+        if floor != logging.NOTSET:
+            logging.disable(floor)
 
 
 def _reduce(ctx, current, update) -> tuple[dict, object]:
     """One reducer call: everything the rules look at, and the result itself."""
     reducer = ctx.get("board_reducer")
-    current_before, update_before = _dump(copy.deepcopy(current)), copy.deepcopy(_dump(update))
+    # A model's dump is new data already; a plain dict is the very object the reducer gets.
+    current_before = _dump(current)
+    update_before = _dump(update) if isinstance(update, BaseModel) else copy.deepcopy(update)
     with _warnings() as warned:
         result = reducer(current, update)
     return {

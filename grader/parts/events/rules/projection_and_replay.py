@@ -35,7 +35,7 @@ def projected(check, events):
 
 @project.rule("project_state(events[:k]) gives the state as of seq k: status, last_seq, tool_results by call id, output")
 def fold_prefixes(check):
-    @check.forall(run_logs(), examples=check.budget("store"), first=(_EVERY_STATUS,))
+    @check.forall(run_logs(), examples=check.budget("fold"), first=(_EVERY_STATUS,))
     def every_prefix(events):
         got = projected(check, events)
         for k, reply in enumerate(got["states"]):
@@ -53,7 +53,7 @@ def fold_prefixes(check):
 
 @project.rule("project_state is pure: it never changes the events it folds")
 def fold_is_pure(check):
-    @check.forall(run_logs(), examples=check.budget("store"))
+    @check.forall(run_logs(), examples=check.budget("fold"))
     def untouched(events):
         got = projected(check, events)
         if got["events_after"] != events:
