@@ -99,7 +99,7 @@ def graph_text(case, signals) -> str:
 
 def refund_runs(check, case, signals, orders):
     """The plain run and one run per delivery order (``refund_orders``); the graph must run its four branches."""
-    got = no_raise(check.probe("refund_orders", case, signals, orders, limit=10.0), graph_text(case, signals))
+    got = no_raise(check.probe("refund_orders", case, signals, orders, limit=10.0), lambda: graph_text(case, signals))
     if got["missing_branches"]:
         raise Failure(f"{graph_text(case, signals)} never ran the branch nodes {got['missing_branches']}; "
                       f"expected the nodes {list(BRANCHES)} in parallel")

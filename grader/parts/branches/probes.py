@@ -157,13 +157,22 @@ def refund_orders(ctx, case, signals, orders):
     plain = {"output": output, "ledger": list(ledger)}
     missing = [name for name in BRANCHES if name not in writes]
     runs = []
-    for number, order in enumerate(orders if not missing else []):
-        ledger.clear()
-        config = _limit(f"order-{number}")
-        graph.invoke(copy.deepcopy(graph_input), config, interrupt_before=BRANCHES, durability="exit")
-        for name in order:
-            graph.update_state(config, copy.deepcopy(writes[name]), as_node=name)
-        runs.append({"order": order, "output": graph.invoke(None, config, durability="exit"), "ledger": list(ledger)})
+    if orders and not missing:
+        # One run stopped before the branches; each order's deliveries fork from the checkpoint its prefix
+        # left (LangGraph's time travel: update_state on a past checkpoint writes a child of it), so orders
+        # sharing a prefix share its deliveries. Each checkpoint holds what a run delivering that prefix
+        # would hold; the rest of each order's run goes on from its own.
+        graph.invoke(copy.deepcopy(graph_input), _limit("orders"), interrupt_before=BRANCHES, durability="exit")
+        delivered = {(): {**graph.get_state(_limit("orders")).config, "recursion_limit": 40}}
+        for order in orders:
+            for k in range(1, len(order) + 1):
+                if tuple(order[:k]) not in delivered:
+                    forked = graph.update_state(delivered[tuple(order[:k - 1])], copy.deepcopy(writes[order[k - 1]]),
+                                                as_node=order[k - 1])
+                    delivered[tuple(order[:k])] = {**forked, "recursion_limit": 40}
+            ledger.clear()
+            output = graph.invoke(None, delivered[tuple(order)], durability="exit")
+            runs.append({"order": order, "output": output, "ledger": list(ledger)})
     # What each branch wrote (its keys), in BRANCHES order (the order they finish in is the threads'): branches
     # publish evidence and proposals, never the case.
     written = {name: sorted(map(str, writes[name])) if isinstance(writes[name], dict) else type(writes[name]).__name__

@@ -19,7 +19,7 @@ graph = task("board.graph")
 def run_graph(check, board, has_board, as_instance, commands) -> dict:
     """``board_graph``'s reply; a graph that raises fails the rule."""
     got = check.probe("board_graph", board, has_board, as_instance, commands)
-    return no_raise(got, f"build_board_graph().invoke({_graph_input(board, has_board, commands)})",
+    return no_raise(got, lambda: f"build_board_graph().invoke({_graph_input(board, has_board, commands)})",
                     example=Counterexample("build_board_graph", [board, commands], "a run", None))
 
 

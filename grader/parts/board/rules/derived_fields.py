@@ -63,7 +63,7 @@ TOUR = ({"columns": [
 
 def fold(check, updates) -> list:
     """``board_fold``'s steps; a reducer that raises on any step fails the rule."""
-    return no_raise(check.probe("board_fold", updates), f"folding board_reducer over {show(updates)}",
+    return no_raise(check.probe("board_fold", updates), lambda: f"folding board_reducer over {show(updates)}",
                     hint="a reducer never raises", example=Counterexample("board_reducer", updates, "no exception", None))
 
 
@@ -76,7 +76,8 @@ def walk(check, case):
     updates = [start, *updates]
     steps, board = fold(check, updates), None
     for number, (update, got) in enumerate(zip(updates, steps), 1):
-        no_raise(got, _at(number, update, board), hint="a reducer never raises",
+        no_raise(got, lambda number=number, update=update, board=board: _at(number, update, board),
+                 hint="a reducer never raises",
                  example=counterexample(board, update, "no exception", None))
         expected, accepted = model_apply(board, update)
         yield number, update, board, expected, accepted, got

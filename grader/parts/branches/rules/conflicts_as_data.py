@@ -41,7 +41,7 @@ def _resolutions(events, conflict_id):
 def _resolved(check, conflict, prior, calls):
     """``resolve_sequence``: each call's result, the stream's events and the conflict passed in, afterwards."""
     got = stream_built(check.probe("resolve_sequence", conflict, prior, calls), conflict["stream_id"])
-    return no_raise(got, f"resolve_conflict(stream, {show(conflict)}, ...)")
+    return no_raise(got, lambda: f"resolve_conflict(stream, {show(conflict)}, ...)")
 
 
 @conflicts.rule("open_conflict returns a record, never an error string: conflict_id, stream_id, status 'open', kind, "
