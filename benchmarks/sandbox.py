@@ -14,7 +14,8 @@ Each batch is graded ``--rounds`` times by each method, the methods taking
 turns within a round so that the machine's load falls on all of them alike:
 ``agstate-grade`` with its sandbox, ``agstate-grade --no-sandbox``, and (with
 ``--baseline REV``, e.g. the commit before the sandbox) the grader of that
-commit, run from a git worktree. The table gives the median wall time per
+commit, run from a git worktree with an environment of its own (built first,
+from the package index, about a minute). The table gives the median wall time per
 submission and its ratio to the unsandboxed run and to the baseline; scores
 must agree between the sandbox and no sandbox (a sandbox that changed a
 grade would be a bug). Wall times vary with the machine's load: compare the
@@ -68,8 +69,9 @@ def whole_lab(where: Path, size: int) -> list[Path]:
 
 
 def grade(code: Path, paths: list[Path], extra: list[str], args) -> tuple[float, list[float]]:
-    """Seconds for one batch run of the grader in ``code`` (its own source first on sys.path), and the scores."""
-    command = [sys.executable, "-m", "grader", *map(str, paths), "--json", "--seed", str(args.seed),
+    """Seconds for one batch run of the grader in ``code`` (in its own environment, see ``worktree``), and the scores."""
+    python = code / ".venv" / "bin" / "python" if (code / ".venv" / "bin" / "python").exists() else Path(sys.executable)
+    command = [str(python), "-m", "grader", *map(str, paths), "--json", "--seed", str(args.seed),
                "--examples", str(args.examples), "--jobs", str(args.jobs), *extra]
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, cwd=code)
@@ -85,9 +87,17 @@ def grade(code: Path, paths: list[Path], extra: list[str], args) -> tuple[float,
 
 
 def worktree(rev: str, where: Path) -> Path:
+    """A checkout of ``rev`` with an environment of its own (``.venv``, the package installed from the checkout).
+
+    Its own environment, not this one: the zygote starts as ``python -P -m grader.zygote`` from "/", so with this
+    environment every learner process would run this checkout's probes (its ``grader`` is installed here).
+    """
     target = where / f"baseline-{rev}"
     subprocess.run(["git", "worktree", "add", "--detach", "--force", str(target), rev], cwd=ROOT, check=True,
                    capture_output=True)
+    subprocess.run([sys.executable, "-m", "venv", str(target / ".venv")], check=True)
+    subprocess.run([str(target / ".venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "-e", str(target)],
+                   check=True, capture_output=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
     return target
 
 
