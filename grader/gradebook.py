@@ -74,9 +74,12 @@ class Gradebook:
         self.log_path = log_path(out)
         self.reports = dict(resumed)
         self.csv_path.parent.mkdir(parents=True, exist_ok=True)
-        # A fresh batch starts a fresh log; a resumed one keeps what it has.
+        # A fresh batch starts a fresh log; a resumed one keeps what it has, and its gradebook is written from it
+        # at once (a log gathered from several machines, with nothing left to grade, gives its gradebook so).
         with _open_log(self.log_path, fresh=True) as log:
             log.write("".join(record(report) for report in self.reports.values()))
+        if self.reports:
+            self._write_csv()
 
     def add(self, report: dict) -> None:
         with _open_log(self.log_path, fresh=False) as log:

@@ -122,3 +122,20 @@ def test_an_interrupted_batch_keeps_every_finished_result(classroom):
     # Workers and learner processes are forks of the batch: their command line names the classroom.
     leftovers = subprocess.run(["pgrep", "-f", str(classroom)], capture_output=True, text=True).stdout
     assert leftovers == ""
+
+
+def test_logs_gathered_from_several_machines_give_one_gradebook(classroom):
+    """Shards graded apart (README: a course on many machines): their logs joined, --resume writes the gradebook."""
+    pattern = str(classroom / "submitted" / "*" / "agstate-lab")
+    whole = classroom / "whole.csv"
+    run_cli(pattern, "--seed", "13", "--out", str(whole))
+    halves = []
+    for number, shard in enumerate((["ada", "bob"], ["cy", "dee"])):
+        out = classroom / f"shard-{number}.csv"
+        run_cli(*[str(classroom / "submitted" / name / "agstate-lab") for name in shard], "--seed", "13", "--out", str(out))
+        halves.append(out.with_suffix(".jsonl").read_text())
+    gathered = classroom / "course.csv"
+    gathered.with_suffix(".jsonl").write_text("".join(halves))
+    done = run_cli(pattern, "--out", str(gathered), "--resume")
+    assert done.returncode == 1 and "4 submissions graded with seed 13" in done.stdout  # nothing left to grade
+    assert gathered.read_text() == whole.read_text()
