@@ -26,7 +26,6 @@ figures of one run.
 import argparse
 import os
 import random
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -37,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from sandbox import grade, whole_lab, worktree
+from sandbox import grade, repeat_line, whole_lab, worktree
 
 from grader import batch
 from grader.tasks import TASKS
@@ -126,8 +125,7 @@ def main() -> None:
     if base is not None:
         print(f"baseline {args.baseline}: {base / count:.2f} s per submission; this grader {wall / count:.2f} "
               f"({base / wall:.1f}x faster)")
-    seeded = sys.argv[1:] + ([] if "--seed" in sys.argv else ["--seed", str(args.seed)])
-    print(f"repeat: cd {ROOT} && {shlex.join([sys.executable, 'benchmarks/profile.py', *seeded])}")
+    print(repeat_line("profile.py", args.seed))
 
 
 if __name__ == "__main__":

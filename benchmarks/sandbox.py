@@ -150,8 +150,13 @@ def main() -> None:
               f"(mean {statistics.mean(scores[batch, 'sandbox']):.1f})")
     print(f"\n{args.class_size} part A submissions, {args.whole_lab} whole-lab ones; median of {args.rounds} rounds, "
           f"--jobs {args.jobs}, --examples {args.examples}; whole run {time.perf_counter() - started:.0f} s")
-    seeded = sys.argv[1:] + ([] if "--seed" in sys.argv else ["--seed", str(args.seed)])
-    print(f"repeat: cd {ROOT} && {shlex.join([sys.executable, 'benchmarks/sandbox.py', *seeded])}")
+    print(repeat_line("sandbox.py", args.seed))
+
+
+def repeat_line(script: str, seed: int) -> str:
+    """The command that repeats this run of ``benchmarks/<script>``, with the seed it drew."""
+    seeded = sys.argv[1:] + ([] if "--seed" in sys.argv else ["--seed", str(seed)])
+    return f"repeat: cd {ROOT} && {shlex.join([sys.executable, f'benchmarks/{script}', *seeded])}"
 
 
 if __name__ == "__main__":

@@ -16,11 +16,10 @@ Each task adds ``start`` (the sandbox and the learner's process made) and
 ``import`` (the learner's module imported, as the child measured it).
 """
 
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-__all__ = ["RuleCost", "TaskCost", "Stopwatch"]
+__all__ = ["RuleCost", "TaskCost"]
 
 
 @dataclass
@@ -53,18 +52,3 @@ class TaskCost:
 
     def as_dict(self) -> dict:
         return {"start": self.start, "import": self.imported, "rules": [rule.as_dict() for rule in self.rules]}
-
-
-class Stopwatch:
-    """Seconds spent inside ``with`` blocks, added up (``time.perf_counter``)."""
-
-    def __init__(self):
-        self.seconds = 0.0
-        self._started = None
-
-    def __enter__(self):
-        self._started = time.perf_counter()
-        return self
-
-    def __exit__(self, *exc):
-        self.seconds += time.perf_counter() - self._started
