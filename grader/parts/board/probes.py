@@ -13,12 +13,11 @@ the probe and the child sends the whole reply as a ``Raised``.
 """
 
 import copy
-import logging
-from contextlib import contextmanager
 
 from langgraph.graph import START, StateGraph
 from pydantic import BaseModel
 
+from grader.parts.board.logged import warnings_logged
 from grader.probes import Raised, probe
 
 __all__ = ["board_reduce", "board_fold", "board_validate", "board_parse", "board_model_class", "board_demo",
@@ -62,52 +61,13 @@ def _update(ctx, data, as_instance):
     return model.model_construct(**data) if as_instance == "unvalidated" else model.model_validate(data)
 
 
-class _Warnings(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.messages = []
-
-    def emit(self, record):
-        try:
-            self.messages.append(record.getMessage())
-        except Exception:  # a message whose %-args do not fit is still a warning
-            self.messages.append(str(record.msg))
-
-
-@contextmanager
-def _warnings():
-    """The warnings logged on ``agstate.board`` meanwhile, whatever logging state the child inherited.
-
-    Its level and logging's global switch are changed (and put back) only where they would hide a warning:
-    each change empties every logger's cache, and the reducer is called thousands of times.
-    """
-    log, handler = logging.getLogger("agstate.board"), _Warnings()
-    level, disabled, floor = log.level, log.disabled, logging.root.manager.disable
-    hidden = log.getEffectiveLevel() > logging.WARNING
-    if hidden:
-        log.setLevel(logging.WARNING)
-    log.disabled = False
-    if floor != logging.NOTSET:
-        logging.disable(logging.NOTSET)
-    log.addHandler(handler)
-    try:
-        yield handler.messages
-    finally:
-        log.removeHandler(handler)
-        if hidden:
-            log.setLevel(level)
-        log.disabled = disabled
-        if floor != logging.NOTSET:
-            logging.disable(floor)
-
-
 def _reduce(ctx, current, update) -> tuple[dict, object]:
     """One reducer call: everything the rules look at, and the result itself."""
     reducer = ctx.get("board_reducer")
     # A model's dump is new data already; a plain dict is the very object the reducer gets.
     current_before = _dump(current)
     update_before = _dump(update) if isinstance(update, BaseModel) else copy.deepcopy(update)
-    with _warnings() as warned:
+    with warnings_logged() as warned:
         result = reducer(current, update)
     return {
         "result": _dump(result),
@@ -189,7 +149,7 @@ def board_graph(ctx, board, has_board, as_instance, commands):
     # What the spec says the run must equal, computed with the learner's own reducer: the graph task
     # judges the wiring, the reducer's tasks judge the reducer.
     reducer, board_class = ctx.get("board_reducer"), ctx.get("Board")
-    with _warnings():
+    with warnings_logged():
         issued = reducer(board_class(), copy.deepcopy(graph_input["board"])) if has_board else board_class()
         if not (isinstance(issued, board_class) and issued.columns):
             issued = ctx.get("DEMO_BOARD")
@@ -257,7 +217,7 @@ def board_hostile(ctx, current, kind):
     """The reducer on a hostile payload: must return ``current`` itself, untouched, without raising."""
     board = _current(ctx, current)
     before = _dump(board)
-    with _warnings() as warned:
+    with warnings_logged() as warned:
         result = ctx.get("board_reducer")(board, _hostile(kind))
     return {"is_current": result is board, "current_changed": _dump(board) != before, "warned": bool(warned),
             "type": _kind(ctx, result)}
