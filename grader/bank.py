@@ -7,6 +7,7 @@ batch's main process (``export``/``merge``), and later workers inherit them.
 """
 
 import hashlib
+import json
 from dataclasses import dataclass
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from grader import wire
 
-__all__ = ["Key", "rule_seed", "rule_settings", "cases", "examples", "export", "merge"]
+__all__ = ["Key", "rule_seed", "rule_settings", "cases", "examples", "export", "merge", "export_json", "merge_json"]
 
 _BANK: dict[str, list] = {}
 _NEW: set[str] = set()
@@ -103,6 +104,16 @@ def export() -> dict:
     drawn = {key: wire.encode(_BANK[key]) for key in _NEW if key in _BANK}
     _NEW.clear()
     return drawn
+
+
+def export_json() -> bytes:
+    """``export()`` as JSON, for a file or a pipe to another grading process (``merge_json`` reads it)."""
+    return json.dumps(export()).encode()
+
+
+def merge_json(raw: bytes, ours: bool = False) -> None:
+    """``merge`` what ``export_json`` wrote (nothing when ``raw`` is empty)."""
+    merge(json.loads(raw or b"{}"), ours)
 
 
 def merge(banks: dict, ours: bool = False) -> None:

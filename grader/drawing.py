@@ -10,7 +10,6 @@ of its first workers; the warm grader (``grader.warm``) draws while the
 learner reads.
 """
 
-import json
 import math
 import multiprocessing
 
@@ -63,7 +62,7 @@ def draw_ahead(task_ids: list[str], seed: int, examples: int, after_task=None) -
 
 def _drawer(conn, task_ids: list[str], seed: int, examples: int) -> None:
     draw_ahead(task_ids, seed, examples)
-    conn.send_bytes(json.dumps(bank.export()).encode())
+    conn.send_bytes(bank.export_json())
     conn.close()
 
 
@@ -79,7 +78,7 @@ def draw_in_parallel(task_ids: list[str], seed: int, examples: int, jobs: int) -
         drawers.append((receiver, process))
     for receiver, process in drawers:
         try:
-            bank.merge(json.loads(receiver.recv_bytes()))
+            bank.merge_json(receiver.recv_bytes())
         except (EOFError, OSError, ValueError):
             pass  # a drawer that died: its tasks draw their own examples when graded
         receiver.close()

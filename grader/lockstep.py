@@ -40,8 +40,8 @@ class TracingRemoved(RuntimeError):
 
 # One lock for the scheduler, the stepped threads and every cooperative lock. Waiting on _CV: the scheduler
 # (told when a step ends, a lock frees, a thread blocks or finishes) and threads outside a run waiting for a
-# cooperative lock. Each stepped thread waits on a condition of its own (``_Run.gates``), so handing it the
-# turn wakes that thread alone: a step costs two wake-ups, whatever the number of threads.
+# cooperative lock. Each stepped thread waits on a condition of its own (``_Run.gates``), and the thread ending
+# its step hands the turn on itself: a step wakes that one thread, whatever the number of threads.
 _LOCK = threading.Lock()
 _CV = threading.Condition(_LOCK)
 _ACTIVE = None  # the run in progress, if any (one at a time: runs take _RUN)

@@ -57,7 +57,7 @@ class _Drawer:
         from grader import bank, drawing
 
         # Each task's examples go in a file of this folder; the pipe only names it, so the drawer never waits
-        # for the warm grader to read (it reads when a check comes).
+        # for the warm grader to read (it reads while idle, and before each check).
         self._folder = tempfile.TemporaryDirectory(prefix="agstate-warm-")
         readable, writable = os.pipe()
         self.pid = os.fork()
@@ -71,8 +71,8 @@ class _Drawer:
 
                 def hand_over(task_id: str) -> None:
                     path = os.path.join(self._folder.name, f"{task_id}.json")
-                    with open(path, "w", encoding="utf-8") as handle:
-                        json.dump(bank.export(), handle)
+                    with open(path, "wb") as handle:
+                        handle.write(bank.export_json())
                     os.write(writable, path.encode() + b"\n")
 
                 drawing.draw_ahead(task_ids, seed, examples, after_task=hand_over)
@@ -94,8 +94,8 @@ class _Drawer:
             self._pending += chunk
         *paths, self._pending = self._pending.split(b"\n")
         for path in paths:
-            with open(path, encoding="utf-8") as handle:
-                bank.merge(json.load(handle))
+            with open(path, "rb") as handle:
+                bank.merge_json(handle.read())
             os.unlink(path)
 
     def stop(self) -> None:
@@ -127,7 +127,7 @@ def _grade(args: list[str], drawer: _Drawer | None) -> dict:
                 from grader import cli
 
                 code = cli.main(args)
-                banks.write(json.dumps(bank.export()).encode())
+                banks.write(bank.export_json())
             except BaseException as exc:  # whatever happens, the kernel gets an answer
                 print(f"agstate-grade: the warm grader failed: {type(exc).__name__}: {exc}", file=sys.stderr)
             finally:
@@ -140,7 +140,7 @@ def _grade(args: list[str], drawer: _Drawer | None) -> dict:
             handle.seek(0)
         code = os.waitstatus_to_exitcode(status)
         try:
-            bank.merge(json.loads(banks.read() or b"{}"))
+            bank.merge_json(banks.read())
         except ValueError:
             pass  # a fork that died before it wrote them: the next draws them again
         return {"returncode": code, "stdout": out.read().decode(errors="replace"), "stderr": err.read().decode(errors="replace")}

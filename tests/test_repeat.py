@@ -81,11 +81,15 @@ def test_examples_drawn_ahead_are_the_examples_grading_draws(tmp_path):
     mutant = next(m for m in state_mutants.MUTANTS if m.name == "merge_via_set")
     submission = str(state_mutants.build_submission(mutant, tmp_path / mutant.name))
     tasks = [t for t in TASKS if TASKS[t].part == "state"]
-    seed = 424242  # a seed no other test of this process draws
-    ours = [key for key in bank._BANK if f"/{seed}/" in key]
-    assert not ours
+    seed = 424242
+
+    def ours(key):  # this part's banks of this seed; another test of this worker may have drawn other parts' with it
+        return f"/{seed}/" in key and key.split(".")[0] == "state"
+
+    for key in [key for key in bank._BANK if ours(key)]:
+        del bank._BANK[key]
     drawing.draw_ahead(tasks, seed, 30)
-    ahead = {key: list(cases) for key, cases in bank._BANK.items() if f"/{seed}/" in key}
+    ahead = {key: list(cases) for key, cases in bank._BANK.items() if ours(key)}
     assert len(ahead) >= 10
     on_drawn = grade_submission(submission, tasks, seed, examples=30)
     for key in ahead:
