@@ -1,10 +1,10 @@
 """Where a whole-lab batch's time goes: per part, per task and per rule, the grader's work and the learner's child.
 
     .venv/bin/python benchmarks/profile.py [--submissions 8] [--jobs 2] [--seed N] [--examples 80]
-                                           [--rules 15] [--baseline REV]
+                                           [--rules 15] [--baseline REV] [--references]
 
 Grades a batch built like ``benchmarks/sandbox.py``'s whole-lab one (references,
-and mutants of every part in turn), sandbox on, every part, with
+and mutants of every part in turn; references only with ``--references``), sandbox on, every part, with
 ``grade_many(..., costs="profile")``. Each task's seconds are split
 (``grader.costs``) into
 
@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from sandbox import grade, repeat_line, whole_lab, worktree
+from sandbox import grade, reference, repeat_line, whole_lab, worktree
 
 from grader import batch
 from grader.tasks import TASKS
@@ -76,11 +76,15 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=80)
     parser.add_argument("--seed", type=int, default=random.SystemRandom().randrange(2**31))
     parser.add_argument("--rules", type=int, default=15, help="the costliest rules to list (default 15)")
+    parser.add_argument("--references", action="store_true",
+                        help="references only: the cost of a class that passes everything (no shrinking)")
     parser.add_argument("--baseline", metavar="REV", help="also time the batch graded by the grader of this git revision")
     args = parser.parse_args()
     reports = {}
     with tempfile.TemporaryDirectory(prefix="agstate-bench-profile-") as tmp:
-        paths = whole_lab(Path(tmp) / "lab", args.submissions)
+        where = Path(tmp) / "lab"
+        paths = ([reference(where / f"student{i:04d}") for i in range(args.submissions)] if args.references
+                 else whole_lab(where, args.submissions))
         plans = [(str(path), list(TASKS)) for path in paths]
         started = time.perf_counter()
         batch.grade_many(plans, args.seed, args.examples, 20.0, 1024, args.jobs,
