@@ -46,6 +46,7 @@ from grader.background import BackgroundBatch, package_digest
 from grader.notebook import scorecard_html, target_options
 from grader.output import display_path
 from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, SANDBOX
+from grader.students import student_seed
 from grader.tampering import findings, restore
 from grader.tasks import MODULES, TASKS
 
@@ -123,6 +124,8 @@ class ScoreChecks(NbGraderPreprocessor):
     parts = List(Unicode(), help="the parts graded (default: every part)").tag(config=True)
     labs = List(Unicode(), help="the parts graded: the old name of ScoreChecks.parts, read when parts is not set").tag(config=True)
     jobs = Integer(len(os.sched_getaffinity(0)), help="submissions graded at once (agstate-grade --jobs)").tag(config=True)
+    seed_per_student = Bool(False, help="each student their own variant: a seed derived from seed and the student id "
+                                        "(agstate-grade --seed-per-student)").tag(config=True)
 
     def preprocess(self, nb, resources):
         student, assignment = resources["nbgrader"]["student"], resources["nbgrader"]["assignment"]
@@ -132,7 +135,7 @@ class ScoreChecks(NbGraderPreprocessor):
         for cell in nb.cells:
             target = by_grade_id.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
             if target is not None and cell.metadata["nbgrader"].get("grade"):
-                cell.outputs = _check_outputs(report, target, cell.get("execution_count"), self.repeat(target))
+                cell.outputs = _check_outputs(report, target, cell.get("execution_count"), self.repeat(target, student))
         # nbgrader's release_feedback hands the student every top-level .html of the feedback folder, which
         # generate_feedback copies from here: a submitted page, or a symbolic link the copy followed (to the
         # gradebook, say), would go back to the student. Only the notebooks' pages and the summary may.
@@ -147,11 +150,13 @@ class ScoreChecks(NbGraderPreprocessor):
     def settings(self) -> list[str]:
         parts = self.parts or self.labs or list(MODULES)
         return ["--seed", str(self.seed), "--examples", str(self.examples), "--timeout", repr(self.grader_timeout),
-                "--task", *[task_id for task_id, task in TASKS.items() if task.part in parts]]
+                "--task", *[task_id for task_id, task in TASKS.items() if task.part in parts],
+                *(["--seed-per-student"] if self.seed_per_student else [])]
 
-    def repeat(self, target: str) -> str:
-        """The command a student runs in their workspace to see the same report."""
-        command = " ".join(["agstate-grade", ".", *target_options(target), "--seed", str(self.seed)])
+    def repeat(self, target: str, student: str) -> str:
+        """The command a student runs in their workspace to see the same report (their own variant's seed)."""
+        seed = student_seed(self.seed, student) if self.seed_per_student else self.seed
+        command = " ".join(["agstate-grade", ".", *target_options(target), "--seed", str(seed)])
         if self.examples != DEFAULT_EXAMPLES:
             command += f" --examples {self.examples}"
         if self.grader_timeout != DEFAULT_TIMEOUT:

@@ -55,12 +55,15 @@ def _worker(conn, submission: str, task_ids: list[str], seed: int, examples: int
     conn.close()
 
 
-def grade_many(plans: list[tuple[str, list[str]]], seed: int, examples: int, timeout: float, memory_mb: int,
-               jobs: int, on_report: Callable[[int, dict], None], sandbox: bool = True, costs: str | None = None) -> None:
+def grade_many(plans: list[tuple[str, list[str]]], seed: int | list[int], examples: int, timeout: float,
+               memory_mb: int, jobs: int, on_report: Callable[[int, dict], None], sandbox: bool = True,
+               costs: str | None = None) -> None:
     """Grade each (submission, task ids) plan; ``on_report(index, report)`` as each one finishes.
 
+    ``seed``: one for every plan, or a list, one per plan (``--seed-per-student``).
     ``costs``: None, ``"seconds"`` or ``"profile"``, what each task's report adds (``grade_submission``).
     """
+    seeds = list(seed) if isinstance(seed, list) else [seed] * len(plans)
     context = multiprocessing.get_context("fork")  # workers start warm; the zygote is a fresh interpreter
     zygote.shared()
 
@@ -69,8 +72,9 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int, examples: int, tim
             report = {**report, "tasks": [{"seconds": None, **task} for task in report["tasks"]]}
         on_report(index, report)
 
-    if len(plans) > 1:  # drawn once, split over the jobs, rather than once by each of the first workers
-        drawing.draw_in_parallel(list(dict.fromkeys(t for _, task_ids in plans for t in task_ids)), seed, examples, jobs)
+    if len(plans) > 1 and len(set(seeds)) == 1:  # drawn once, split over the jobs, not once by each first worker
+        drawing.draw_in_parallel(list(dict.fromkeys(t for _, task_ids in plans for t in task_ids)), seeds[0], examples,
+                                 jobs)
     pending = deque(enumerate(plans))
     running = {}  # connection -> (index, process, deadline)
     try:
@@ -79,8 +83,8 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int, examples: int, tim
                 index, (submission, task_ids) = pending.popleft()
                 receiver, sender = context.Pipe(duplex=False)
                 worker = context.Process(target=_worker,
-                                         args=(sender, submission, task_ids, seed, examples, timeout, memory_mb, sandbox,
-                                               costs))
+                                         args=(sender, submission, task_ids, seeds[index], examples, timeout, memory_mb,
+                                               sandbox, costs))
                 worker.start()
                 sender.close()
                 # Each task may use its whole time limit plus its module's import.
@@ -88,13 +92,13 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int, examples: int, tim
                 running[receiver] = (index, worker, time.monotonic() + budget)
             for receiver in wait(list(running), timeout=0.5):
                 index, worker, _ = running.pop(receiver)
-                deliver(index, _collect(receiver, worker, plans[index], seed, sandbox))
+                deliver(index, _collect(receiver, worker, plans[index], seeds[index], sandbox))
             for receiver, (index, worker, deadline) in list(running.items()):
                 if time.monotonic() > deadline:
                     running.pop(receiver)
                     _stop(worker)
                     submission, task_ids = plans[index]
-                    deliver(index, failed_report(submission, task_ids, seed, "timeout",
+                    deliver(index, failed_report(submission, task_ids, seeds[index], "timeout",
                                                  "grading this submission ran over its total time budget", sandbox))
     finally:
         for _, worker, _ in running.values():

@@ -10,11 +10,13 @@ import os
 import random
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
-from grader import bubblewrap, gradebook
+from grader import bubblewrap, gradebook, lms
 from grader.containment import DEFAULT_MEMORY_MB
 from grader.output import ALSO, clean, display_path, for_terminal, further_failing
 from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
+from grader.students import student_id, student_seed
 from grader.tasks import MODULES, TASKS, part_title
 
 __all__ = ["main", "select_tasks", "render_text", "expand_paths"]
@@ -49,6 +51,25 @@ def _parser() -> argparse.ArgumentParser:
                              f"(default {DEFAULT_MEMORY_MB})")
     parser.add_argument("--out", metavar="FILE", help="write a gradebook CSV to FILE and a log of reports to FILE's .jsonl")
     parser.add_argument("--resume", action="store_true", help="with --out: skip submissions already in the log")
+    parser.add_argument("--regrade", action="store_true",
+                        help="with --out: grade the given submissions again, with the log's seed and tasks; every other "
+                             "row of the gradebook and line of the log stays as it is, and the log marks the new "
+                             "records as regraded, with the time")
+    parser.add_argument("--seed-per-student", action="store_true",
+                        help="give each student a variant of their own: a seed derived from --seed and the student "
+                             "id (the submission folder's name, or its parent's in nbgrader's submitted/<student>/"
+                             "<assignment> layout); the report, the gradebook and the log record each student's seed")
+    parser.add_argument("--lms", choices=lms.FORMATS,
+                        help="with --out FILE and --roster: also write FILE's grades as that LMS imports them, to "
+                             "FILE.<lms>.csv (e.g. grades.canvas.csv)")
+    parser.add_argument("--roster", metavar="CSV", help="with --lms: the LMS's own export (Canvas: Grades > Export; Moodle: "
+                                                        "a grades or participants export), mapping its students to nbgrader's")
+    parser.add_argument("--roster-id", metavar="COLUMN",
+                        help="the roster column holding the nbgrader student ids (default: Canvas 'SIS Login ID', "
+                             "Moodle 'Username')")
+    parser.add_argument("--lms-assignment", metavar="NAME", default="agstate lab",
+                        help="the LMS's assignment column; Canvas: as the roster writes it, 'Name (id)', to grade an "
+                             "existing assignment (default: 'agstate lab', a new one)")
     parser.add_argument("--json", action="store_true", help="print the JSON report(s) on stdout and nothing else")
     parser.add_argument("--timings", action="store_true",
                         help="give each task's wall seconds (\"seconds\" in the JSON report, a column in the scorecard); "
@@ -148,21 +169,55 @@ def _summary_line(report: dict) -> str:
     return for_terminal(line + (f"  ({broken})" if broken else ""))
 
 
-def _plan(args) -> tuple[list[tuple[str, list[str]]], int, dict]:
+class Plan(NamedTuple):
+    """What a run grades: (submission, task ids) pairs, the batch's seed, and what its log already holds."""
+
+    plans: list
+    seed: int
+    roster: object  # grader.lms.Roster, with --lms
+    per_student: bool  # --seed-per-student, asked or as the log was graded
+    done: dict  # submission -> report: graded already, skipped (--resume)
+    logged: dict  # submission -> report: the log's, kept in the gradebook (--resume, --regrade)
+
+
+def _plan(args) -> Plan:
     paths = expand_paths(args.paths or ["."])
     if args.examples < 1 or args.timeout <= 0 or args.jobs < 1 or args.memory < 64:
         raise UsageError("--examples and --jobs must be >= 1, --timeout > 0 and --memory >= 64")
-    if args.resume and not args.out:
-        raise UsageError("--resume needs --out FILE (the log it resumes from)")
-    done = gradebook.read_log(args.out) if args.resume else {}
-    logged = {report["seed"] for report in done.values()}
-    if len(logged) > 1:
-        raise UsageError(f"{gradebook.log_path(args.out)} mixes seeds {sorted(logged)}; start a new --out file")
-    seed = args.seed if args.seed is not None else next(iter(logged), random.SystemRandom().randrange(2**31))
-    if logged and seed not in logged:
-        raise UsageError(f"{gradebook.log_path(args.out)} was graded with seed {logged.pop()}, not {seed}")
-    tasks = select_tasks(args.part, args.task)
-    return [(path, tasks) for path in paths], seed, done
+    for flag in ("resume", "regrade"):
+        if getattr(args, flag) and not args.out:
+            raise UsageError(f"--{flag} needs --out FILE (the log it {flag}s from)")
+    roster = None
+    if args.lms or args.roster:
+        if not (args.lms and args.roster and args.out):
+            raise UsageError("--lms needs --roster CSV (the LMS's export) and --out FILE (the gradebook it goes with)")
+        try:
+            roster = lms.load_roster(args.roster, args.lms, args.roster_id)
+        except lms.LmsError as exc:
+            raise UsageError(str(exc)) from None
+    if args.resume and args.regrade:
+        raise UsageError("--resume grades who is not in the log yet, --regrade who is: choose one")
+    logged = gradebook.read_log(args.out) if args.resume or args.regrade else {}
+    if args.regrade and not logged:
+        raise UsageError(f"nothing to regrade: {gradebook.log_path(args.out)} holds no report")
+    where = gradebook.log_path(args.out) if args.out else None
+    seeds = {report.get("batch_seed", report["seed"]) for report in logged.values()}
+    if len(seeds) > 1:
+        raise UsageError(f"{where} mixes seeds {sorted(seeds)}; start a new --out file")
+    seed = args.seed if args.seed is not None else next(iter(seeds), random.SystemRandom().randrange(2**31))
+    if seeds and seed not in seeds:
+        raise UsageError(f"{where} was graded with seed {seeds.pop()}, not {seed}")
+    variants = {"batch_seed" in report for report in logged.values()}
+    per_student = args.seed_per_student or True in variants
+    if variants and variants != {per_student}:
+        raise UsageError(f"{where} was graded {'with' if True in variants else 'without'} --seed-per-student: "
+                         "grade the same way, or start a new --out file")
+    if args.regrade and not args.part and not args.task:  # the log's tasks: every row keeps one maximum
+        graded = {task["id"] for report in logged.values() for task in report["tasks"]}
+        tasks = [task_id for task_id in TASKS if task_id in graded]
+    else:
+        tasks = select_tasks(args.part, args.task)
+    return Plan([(path, tasks) for path in paths], seed, roster, per_student, logged if args.resume else {}, logged)
 
 
 NO_SANDBOX_WARNING = "graded WITHOUT a sandbox: the learner's code ran as you, with access to everything you can read"
@@ -184,9 +239,15 @@ def _sandbox(args, submissions: int) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["report"] and not Path("report").is_dir():  # a submission folder named report is still graded
+        from grader import reportpage
+
+        return reportpage.main(argv[1:])
     args = _parser().parse_args(argv)
     try:
-        plans, seed, done = _plan(args)
+        plan = _plan(args)
+        plans, seed, done = plan.plans, plan.seed, plan.done
         sandbox = _sandbox(args, len(plans) - len(done))
     except UsageError as exc:
         print(f"agstate-grade: {exc}", file=sys.stderr)
@@ -197,16 +258,21 @@ def main(argv: list[str] | None = None) -> int:
     from grader.batch import grade_many  # the heavy imports, only once the arguments are known
 
     reports: list[dict | None] = [done.get(display_path(path)) for path, _ in plans]
-    reports = [r if r is None or args.timings else without_seconds(r) for r in reports]
+    reports = [r if r is None else _printed(gradebook.unlogged(r), args.timings) for r in reports]
     todo = [i for i, report in enumerate(reports) if report is None]
-    book = gradebook.Gradebook(args.out, done) if args.out else None
+    book = gradebook.Gradebook(args.out, plan.logged, regrading=args.regrade) if args.out else None
+    students = [student_id(plans[i][0]) for i in todo]
+    seeds = [student_seed(seed, student) for student in students] if plan.per_student else seed
     progress = _progress(len(plans), initial=len(plans) - len(todo))
     single = len(plans) == 1
 
     def finished(position: int, report: dict) -> None:
+        if plan.per_student:  # whose variant it is, after its seed
+            report = {"submission": report["submission"], "seed": report["seed"], "student": students[position],
+                      "batch_seed": seed, **report}
         if book:
             book.add(report)
-        report = report if args.timings else without_seconds(report)  # the log keeps them; what is printed repeats
+        report = _printed(report, args.timings)
         reports[todo[position]] = report
         if not args.json:
             with progress.external_write_mode(file=sys.stdout):
@@ -214,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         progress.update(1)
 
     try:
-        grade_many([plans[i] for i in todo], seed, args.examples, args.timeout, args.memory, args.jobs, finished,
+        grade_many([plans[i] for i in todo], seeds, args.examples, args.timeout, args.memory, args.jobs, finished,
                    sandbox=sandbox, costs="seconds" if args.timings or args.out else None)
     except KeyboardInterrupt:
         progress.close()
@@ -222,15 +288,37 @@ def main(argv: list[str] | None = None) -> int:
               + (f", kept in {gradebook.log_path(args.out)} (use --resume)" if args.out else ""), file=sys.stderr)
         return 130
     progress.close()
+    if plan.roster is not None and not _lms_export(args, plan.roster, book):
+        return 2
     if args.json:
         cleaned = [clean(report) for report in reports]  # each report, never the list: a class has no size cap
         _say(json.dumps(cleaned[0] if single else cleaned, indent=2, ensure_ascii=False, allow_nan=False))
     elif not single:
         total = sum(r["score"] for r in reports)
-        _say(f"{len(reports)} submissions graded with seed {seed}; mean score {total / len(reports):.1f}"
+        _say(f"{len(reports)} submissions graded with seed {seed}" + (" (one variant per student)" if plan.per_student else "")
+             + f"; mean score {total / len(reports):.1f}"
              + (f"; gradebook {args.out}" if args.out else ""))
     passed = all(task["status"] == "passed" for report in reports for task in report["tasks"])
     return 0 if passed else 1
+
+
+def _lms_export(args, roster, book: gradebook.Gradebook) -> bool:
+    """Write the gradebook's grades as ``args.lms`` imports them, next to it; say what does not match the roster."""
+    target = gradebook.lms_path(args.out, args.lms)
+    try:
+        warnings = lms.export(args.lms, list(book.reports.values()), roster, target, args.lms_assignment)
+    except lms.LmsError as exc:
+        print(f"agstate-grade: {args.lms} export: {exc} (the gradebook {args.out} is written)", file=sys.stderr)
+        return False
+    for warning in warnings:
+        print(f"agstate-grade: {args.lms} export: {for_terminal(warning)}", file=sys.stderr)
+    print(f"agstate-grade: {args.lms} grades written to {target}", file=sys.stderr)
+    return True
+
+
+def _printed(report: dict, timings: bool) -> dict:
+    """A report as printed: without its seconds unless asked for (the log keeps them; what is printed repeats)."""
+    return report if timings else without_seconds(report)
 
 
 def without_seconds(report: dict) -> dict:

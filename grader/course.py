@@ -1,6 +1,6 @@
 """``agstate-course``: a ready nbgrader course for the lab.
 
-    agstate-course init DIR [--assignment agstate-lab] [--part PART ...] [--seed N] [--force]
+    agstate-course init DIR [--assignment agstate-lab] [--part PART ...] [--seed N] [--seed-per-student] [--force]
     agstate-course audit [DIR] [--assignment NAME]
 
 writes ``DIR/nbgrader_config.py`` and ``DIR/source/<assignment>/`` (the
@@ -57,13 +57,15 @@ c.Autograde.exclude_overwriting = {exclude!r}
 # text and images, deleted or copied graded cells are put back in the released
 # shape, and each check cell is scored by the lab's grader in its
 # sandbox, with these settings. The same scores:
-#   agstate-grade 'submitted/*/{assignment}' --seed {seed} --examples {examples} --timeout {timeout:g}
+#   agstate-grade 'submitted/*/{assignment}' --seed {seed} --examples {examples} --timeout {timeout:g}{per_student_flag}
 c.Autograde.sanitize_preprocessors = sanitize_steps()
 c.Autograde.autograde_preprocessors = autograde_steps()
 c.ScoreChecks.seed = {seed}
 c.ScoreChecks.examples = {examples}
 c.ScoreChecks.grader_timeout = {timeout!r}
 c.ScoreChecks.parts = {parts!r}
+# True: each student gets a variant of their own, a seed derived from the seed above and the student id.
+c.ScoreChecks.seed_per_student = {per_student!r}
 '''
 
 
@@ -73,7 +75,7 @@ class CourseError(Exception):
 
 def init_course(directory: Path, assignment: str = "agstate-lab", parts: list[str] | None = None,
                 seed: int | None = None, examples: int = DEFAULT_EXAMPLES, timeout: float = DEFAULT_TIMEOUT,
-                force: bool = False) -> dict:
+                force: bool = False, per_student: bool = False) -> dict:
     """Write a course into ``directory``; return what was written (paths, parts, seed)."""
     directory = directory.resolve()
     if not _NAME.match(assignment):
@@ -98,9 +100,10 @@ def init_course(directory: Path, assignment: str = "agstate-lab", parts: list[st
     (directory / "nbgrader_config.py").write_text(_CONFIG.format(
         root=str(directory), course_id=directory.name, db_url=f"sqlite:///{directory / 'gradebook.db'}",
         exchange=str(directory / "exchange"), exclude={assignment: exclude}, assignment=assignment, seed=seed,
-        examples=examples, timeout=float(timeout), parts=parts))
+        examples=examples, timeout=float(timeout), parts=parts, per_student=per_student,
+        per_student_flag=" --seed-per-student" if per_student else ""))
     return {"directory": directory, "assignment": assignment, "parts": parts, "seed": seed, "notebooks": notebooks,
-            "modules": modules}
+            "modules": modules, "per_student": per_student}
 
 
 def _write_notebooks(source: Path, parts: list[str]) -> list[str]:
@@ -141,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     init.add_argument("--seed", type=int, help="grading seed (default: a fresh one, written to the config)")
     init.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES, help=f"examples per rule (default {DEFAULT_EXAMPLES})")
     init.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help=f"seconds per task (default {DEFAULT_TIMEOUT:g})")
+    init.add_argument("--seed-per-student", action="store_true",
+                      help="autograde each student's own variant: a seed derived from --seed and the student id")
     init.add_argument("--force", action="store_true", help="write into a directory that is not empty")
     audit = commands.add_parser("audit", help="compare the gradebook with agstate-grade and list changed graded cells "
                                               "(exit 1 when there is anything to look at)")
@@ -152,11 +157,12 @@ def main(argv: list[str] | None = None) -> int:
         return _audit(args.directory, args.assignment)
     try:
         course = init_course(args.directory, args.assignment, args.part, args.seed, args.examples, args.timeout,
-                             args.force)
+                             args.force, args.seed_per_student)
     except CourseError as exc:
         print(f"agstate-course: {exc}", file=sys.stderr)
         return 2
-    print(f"Course written to {course['directory']} (parts: {', '.join(course['parts'])}; grading seed {course['seed']}).")
+    print(f"Course written to {course['directory']} (parts: {', '.join(course['parts'])}; grading seed {course['seed']}"
+          + (", one variant per student" if course["per_student"] else "") + ").")
     print(f"  source/{course['assignment']}/: {len(course['notebooks'])} notebooks and the agstate package")
     print("Next, from that directory:")
     print(f"  cd {course['directory']}")

@@ -3,6 +3,8 @@
 import csv
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,6 +14,7 @@ import pytest
 from conftest import ROOT, SOLUTIONS, run_cli
 from submissions import LEARNER, REFERENCE, build_submission
 
+from grader.students import student_seed
 from grader.tasks import MODULES, TASKS
 
 PART_A = [task_id for task_id in TASKS if task_id.startswith("state.")]
@@ -71,7 +74,7 @@ def test_out_writes_a_gradebook_and_a_log(classroom):
     rows = list(csv.DictReader(out.open()))
     assert [row["submission"].split(os.sep)[-2] for row in rows] == ["ada", "bob", "cy", "dee"]
     # Every part is graded for everyone: a part left out scores 0 of its points, so every row has one maximum.
-    assert list(rows[0]) == ["submission", *TASKS, "total", "max_score"]
+    assert list(rows[0]) == ["submission", "seed", *TASKS, "total", "max_score"]
     assert [float(row["total"]) for row in rows] == [100.0, 100.0, 0.0, 100.0]
     assert {float(row["max_score"]) for row in rows} == {sum(task.max_score for task in TASKS.values())}
     assert float(rows[0]["board.models"]) == 0.0
@@ -93,6 +96,72 @@ def test_resume_skips_what_the_log_holds_and_keeps_its_seed(classroom):
     assert len(out.with_suffix(".jsonl").read_text().splitlines()) == 4
     wrong_seed = run_cli(pattern, "--out", str(out), "--resume", "--seed", "11")
     assert wrong_seed.returncode == 2 and "graded with seed 10" in wrong_seed.stderr
+
+
+def test_seed_per_student_gives_each_student_a_seed_of_their_own_and_records_it(classroom):
+    out = classroom / "grades.csv"
+    pattern = str(classroom / "submitted" / "*" / "agstate-lab")
+    done = run_cli(pattern, "--seed", "9", "--seed-per-student", "--out", str(out), "--json")
+    reports = json.loads(done.stdout)
+    seeds = {r["student"]: r["seed"] for r in reports}
+    assert seeds == {student: student_seed(9, student) for student in ("ada", "bob", "cy", "dee")}
+    assert len(set(seeds.values())) == 4 and {r["batch_seed"] for r in reports} == {9}
+    assert {row["submission"].split(os.sep)[-2]: int(row["seed"]) for row in csv.DictReader(out.open())} == seeds
+    assert {json.loads(line)["seed"] for line in out.with_suffix(".jsonl").read_text().splitlines()} == set(seeds.values())
+    # One student alone, with the seed the batch gave them: the same report (a regrade repeats).
+    bob = next(r for r in reports if r["student"] == "bob")
+    alone = run_cli(bob["submission"], "--part", "state", "--seed", "9", "--seed-per-student", "--json")
+    assert json.loads(alone.stdout)["tasks"] == [task for task in bob["tasks"] if task["part"] == "state"]
+    assert json.loads(alone.stdout)["seed"] == bob["seed"]
+    # A log keeps the way it was graded: resuming it the other way is refused, not silently mixed.
+    other = run_cli(pattern, "--seed", "9", "--out", str(classroom / "other.csv"))
+    assert other.returncode == 1
+    refused = run_cli(pattern, "--seed-per-student", "--out", str(classroom / "other.csv"), "--resume")
+    assert refused.returncode == 2 and "graded without --seed-per-student" in refused.stderr
+
+
+def test_regrade_appends_one_students_new_record_and_touches_no_other(classroom):
+    out = classroom / "grades.csv"
+    pattern = str(classroom / "submitted" / "*" / "agstate-lab")
+    assert run_cli(pattern, "--seed", "13", "--part", "state", "--out", str(out)).returncode == 1
+    log_before, rows_before = out.with_suffix(".jsonl").read_bytes(), list(csv.DictReader(out.open()))
+    cy = classroom / "submitted" / "cy" / "agstate-lab"
+    shutil.rmtree(cy / "agstate")
+    build_submission(cy, parts=["state"])  # cy hands in the finished work late
+    done = run_cli(str(cy), "--out", str(out), "--regrade")
+    assert done.returncode == 0, done.stderr
+    log_after = out.with_suffix(".jsonl").read_bytes()
+    assert log_after.startswith(log_before)  # every earlier line as it was
+    added = [json.loads(line) for line in log_after[len(log_before):].splitlines()]
+    assert [(r["submission"], r["seed"], r["score"], r["logged"]["regraded"]) for r in added] == [
+        (str(cy), 13, 100.0, True)]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", added[0]["logged"]["at"])
+    rows_after = list(csv.DictReader(out.open()))
+    assert [row for row in rows_after if "cy" not in row["submission"]] == [
+        row for row in rows_before if "cy" not in row["submission"]]
+    assert [float(row["total"]) for row in rows_after if "cy" in row["submission"]] == [100.0]
+    assert len(rows_after[0]) == len(rows_before[0])  # graded on the log's tasks (part A), not on every part
+    for wrong, message in ((["--regrade"], "needs --out"), (["--out", str(classroom / "none.csv"), "--regrade"],
+                                                           "nothing to regrade"),
+                           (["--out", str(out), "--regrade", "--resume"], "choose one")):
+        refused = run_cli(str(cy), *wrong)
+        assert refused.returncode == 2 and message in refused.stderr
+
+
+def test_lms_writes_the_grades_canvas_imports_next_to_the_gradebook(classroom):
+    """The CLI's end of grader.lms (tests/test_lms.py checks the format's rules): a roster, a file, the warnings."""
+    out, roster = classroom / "grades.csv", ROOT / "tests" / "lms_fixtures" / "canvas_gradebook.csv"
+    done = run_cli(str(classroom / "submitted" / "*" / "agstate-lab"), "--part", "state", "--seed", "4", "--out", str(out),
+                   "--lms", "canvas", "--roster", str(roster), "--lms-assignment", "agstate lab (1234)")
+    assert done.returncode == 1, done.stderr
+    rows = list(csv.reader(out.with_suffix(".canvas.csv").open(encoding="utf-8")))
+    assert rows[0][-1] == "agstate lab (1234)" and rows[1][0].strip() == "Points Possible"
+    assert [(row[3], row[-1]) for row in rows[2:]] == [("ada", "100")]  # SIS Login ID ada is nbgrader's ada
+    assert "not in the roster's 'SIS Login ID' column" in done.stderr and "'bob', 'cy', 'dee'" in done.stderr
+    for wrong, message in ((["--lms", "canvas"], "--lms needs --roster"),
+                           (["--lms", "moodle", "--roster", str(roster), "--out", str(out)], "Username")):
+        refused = run_cli(str(classroom / "submitted" / "ada" / "agstate-lab"), *wrong)
+        assert refused.returncode == 2 and message in refused.stderr, refused.stderr
 
 
 def test_resume_needs_out():

@@ -144,6 +144,7 @@ def test_init_writes_the_config_nbgrader_needs(tmp_path):
     assert "agstate/state.py" in package and "agstate/events.py" not in package
     assert config["Autograde.exclude_overwriting"] == {ASSIGNMENT: package}  # the student's package, all of it
     assert config["ScoreChecks.seed"] == 99 and config["ScoreChecks.parts"] == ["state"]
+    assert config["ScoreChecks.seed_per_student"] is False
     assert "Execute" not in {step.__name__ for step in config["Autograde.autograde_preprocessors"]}
     assert "ClearOutput" not in {step.__name__ for step in config["Autograde.sanitize_preprocessors"]}
     graded = {}
@@ -154,6 +155,24 @@ def test_init_writes_the_config_nbgrader_needs(tmp_path):
                 graded[check_target(cell)] = meta["points"]
     assert graded == {task.id: task.max_score for task in tasks_of("state")}
     assert sum(graded.values()) == 100
+
+
+def test_init_can_give_each_student_a_variant_for_autograde(tmp_path):
+    """--seed-per-student reaches autograde's batch, its audit, and the command each student is told to repeat."""
+    from traitlets.config import Config
+
+    from grader.autograde import ScoreChecks
+    from grader.students import student_seed
+
+    course = tmp_path / "course"
+    assert init(course, "--part", "state", "--seed", "99", "--seed-per-student").returncode == 0
+    config = {}
+    exec((course / "nbgrader_config.py").read_text(), {"get_config": lambda: _Config(config)})
+    assert config["ScoreChecks.seed_per_student"] is True
+    assert "--seed 99 --examples 80 --timeout 20 --seed-per-student" in (course / "nbgrader_config.py").read_text()
+    scoring = ScoreChecks(config=Config({"ScoreChecks": {"seed": 99, "seed_per_student": True}}))
+    assert scoring.settings()[-1] == "--seed-per-student"
+    assert scoring.repeat("state.dedupe", "ada") == f"agstate-grade . --task state.dedupe --seed {student_seed(99, 'ada')}"
 
 
 class _Config:

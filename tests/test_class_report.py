@@ -1,0 +1,163 @@
+"""The class report (``agstate-grade report``): from a graded class's log, exactly the rules its mutants break.
+
+A class of part A is graded once for the module (references, mutants of the
+corpus in known numbers, a stub in a folder named as HTML, a crash, a timeout);
+the report must count each broken task and rule for exactly the students
+whose mutant breaks it (the corpus's ``breaks``), list the stub as not
+started rather than failing, list the crash and the timeout, group the
+counterexamples by shape, and show it all in a page Chromium renders with
+nothing of a submission run as HTML.
+"""
+
+import json
+import shutil
+
+import pytest
+from conftest import ROOT, run_cli
+from mutants import state_mutants
+from submissions import LEARNER, REFERENCE, apply_edits, build_submission
+
+from grader.classreport import difference, shape_of, summarize
+from grader.reportpage import load
+
+ARTIFACT = ROOT / "artifacts" / "class_report.png"
+HOSTILE_NAME = "<img src=x onerror=alert(1)>"
+CLASS = {  # student -> mutant name (None: the reference)
+    "alice": None, "bob": None,
+    "cat1": "append_splits_str", "cat2": "append_splits_str", "cat3": "append_splits_str",
+    "dan1": "merge_last_occurrence", "dan2": "merge_last_occurrence",
+    "eve": "keep_max_zero_is_absent",
+    "fay": "keep_max_returns_min",
+}
+# The learner's process killed in merge_sources, or stuck in keep_max; the graph of state.schemas calls both.
+CRASH = ("    seen = set()\n    merged = []\n", "    import os\n    os.kill(os.getpid(), 9)\n")
+HANG = ("    if old is None:\n        return new\n    if new is None:\n        return old\n",
+        "    while True:\n        pass\n")
+DOWN = {"crash": ("crashed", {"state.dedupe", "state.schemas"}), "hang": ("timeout", {"state.keep_max", "state.schemas"})}
+
+
+def _mutant(name):
+    return next(m for m in state_mutants.MUTANTS if m.name == name)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """The class, graded on part A with --out; its log."""
+    where = tmp_path_factory.mktemp("class")
+    for student, name in CLASS.items():
+        folder = where / "submitted" / student / "agstate-lab"
+        if name is None:
+            build_submission(folder, parts=["state"])
+        else:
+            state_mutants.build_submission(_mutant(name), folder)
+    build_submission(where / "submitted" / HOSTILE_NAME / "agstate-lab", parts=["state"], package=LEARNER)  # a stub
+    reference = (REFERENCE / "state.py").read_text()
+    for student, edit in (("crash", CRASH), ("hang", HANG)):
+        build_submission(where / "submitted" / student / "agstate-lab",
+                         modules={"state.py": apply_edits(reference, [edit], student, "state.py")})
+    out = where / "grades.csv"
+    done = run_cli(str(where / "submitted" / "*" / "agstate-lab"), "--part", "state", "--seed", "3", "--timeout", "4",
+                   "--out", str(out))
+    assert done.returncode == 1, done.stderr
+    return out.with_suffix(".jsonl")
+
+
+def _broken_by(task_id):
+    """Students whose submission must fail ``task_id``: the corpus's breaks, the crash, the timeout."""
+    students = {student for student, name in CLASS.items() if name and task_id in _mutant(name).breaks}
+    return students | {student for student, (_, tasks) in DOWN.items() if task_id in tasks}
+
+
+@pytest.mark.slow
+def test_the_report_counts_exactly_the_tasks_and_rules_the_mutants_break(graded):
+    reports = load(str(graded))
+    summary = summarize(reports)
+    assert summary.students == len(CLASS) + 3 and summary.seeds == [3]
+    assert summary.not_started == {"state": [HOSTILE_NAME]}  # counted apart, not as failing every rule
+    started = len(CLASS) + 2
+    assert {task_id: (failing, of) for task_id, failing, of in summary.tasks if failing} == {
+        task_id: (len(_broken_by(task_id)), started) for task_id in
+        ("state.append", "state.window", "state.dedupe", "state.keep_max", "state.schemas")}
+    assert sorted((student, task_id, status) for student, task_id, status, _ in summary.down) == sorted(
+        (student, task_id, status) for student, (status, tasks) in DOWN.items() for task_id in tasks)
+    # Each listed rule is one of a broken task, and counts exactly the students whose own report fails it.
+    for rule in summary.rules:
+        failing = {report["submission"].split("/")[-2] for report in reports for task in report["tasks"]
+                   if task["id"] == rule.task for r in task.get("rules", []) if r["rule"] == rule.rule
+                   and r["status"] != "passed"} - {HOSTILE_NAME}
+        assert failing <= _broken_by(rule.task) and rule.failing == len(failing) > 0, rule
+        assert sum(shape.students for shape in rule.shapes) == rule.failing
+    split = next(r for r in summary.rules if r.rule == "a bare str is one item, never split into characters")
+    assert split.failing == 3 and [(s.text, s.students) for s in split.shapes] == [
+        ("append: a string split into characters", 3)]
+    assert [r.failing for r in summary.rules] == sorted((r.failing for r in summary.rules), reverse=True)
+
+
+@pytest.mark.slow
+def test_the_page_renders_in_chromium_and_runs_nothing_from_a_submission(graded, tmp_path):
+    from browser import chromium_page
+
+    page_path = tmp_path / "report.html"
+    done = run_cli("report", str(graded), "-o", str(page_path))
+    assert done.returncode == 0, done.stderr
+    text = page_path.read_text()
+    assert HOSTILE_NAME not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
+    with chromium_page(1280, 900) as page:
+        dialogs = []
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.goto(page_path.as_uri())
+        assert page.title() == "agstate lab: class report"
+        assert page.locator("img[src=x]").count() == 0 and not dialogs
+        plot = page.locator("img[alt='score distribution per part']")
+        assert plot.evaluate("image => image.complete && image.naturalWidth > 400")  # the embedded PNG decodes
+        rows = page.locator("table").nth(0).locator("tr").all_inner_texts()
+        assert rows[1].split("\t")[:3] == ["state.append", "02_append_and_budget.ipynb", "3 of 11"]
+        ARTIFACT.parent.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACT), full_page=True)
+
+
+def test_report_of_a_missing_or_empty_log_is_a_usage_error(tmp_path):
+    done = run_cli("report", str(tmp_path / "none.jsonl"))
+    assert done.returncode == 2 and "no batch log at" in done.stderr
+    (tmp_path / "empty.jsonl").write_text("not json\n")
+    done = run_cli("report", str(tmp_path / "empty.jsonl"))
+    assert done.returncode == 2 and "holds no report" in done.stderr
+
+
+def test_a_submission_folder_named_report_is_still_graded(tmp_path):
+    shutil.copytree(REFERENCE, tmp_path / "report" / "agstate")
+    done = run_cli("report", "--task", "state.decisions", "--seed", "1", "--json", cwd=tmp_path)
+    assert done.returncode == 0 and json.loads(done.stdout)["submission"] == "report"
+
+
+@pytest.mark.parametrize(("expected", "got", "kind"), [
+    (["doc-1"], ["d", "o", "c", "-", "1"], "a string split into characters"),
+    (["a", "b"], ["b", "a"], "the right items in the wrong order"),
+    (["a"], ["a", "a"], "items repeated (duplicates kept)"),
+    (["a", "b", "c"], ["a", "b"], "items missing (the first ones kept)"),
+    (["a", "b", "c"], ["b", "c"], "items missing (the last ones kept)"),
+    (["a"], ["a", "b"], "extra items"),
+    (["a"], [], "an empty list"),
+    ([1], (1,), "tuple instead of a list"),
+    (0, -1, "too small"),
+    (None, 0, "a number instead of None"),
+    ({"a": 1, "b": 2}, {"a": 1, "b": 3}, "a different b"),
+    ({"a": 1, "b": 2}, {"a": 1}, "keys b missing"),
+    ([], "raised TypeError: x", "raised TypeError"),
+    ("a new list", "the argument itself", "the argument itself instead of a new list"),
+])
+def test_difference_names_the_kind_without_the_values(expected, got, kind):
+    assert difference(expected, got) == kind
+
+
+def test_a_shape_is_the_call_and_the_kind_or_the_feedback_without_its_values():
+    rule = {"status": "failed", "feedback": "windowed(7)([], 'a') returned [...]",
+            "counterexample": {"call": "windowed(7)", "args": [], "expected": ["a"], "got": []}}
+    assert shape_of(rule) == "windowed(n): an empty list"
+    mutated = {**rule, "feedback": "keep_recent([], ['a']) changed its argument old to ['a']; a reducer never mutates "
+                                   "its arguments"}
+    assert shape_of(mutated) == "windowed(n): changed its argument"
+    first = {"status": "failed", "counterexample": None,
+             "feedback": "invoke({'question': '0'}) gave trace ['intake', 'lookup']; expected ['intake']"}
+    second = {**first, "feedback": "invoke({'question': 'zz'}) gave trace ['intake']; expected ['intake', 'x', 'y']"}
+    assert shape_of(first) == shape_of(second) == "invoke({…}) gave trace […]; expected […]"
