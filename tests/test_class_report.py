@@ -1,7 +1,8 @@
 """The class report (``agstate-grade report``): from a graded class's log, exactly the rules its mutants break.
 
 A class of part A is graded once for the module (references, mutants of the
-corpus in known numbers, a stub in a folder named as HTML, a crash, a timeout);
+corpus in known numbers, a stub in a folder named as HTML, a crash, a timeout,
+an answer in HTML);
 the report must count each broken task and rule for exactly the students
 whose mutant breaks it (the corpus's ``breaks``), list the stub as not
 started rather than failing, list the crash and the timeout, group the
@@ -29,11 +30,15 @@ CLASS = {  # student -> mutant name (None: the reference)
     "eve": "keep_max_zero_is_absent",
     "fay": "keep_max_returns_min",
 }
-# The learner's process killed in merge_sources, or stuck in keep_max; the graph of state.schemas calls both.
-CRASH = ("    seen = set()\n    merged = []\n", "    import os\n    os.kill(os.getpid(), 9)\n")
-HANG = ("    if old is None:\n        return new\n    if new is None:\n        return old\n",
-        "    while True:\n        pass\n")
-DOWN = {"crash": ("crashed", {"state.dedupe", "state.schemas"}), "hang": ("timeout", {"state.keep_max", "state.schemas"})}
+# Hand-made: the learner's process killed in merge_sources, stuck in keep_max, or answering with HTML that would
+# run in the page if it were not escaped; the graph of state.schemas calls both functions. (edit, status, tasks)
+MERGE, KEEP = "    seen = set()\n    merged = []\n", "    if old is None:\n        return new\n    if new is None:\n        return old\n"
+HAND_MADE = {
+    "crash": ((MERGE, "    import os\n    os.kill(os.getpid(), 9)\n"), "crashed", {"state.dedupe", "state.schemas"}),
+    "hang": ((KEEP, "    while True:\n        pass\n"), "timeout", {"state.keep_max", "state.schemas"}),
+    "html": ((MERGE, "    return ['<script>alert(1)</script>']\n"), "failed", {"state.dedupe", "state.schemas"}),
+}
+DOWN = {student: (status, tasks) for student, (_, status, tasks) in HAND_MADE.items() if status != "failed"}
 
 
 def _mutant(name):
@@ -52,7 +57,7 @@ def graded(tmp_path_factory):
             state_mutants.build_submission(_mutant(name), folder)
     build_submission(where / "submitted" / HOSTILE_NAME / "agstate-lab", parts=["state"], package=LEARNER)  # a stub
     reference = (REFERENCE / "state.py").read_text()
-    for student, edit in (("crash", CRASH), ("hang", HANG)):
+    for student, (edit, _, _) in HAND_MADE.items():
         build_submission(where / "submitted" / student / "agstate-lab",
                          modules={"state.py": apply_edits(reference, [edit], student, "state.py")})
     out = where / "grades.csv"
@@ -65,16 +70,16 @@ def graded(tmp_path_factory):
 def _broken_by(task_id):
     """Students whose submission must fail ``task_id``: the corpus's breaks, the crash, the timeout."""
     students = {student for student, name in CLASS.items() if name and task_id in _mutant(name).breaks}
-    return students | {student for student, (_, tasks) in DOWN.items() if task_id in tasks}
+    return students | {student for student, (_, _, tasks) in HAND_MADE.items() if task_id in tasks}
 
 
 @pytest.mark.slow
 def test_the_report_counts_exactly_the_tasks_and_rules_the_mutants_break(graded):
     reports = load(str(graded))
     summary = summarize(reports)
-    assert summary.students == len(CLASS) + 3 and summary.seeds == [3]
+    assert summary.students == len(CLASS) + len(HAND_MADE) + 1 and summary.seeds == [3]
     assert summary.not_started == {"state": [HOSTILE_NAME]}  # counted apart, not as failing every rule
-    started = len(CLASS) + 2
+    started = len(CLASS) + len(HAND_MADE)
     assert {task_id: (failing, of) for task_id, failing, of in summary.tasks if failing} == {
         task_id: (len(_broken_by(task_id)), started) for task_id in
         ("state.append", "state.window", "state.dedupe", "state.keep_max", "state.schemas")}
@@ -102,6 +107,7 @@ def test_the_page_renders_in_chromium_and_runs_nothing_from_a_submission(graded,
     assert done.returncode == 0, done.stderr
     text = page_path.read_text()
     assert HOSTILE_NAME not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
+    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text  # html's merge_sources answer
     with chromium_page(1280, 900) as page:
         dialogs = []
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
@@ -111,7 +117,7 @@ def test_the_page_renders_in_chromium_and_runs_nothing_from_a_submission(graded,
         plot = page.locator("img[alt='score distribution per part']")
         assert plot.evaluate("image => image.complete && image.naturalWidth > 400")  # the embedded PNG decodes
         rows = page.locator("table").nth(0).locator("tr").all_inner_texts()
-        assert rows[1].split("\t")[:3] == ["state.append", "02_append_and_budget.ipynb", "3 of 11"]
+        assert rows[1].split("\t")[:3] == ["state.dedupe", "03_dedupe.ipynb", "4 of 12"]
         ARTIFACT.parent.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACT), full_page=True)
 
