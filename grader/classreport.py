@@ -7,11 +7,16 @@ what was expected and what came back ("append: a string split into
 characters"), never the values themselves: forty students who keep the last
 duplicate each shrink to a different example, and share one shape.
 
-Counts are over the students who started the part: a student who has not
-(every task of it ``not_implemented``) is listed apart, not counted as
-failing each of its rules.
+Counts are over the students whose part was graded: a student who has not
+started it (every task ``not_implemented``) or whose module did not load
+(every task an error without a rule checked) is listed apart, not counted
+as failing each of its rules; a task not written yet is counted apart from
+the failing ones, and its rules are not mistakes. Shapes never carry what a
+submission wrote: an exception of its own is "an exception of its own", a
+description the grader did not write is "a different value".
 """
 
+import builtins
 import json
 import re
 import statistics
@@ -21,7 +26,7 @@ from dataclasses import dataclass, field
 from grader.students import student_id
 from grader.tasks import PARTS, TASKS
 
-__all__ = ["ClassSummary", "RuleFailures", "Shape", "summarize", "shape_of", "difference"]
+__all__ = ["ClassSummary", "RuleFailures", "Shape", "TaskMistakes", "summarize", "shape_of", "difference"]
 
 _DOWN = ("crashed", "timeout")  # statuses that say the learner's process died or ran over, not a wrong answer
 
@@ -45,6 +50,16 @@ class RuleFailures:
 
 
 @dataclass
+class TaskMistakes:
+    """A task's failing students and the shapes of their failures, each student counted once per shape."""
+
+    task: str
+    failing: int
+    started: int
+    shapes: list = field(default_factory=list)  # Shape, most shared first
+
+
+@dataclass
 class ClassSummary:
     students: int
     seeds: list  # the distinct seeds graded with (one per student with --seed-per-student)
@@ -56,9 +71,11 @@ class ClassSummary:
     scores: dict  # part -> [percent of the part's points, per student who started it]
     medians: dict  # part -> median percent over the students who started it, "total" -> over everyone
     not_started: dict  # part -> [student ids]
-    down: list  # (student, task id, status, feedback): crashed or timed-out tasks
-    tasks: list  # (task id, failing, started), worst first
+    not_loaded: dict  # part -> [(student id, the first line of the feedback)]: every task an error, no rule checked
+    down: list  # (student, task id, status, feedback): crashed, timed out, or an error before any rule
+    tasks: list  # (task id, failing, not written yet, started), worst first
     rules: list  # RuleFailures, worst first
+    mistakes: list  # TaskMistakes, worst first
     total_scores: list = field(default_factory=list)  # percent of the whole, per student
 
 
@@ -66,13 +83,13 @@ def summarize(reports: list[dict]) -> ClassSummary:
     """The class's figures from its reports (the log's last record per submission)."""
     order = {part.name: index for index, part in enumerate(PARTS)}
     parts = sorted({task["part"] for report in reports for task in report["tasks"]}, key=lambda p: order.get(p, 99))
-    scores, not_started, down = defaultdict(list), defaultdict(list), []
-    task_counts, rule_counts = Counter(), Counter()
-    started_counts = Counter()
+    scores, not_started, not_loaded, down = defaultdict(list), defaultdict(list), defaultdict(list), []
+    task_counts, unwritten, rule_counts, started_counts = Counter(), Counter(), Counter(), Counter()
     shapes: dict = defaultdict(dict)  # (task, rule) -> shape text -> Shape
+    by_task: dict = defaultdict(dict)  # task -> shape text -> Shape, a student once per shape
     rule_order: dict = {}
     for report in sorted(reports, key=lambda r: r["submission"]):
-        student = student_id(report["submission"])
+        student = report.get("student") or student_id(report["submission"])
         for part in parts:
             mine = [task for task in report["tasks"] if task["part"] == part]
             if not mine:
@@ -80,37 +97,45 @@ def summarize(reports: list[dict]) -> ClassSummary:
             if all(task["status"] == "not_implemented" for task in mine):
                 not_started[part].append(student)
                 continue
+            if all(task["status"] in ("error", *_DOWN) and not task.get("rules") for task in mine):
+                not_loaded[part].append((student, mine[0].get("feedback", "").split(". ")[0]))
+                continue
             started_counts[part] += 1
             points = sum(task["max_score"] for task in mine)
             scores[part].append(100.0 * sum(task["score"] for task in mine) / points if points else 0.0)
             for task in mine:
-                task_counts[task["id"]] += task["status"] != "passed"
-                if task["status"] in _DOWN:
+                unwritten[task["id"]] += task["status"] == "not_implemented"
+                task_counts[task["id"]] += task["status"] not in ("passed", "not_implemented")
+                if task["status"] in _DOWN or (task["status"] == "error" and not task.get("rules")):
                     down.append((student, task["id"], task["status"], task.get("feedback", "")))
+                mine_shapes = set()
                 for rule in task.get("rules", []):
                     key = (task["id"], rule["rule"])
                     rule_order.setdefault(key, len(rule_order))
-                    if rule["status"] == "passed":
+                    if rule["status"] in ("passed", "not_implemented"):
                         continue
                     rule_counts[key] += 1
                     text = shape_of(rule)
-                    found = shapes[key].setdefault(text, Shape(text))
-                    found.students += 1
-                    example = rule.get("feedback", "")
-                    if not found.example or (len(example), example) < (len(found.example), found.example):
-                        found.example = example
+                    _add(shapes[key], text, rule.get("feedback", ""))
+                    if text not in mine_shapes:
+                        mine_shapes.add(text)
+                        _add(by_task[task["id"]], text, rule.get("feedback", ""))
     total_points = [sum(task["max_score"] for task in report["tasks"]) for report in reports]
     totals = [100.0 * report["score"] / points if points else 0.0 for report, points in zip(reports, total_points)]
     medians = {part: statistics.median(scores[part]) for part in parts if scores[part]}
     if totals:
         medians["total"] = statistics.median(totals)
     task_ids = [task_id for task_id in TASKS if task_id in task_counts] + sorted(set(task_counts) - set(TASKS))
-    tasks = [(task_id, task_counts[task_id], started_counts[_part_of(task_id, reports)]) for task_id in task_ids]
-    tasks.sort(key=lambda row: (-_share(row[1], row[2]), task_ids.index(row[0])))
-    rules = [RuleFailures(task_id, rule, rule_counts[(task_id, rule)], started_counts[_part_of(task_id, reports)],
+    started = {task_id: started_counts[_part_of(task_id, reports)] for task_id in task_ids}
+    tasks = [(task_id, task_counts[task_id], unwritten[task_id], started[task_id]) for task_id in task_ids]
+    tasks.sort(key=lambda row: (-_share(row[1], row[3]), task_ids.index(row[0])))
+    rules = [RuleFailures(task_id, rule, rule_counts[(task_id, rule)], started[task_id],
                           sorted(shapes[(task_id, rule)].values(), key=lambda s: (-s.students, s.text)))
              for (task_id, rule) in rule_order if rule_counts[(task_id, rule)]]
     rules.sort(key=lambda r: (-_share(r.failing, r.started), rule_order[(r.task, r.rule)]))
+    mistakes = [TaskMistakes(task_id, failing, started[task_id],
+                             sorted(by_task[task_id].values(), key=lambda s: (-s.students, s.text)))
+                for task_id, failing, _, _ in tasks if by_task.get(task_id)]
     logged = [report.get("logged") or {} for report in reports]
     times = sorted(entry["at"] for entry in logged if isinstance(entry.get("at"), str))
     return ClassSummary(
@@ -119,10 +144,18 @@ def summarize(reports: list[dict]) -> ClassSummary:
         batch_seeds=sorted({report.get("batch_seed", report["seed"]) for report in reports}),
         graded_by=sorted({entry["by"] for entry in logged if isinstance(entry.get("by"), str)}),
         graded_at=(times[0], times[-1]) if times else ("", ""),
-        regraded=sorted((student_id(report["submission"]), entry["at"]) for report, entry in zip(reports, logged)
-                        if entry.get("regraded") and isinstance(entry.get("at"), str)),
-        parts=parts, scores=dict(scores), medians=medians, not_started=dict(not_started), down=down,
-        tasks=tasks, rules=rules, total_scores=totals)
+        regraded=sorted((report.get("student") or student_id(report["submission"]), entry["at"])
+                        for report, entry in zip(reports, logged) if entry.get("regraded") and isinstance(entry.get("at"), str)),
+        parts=parts, scores=dict(scores), medians=medians, not_started=dict(not_started), not_loaded=dict(not_loaded),
+        down=down, tasks=tasks, rules=rules, mistakes=mistakes, total_scores=totals)
+
+
+def _add(shapes: dict, text: str, example: str) -> None:
+    """One more student of the shape ``text``; the shortest example is kept (ties: the first in text order)."""
+    found = shapes.setdefault(text, Shape(text))
+    found.students += 1
+    if not found.example or (len(example), example) < (len(found.example), found.example):
+        found.example = example
 
 
 def _part_of(task_id: str, reports: list[dict]) -> str:
@@ -153,13 +186,25 @@ def _generic(call: str) -> str:
 
 def _wording(feedback: str) -> str:
     """The feedback without its values: strings, numbers and bracketed contents replaced, so the same mistake reads
-    the same for every student."""
+    the same for every student; what the learner's exception says is cut (its class named only if built in)."""
+    feedback = re.sub(r"raised (\w+)(: [^;]*)?", lambda m: _raised(m.group(1)), feedback)
     text = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "'…'", feedback)
     for _ in range(3):  # innermost brackets first
         text = re.sub(r"\[[^\[\]]*\]", "[…]", text)
         text = re.sub(r"\{[^{}]*\}", "{…}", text)
     text = re.sub(r"-?\d+(\.\d+)?", "n", text)
     return text if len(text) <= 160 else text[:157] + "..."
+
+
+# A description the grader writes ("the argument itself", "old unchanged"): a few lower-case words. A learner's
+# value could look so too; it is then at most a short, escaped phrase, never markup.
+_GRADERS_WORDS = re.compile(r"[a-z][a-z ]{2,38}")
+
+
+def _raised(name: str) -> str:
+    """``raised TypeError``; an exception class a submission made up is not named (its name is the learner's text)."""
+    known = isinstance(getattr(builtins, name, None), type) and issubclass(getattr(builtins, name), BaseException)
+    return f"raised {name}" if known else "raised an exception of its own"
 
 
 def _kind(value) -> str:
@@ -179,8 +224,9 @@ def _hashable(value) -> str:
 def difference(expected, got) -> str:
     """The kind of difference between an expected value and what came back, in words, without the values."""
     if isinstance(got, str) and got.startswith("raised "):
-        return got.split(":")[0]  # "raised TypeError"
-    if isinstance(expected, str) and isinstance(got, str) and " " in expected and " " in got:
+        return _raised(got.split(":")[0].removeprefix("raised ").strip())
+    if isinstance(expected, str) and isinstance(got, str) and _GRADERS_WORDS.fullmatch(expected) and \
+            _GRADERS_WORDS.fullmatch(got):
         return f"{got} instead of {expected}"  # the grader's own words (e.g. "the argument itself")
     if _kind(expected) != _kind(got):
         return f"{_kind(got)} instead of {_kind(expected)}"

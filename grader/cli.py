@@ -16,7 +16,7 @@ from grader import bubblewrap, gradebook, lms
 from grader.containment import DEFAULT_MEMORY_MB
 from grader.output import ALSO, clean, display_path, for_terminal, further_failing
 from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
-from grader.students import student_id, student_seed
+from grader.students import StudentIdError, student_ids, student_seed
 from grader.tasks import MODULES, TASKS, part_title
 
 __all__ = ["main", "select_tasks", "render_text", "expand_paths"]
@@ -88,9 +88,9 @@ def expand_paths(arguments: list[str]) -> list[str]:
     paths = []
     for argument in arguments:
         if Path(argument).is_dir():  # a folder named like a glob ("ana[1]") is that folder, not a pattern
-            paths.append(argument)
+            paths.append(os.path.normpath(argument))  # "./a/" and "a" are one submission of a log
         elif glob.has_magic(argument):
-            matches = sorted(p for p in glob.glob(argument) if Path(p).is_dir())
+            matches = sorted(os.path.normpath(p) for p in glob.glob(argument) if Path(p).is_dir())
             if not matches:
                 raise UsageError(f"no submission directory matches {argument}")
             paths.extend(matches)
@@ -165,7 +165,8 @@ def next_step(tasks: list[dict]) -> list[str]:
 def _summary_line(report: dict) -> str:
     """One line per submission in a batch: score, path, and what did not pass."""
     broken = ", ".join(f"{t['id']} {t['status']}" for t in report["tasks"] if t["status"] != "passed")
-    line = f"{report['score']:6.1f}/{report['max_score']:<6.1f} {report['submission']}"
+    where = report["submission"].replace("\n", "\\n").replace("\r", "\\r")  # one line per submission, whatever its name
+    line = f"{report['score']:6.1f}/{report['max_score']:<6.1f} {where}"
     return for_terminal(line + (f"  ({broken})" if broken else ""))
 
 
@@ -176,6 +177,7 @@ class Plan(NamedTuple):
     seed: int
     roster: object  # grader.lms.Roster, with --lms
     per_student: bool  # --seed-per-student, asked or as the log was graded
+    students: dict  # submission -> student id, when a seed or the LMS needs them (grader.students.student_ids)
     done: dict  # submission -> report: graded already, skipped (--resume)
     logged: dict  # submission -> report: the log's, kept in the gradebook (--resume, --regrade)
 
@@ -184,17 +186,16 @@ def _plan(args) -> Plan:
     paths = expand_paths(args.paths or ["."])
     if args.examples < 1 or args.timeout <= 0 or args.jobs < 1 or args.memory < 64:
         raise UsageError("--examples and --jobs must be >= 1, --timeout > 0 and --memory >= 64")
+    if len(paths) > 1 and not any((Path(path) / "agstate").is_dir() for path in paths):
+        raise UsageError(f"none of the {len(paths)} folders holds an agstate/ package (the first: {paths[0]}); "
+                         "in nbgrader's layout the submissions are 'submitted/*/<assignment>'")
+    if args.out and Path(args.out).suffix == ".jsonl":
+        raise UsageError(f"--out names the gradebook CSV (its log is written beside it, as .jsonl): "
+                         f"use --out {Path(args.out).with_suffix('.csv')}")
     for flag in ("resume", "regrade"):
         if getattr(args, flag) and not args.out:
             raise UsageError(f"--{flag} needs --out FILE (the log it {flag}s from)")
-    roster = None
-    if args.lms or args.roster:
-        if not (args.lms and args.roster and args.out):
-            raise UsageError("--lms needs --roster CSV (the LMS's export) and --out FILE (the gradebook it goes with)")
-        try:
-            roster = lms.load_roster(args.roster, args.lms, args.roster_id)
-        except lms.LmsError as exc:
-            raise UsageError(str(exc)) from None
+    roster = _roster(args)
     if args.resume and args.regrade:
         raise UsageError("--resume grades who is not in the log yet, --regrade who is: choose one")
     logged = gradebook.read_log(args.out) if args.resume or args.regrade else {}
@@ -212,12 +213,49 @@ def _plan(args) -> Plan:
     if variants and variants != {per_student}:
         raise UsageError(f"{where} was graded {'with' if True in variants else 'without'} --seed-per-student: "
                          "grade the same way, or start a new --out file")
-    if args.regrade and not args.part and not args.task:  # the log's tasks: every row keeps one maximum
-        graded = {task["id"] for report in logged.values() for task in report["tasks"]}
-        tasks = [task_id for task_id in TASKS if task_id in graded]
-    else:
-        tasks = select_tasks(args.part, args.task)
-    return Plan([(path, tasks) for path in paths], seed, roster, per_student, logged if args.resume else {}, logged)
+    tasks = _tasks(args, logged, where)
+    students = {}
+    if per_student or roster is not None:
+        try:
+            students = student_ids(paths)
+        except StudentIdError as exc:
+            raise UsageError(str(exc)) from None
+    if roster is not None and not set(students.values()) & lms.roster_ids(roster):
+        raise UsageError(f"none of the {len(students)} students (e.g. {next(iter(students.values()))!r}) is in the "
+                         f"roster's {roster.id_column!r} column; name the column holding the nbgrader ids with --roster-id")
+    return Plan([(path, tasks) for path in paths], seed, roster, per_student, students, logged if args.resume else {},
+                logged)
+
+
+def _roster(args):
+    if not (args.lms or args.roster):
+        return None
+    if not (args.lms and args.roster and args.out):
+        raise UsageError("--lms needs --roster CSV (the LMS's export) and --out FILE (the gradebook it goes with)")
+    try:
+        return lms.load_roster(args.roster, args.lms, args.roster_id)
+    except lms.LmsError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _tasks(args, logged: dict, where) -> list[str]:
+    """The tasks to grade; a resumed or regraded log's own (every row of a gradebook keeps one maximum)."""
+    graded = [task_id for task_id in TASKS if any(task["id"] == task_id for report in logged.values()
+                                                  for task in report.get("tasks", []))]
+    if logged and not args.part and not args.task:
+        return graded
+    tasks = select_tasks(args.part, args.task)
+    if logged and tasks != graded:
+        raise UsageError(f"{where} was graded on {len(graded)} tasks ({_tasks_text(graded)}); --part/--task asks for "
+                         f"{_tasks_text(tasks)}: leave them out to use the log's, or start a new --out file")
+    return tasks
+
+
+def _tasks_text(tasks: list[str]) -> str:
+    parts = [part for part in MODULES if any(TASKS[t].part == part for t in tasks)]
+    if tasks == [t for t in TASKS if TASKS[t].part in parts]:
+        return "part " + ", ".join(parts)
+    return ", ".join(tasks)
 
 
 NO_SANDBOX_WARNING = "graded WITHOUT a sandbox: the learner's code ran as you, with access to everything you can read"
@@ -240,7 +278,10 @@ def _sandbox(args, submissions: int) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["report"] and not Path("report").is_dir():  # a submission folder named report is still graded
+    # "report LOG": the class report; a submission folder named report is still graded ("agstate-grade report"),
+    # unless what follows is a log or gradebook file.
+    if argv[:1] == ["report"] and (not Path("report").is_dir() or any(Path(a).suffix in (".jsonl", ".csv") and
+                                                                      Path(a).is_file() for a in argv[1:2])):
         from grader import reportpage
 
         return reportpage.main(argv[1:])
@@ -261,8 +302,13 @@ def main(argv: list[str] | None = None) -> int:
     reports = [r if r is None else _printed(gradebook.unlogged(r), args.timings) for r in reports]
     todo = [i for i, report in enumerate(reports) if report is None]
     book = gradebook.Gradebook(args.out, plan.logged, regrading=args.regrade) if args.out else None
-    students = [student_id(plans[i][0]) for i in todo]
+    students = [plan.students.get(plans[i][0]) for i in todo]
     seeds = [student_seed(seed, student) for student in students] if plan.per_student else seed
+    if args.regrade:
+        for path, _ in plans:
+            if display_path(path) not in plan.logged:
+                print(f"agstate-grade: {for_terminal(display_path(path))} is not in {gradebook.log_path(args.out)}: "
+                      "graded as a new submission, not a regrade", file=sys.stderr)
     progress = _progress(len(plans), initial=len(plans) - len(todo))
     single = len(plans) == 1
 
@@ -270,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
         if plan.per_student:  # whose variant it is, after its seed
             report = {"submission": report["submission"], "seed": report["seed"], "student": students[position],
                       "batch_seed": seed, **report}
+        elif students[position] is not None:  # for the LMS: the student told apart from the batch's others
+            report = {"submission": report["submission"], "seed": report["seed"], "student": students[position], **report}
         if book:
             book.add(report)
         report = _printed(report, args.timings)

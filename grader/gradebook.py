@@ -119,7 +119,7 @@ class Gradebook:
 
     def add(self, report: dict) -> None:
         logged = {"at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "by": grader_version()}
-        if self.regrading:
+        if self.regrading and report["submission"] in self.reports:  # one not in the log yet is new, not regraded
             logged["regraded"] = True
         with _open_log(self.log_path, fresh=False) as log:
             log.write(record(report, logged))

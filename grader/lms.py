@@ -46,12 +46,13 @@ import math
 import os
 import re
 import tempfile
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.students import student_id
 
-__all__ = ["DEFAULT_ID_COLUMN", "FORMATS", "LmsError", "Roster", "export", "load_roster"]
+__all__ = ["DEFAULT_ID_COLUMN", "FORMATS", "LmsError", "Roster", "export", "load_roster", "roster_ids"]
 
 FORMATS = ("canvas", "moodle")
 # Canvas's export always has "SIS Login ID" (the login, usually the nbgrader id); "SIS User ID" only with SIS access.
@@ -159,6 +160,16 @@ def _number(value: float) -> str:
     return "0" if text == "-0" else text
 
 
+def roster_ids(roster: Roster) -> set[str]:
+    """The student ids the roster's id column holds, as the batch's are compared."""
+    return {_id(row[roster.id_index]) for row in roster.rows} - {""}
+
+
+def _id(cell: str) -> str:
+    """A roster id as the batch's ids are compared: trimmed, in Unicode's composed form (grader.students)."""
+    return unicodedata.normalize("NFC", cell.strip())
+
+
 def _graded(reports: list[dict], warnings: list[str]) -> dict[str, dict]:
     """Each student's report; of a student graded in several submissions, the last report in the list."""
     graded, paths = {}, {}
@@ -166,8 +177,9 @@ def _graded(reports: list[dict], warnings: list[str]) -> dict[str, dict]:
         submission = report.get("submission") if isinstance(report, dict) else None
         if not isinstance(submission, str) or not (_finite(report.get("score")) and _finite(report.get("max_score"))):
             raise LmsError(f"the report of {submission!r} has no numeric score and max_score; grade it again")
-        graded[student_id(submission)] = report
-        paths.setdefault(student_id(submission), {})[submission] = None
+        who = report.get("student") or student_id(submission)  # the batch's id, told apart from its neighbours'
+        graded[who] = report
+        paths.setdefault(who, {})[submission] = None
     for who, seen in paths.items():  # the same submission twice (a resumed batch) is one grade, not worth a word
         if len(seen) > 1:
             warnings.append(f"{who!r} was graded in {len(seen)} submissions ({_listing(seen)}); only the last, "
@@ -220,19 +232,19 @@ def export(fmt: str, reports: list[dict], roster: Roster, out_path: Path, assign
         raise LmsError(f"the roster {roster.path} was read as a {_NAMES[roster.fmt]} export, not a {lms} one")
     warnings: list[str] = []
     graded, key = _graded(reports, warnings), roster.id_index
-    if blank := [next(cell for cell in row if cell.strip()) for row in roster.rows if not row[key].strip()]:
+    if blank := [next(cell for cell in row if cell.strip()) for row in roster.rows if not _id(row[key])]:
         warnings.append(f"{len(blank)} roster row(s) have no {roster.id_column!r} and cannot be matched: {_listing(blank)}")
-    matched = [row for row in roster.rows if row[key].strip() in graded]
+    matched = [row for row in roster.rows if _id(row[key]) in graded]
     if not matched:
         raise LmsError(f"none of the {len(graded)} graded students is in the roster's {roster.id_column!r} column; name the "
                        f"column holding the nbgrader ids with --roster-id (the roster has {_listing(roster.header)})")
-    if unknown := sorted(set(graded) - {row[key].strip() for row in roster.rows}):
+    if unknown := sorted(set(graded) - {_id(row[key]) for row in roster.rows}):
         warnings.append(f"{len(unknown)} graded student(s) are not in the roster's {roster.id_column!r} column, so {lms} "
                         f"gets no grade for them: {_listing(unknown)}")
-    if missing := [row[key] for row in roster.rows if row[key].strip() and row[key].strip() not in graded
+    if missing := [row[key] for row in roster.rows if _id(row[key]) and _id(row[key]) not in graded
                    and not (fmt == "canvas" and row[0].strip() in _CANVAS_TEST_STUDENT)]:
         warnings.append(f"{len(missing)} roster student(s) have no submission; their grade in {lms} is left as it is: {_listing(missing)}")
-    mine = [graded[row[key].strip()] for row in matched]
+    mine = [graded[_id(row[key])] for row in matched]
     tops = sorted({report["max_score"] for report in mine})
     if len(tops) > 1:
         warnings.append(f"the reports disagree on max_score ({', '.join(map(_number, tops))}); the highest is used")

@@ -36,7 +36,8 @@ def scores_plot(summary: ClassSummary) -> bytes:
     from matplotlib import pyplot
 
     panels = [(part_title(part), summary.scores.get(part, [])) for part in summary.parts]
-    panels.append(("Whole lab", summary.total_scores))
+    if len(summary.parts) > 1:
+        panels.append(("Every part graded", summary.total_scores))
     figure, axes = pyplot.subplots(1, len(panels), figsize=(3.2 * len(panels), 2.8), sharey=True, squeeze=False)
     for axis, (title, values) in zip(axes[0], panels):
         axis.hist(values, bins=[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100.0001], color="#4c72b0", edgecolor="white")
@@ -45,7 +46,7 @@ def scores_plot(summary: ClassSummary) -> bytes:
             axis.axvline(median, color="#c44e52", linewidth=2, label=f"median {median:.0f}%")
             axis.legend(loc="upper left", fontsize=8, frameon=False)
         axis.set_title(title, fontsize=9)
-        axis.set_xlabel("score (% of the part)", fontsize=8)
+        axis.set_xlabel("score (% of the points)", fontsize=8)
         axis.set_xlim(0, 100)
     axes[0][0].set_ylabel("students")
     figure.tight_layout()
@@ -59,7 +60,8 @@ _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:70em;color:#222;line-height:1.4}
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.5em 0}td,th{padding:.25em .7em;border-bottom:1px solid #eee;text-align:left;
-vertical-align:top}th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}
+vertical-align:top}th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.share{white-space:nowrap}.warn{color:#a33}
 .bar{display:inline-block;height:.8em;background:#c44e52;vertical-align:middle}.muted{color:#777}
 .example{font-family:ui-monospace,monospace;font-size:.85em;background:#f7f7f7;padding:.3em .5em;display:block;
 white-space:pre-wrap;word-break:break-word}img{max-width:100%}
@@ -72,8 +74,8 @@ def _e(value) -> str:
 
 def _percent(failing: int, started: int) -> str:
     share = failing / started if started else 0.0
-    return (f'<td class="n">{failing} of {started}</td><td><span class="bar" style="width:{share * 8:.2f}em"></span> '
-            f"{share:.0%}</td>")
+    return (f'<td class="n">{failing} of {started}</td><td class="share"><span class="bar" style="width:{share * 8:.2f}em">'
+            f"</span> {share:.0%}</td>")
 
 
 def render(summary: ClassSummary, log_name: str, made: str) -> str:
@@ -90,23 +92,27 @@ def render(summary: ClassSummary, log_name: str, made: str) -> str:
            f"{_e(', '.join(summary.graded_by) or 'an unrecorded grader version')}"
            + (f", {_e(summary.graded_at[0])} to {_e(summary.graded_at[1])}" if summary.graded_at[0] else "")
            + f"; report made {_e(made)}.</p>"]
+    if len(summary.graded_by) > 1:
+        out.append(f'<p class="warn">This log was graded by {len(summary.graded_by)} versions of the grader: scores '
+                   "of different versions may not compare; regrade the class with one.</p>")
     if summary.regraded:
         out.append('<p class="muted">Regraded: ' + ", ".join(f"{_e(student)} ({_e(when)})"
                                                               for student, when in summary.regraded) + ".</p>")
     out += ["<h2>Scores</h2>",
-            f"<p>Class median: <b>{summary.medians.get('total', 0):.0f}%</b> of the lab's points. By part, among the "
-            f"students who started it: {medians}.</p>",
+            f"<p>Class median: <b>{summary.medians.get('total', 0):.0f}%</b> of the points graded. By part, among the "
+            f"students whose part was graded: {medians}.</p>",
             f'<img alt="score distribution per part" src="data:image/png;base64,{plot}">']
-    out += _tasks_table(summary) + _rules_table(summary) + _worst_rules(summary) + _missing(summary)
+    out += _tasks_table(summary) + _worst_rules(summary) + _rules_table(summary) + _missing(summary)
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 
 
 def _tasks_table(summary: ClassSummary) -> list[str]:
     rows = [f"<tr><td>{_e(task_id)}</td><td>{_e(TASKS[task_id].notebook if task_id in TASKS else '')}</td>"
-            f"{_percent(failing, started)}</tr>" for task_id, failing, started in summary.tasks]
+            f'{_percent(failing, started)}<td class="n">{unwritten or ""}</td></tr>'
+            for task_id, failing, unwritten, started in summary.tasks]
     return ["<h2>Tasks, worst first</h2>", "<table><tr><th>task</th><th>notebook</th><th>students failing</th>"
-            "<th></th></tr>", *rows, "</table>"]
+            "<th></th><th>not written yet</th></tr>", *rows, "</table>"]
 
 
 def _rules_table(summary: ClassSummary) -> list[str]:
@@ -119,34 +125,40 @@ def _rules_table(summary: ClassSummary) -> list[str]:
 
 
 def _worst_rules(summary: ClassSummary) -> list[str]:
-    out = ["<h2>The most common mistakes</h2>" if summary.rules else ""]
-    for rule in summary.rules[:_WORST_RULES]:
-        out.append(f"<h3>{_e(rule.task)}: {_e(rule.rule)} <span class=\"muted\">({rule.failing} of {rule.started})"
+    """Per task, worst first: what went wrong, each student counted once per kind of mistake (one bug breaking
+    several rules of a task is one row, not a section per rule)."""
+    out = ["<h2>The most common mistakes</h2>"] if summary.mistakes else []
+    for task in summary.mistakes[:_WORST_RULES]:
+        out.append(f"<h3>{_e(task.task)} <span class=\"muted\">({task.failing} of {task.started} students failing)"
                    "</span></h3><table><tr><th>students</th><th>what went wrong</th><th>one example</th></tr>")
-        for shape in rule.shapes[:_SHAPES_SHOWN]:
+        for shape in task.shapes[:_SHAPES_SHOWN]:
             out.append(f'<tr><td class="n">{shape.students}</td><td>{_e(shape.text)}</td>'
                        f'<td><span class="example">{_e(shape.example)}</span></td></tr>')
-        if len(rule.shapes) > _SHAPES_SHOWN:
-            others = sum(shape.students for shape in rule.shapes[_SHAPES_SHOWN:])
-            out.append(f'<tr><td class="n">{others}</td><td class="muted">{len(rule.shapes) - _SHAPES_SHOWN} other '
+        if len(task.shapes) > _SHAPES_SHOWN:
+            others = sum(shape.students for shape in task.shapes[_SHAPES_SHOWN:])
+            out.append(f'<tr><td class="n">{others}</td><td class="muted">{len(task.shapes) - _SHAPES_SHOWN} other '
                        "kinds</td><td></td></tr>")
         out.append("</table>")
     return out
 
 
 def _missing(summary: ClassSummary) -> list[str]:
-    out = ["<h2>Not started, crashed, timed out</h2>"]
+    out = ["<h2>Not started, not loading, crashed, timed out</h2>"]
     for part in summary.parts:
         students = summary.not_started.get(part, [])
         if students:
             out.append(f"<p>Not started {_e(part_title(part))} ({len(students)}): {_e(', '.join(students))}.</p>")
+        broken = summary.not_loaded.get(part, [])
+        if broken:
+            out.append(f"<p>{_e(part_title(part))} did not load or was refused ({len(broken)}):</p><ul>"
+                       + "".join(f"<li>{_e(student)}: {_e(why[:200])}</li>" for student, why in broken) + "</ul>")
     if summary.down:
         out.append("<table><tr><th>student</th><th>task</th><th>status</th><th>feedback</th></tr>")
         out += [f"<tr><td>{_e(student)}</td><td>{_e(task_id)}</td><td>{_e(status)}</td><td>{_e(feedback[:300])}</td></tr>"
                 for student, task_id, status, feedback in summary.down]
         out.append("</table>")
     if len(out) == 1:
-        out.append("<p>Every student started every part; no task crashed or timed out.</p>")
+        out.append("<p>Every student started every part and every module loaded; no task crashed or timed out.</p>")
     return out
 
 
@@ -161,10 +173,18 @@ def load(log: str) -> list[dict]:
         path = gradebook.log_path(log)
     if not path.is_file():
         raise ReportError(f"no batch log at {path}: give the .jsonl file that agstate-grade --out FILE wrote next to FILE")
-    reports = list(gradebook.read_log(str(path)).values())
+    reports = [report for report in gradebook.read_log(str(path)).values() if _whole(report)]
     if not reports:
         raise ReportError(f"{path} holds no report: is it the log of an agstate-grade --out batch?")
     return reports
+
+
+def _whole(report: dict) -> bool:
+    """A record the report can read (a log edited by hand, or cut off, may hold others: they are left out)."""
+    tasks = report.get("tasks")
+    return isinstance(report.get("score"), (int, float)) and isinstance(report.get("seed"), int) and \
+        isinstance(tasks, list) and all(isinstance(t, dict) and {"id", "part", "status", "score", "max_score"} <= set(t)
+                                        for t in tasks)
 
 
 def main(argv: list[str] | None = None) -> int:

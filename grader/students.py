@@ -2,7 +2,10 @@
 
 In nbgrader's layout a submission is ``submitted/<student>/<assignment>``
 (``autograded/<student>/<assignment>`` once autograded), so the student is the
-folder's parent; elsewhere (``class/alice``) it is the folder itself.
+folder's parent; elsewhere (``class/alice``) it is the folder itself. A batch
+whose folders all share one name (``clones/*/agstate-lab``) names its students
+by the parents (``student_ids``). Ids are compared in Unicode's composed form
+(NFC): a zip made on macOS spells ``Noël`` decomposed, an LMS composed.
 
 A student's seed is derived from the batch's seed and the student id alone, so
 neighbours get different random cases, and regrading one student, in any
@@ -11,9 +14,10 @@ process, on any machine, draws the same cases again.
 
 import hashlib
 import os
+import unicodedata
 from pathlib import PurePath
 
-__all__ = ["student_id", "student_seed"]
+__all__ = ["StudentIdError", "student_id", "student_ids", "student_seed"]
 
 _NBGRADER_FOLDERS = ("submitted", "autograded", "feedback")
 
@@ -22,8 +26,29 @@ def student_id(submission: str) -> str:
     """The student a submission directory (as given on the command line) belongs to."""
     path = PurePath(os.path.abspath(submission))  # "." is the folder it names; links are not followed
     if path.parent.parent.name in _NBGRADER_FOLDERS and path.parent.name:
-        return path.parent.name
-    return path.name or "/"
+        return _composed(path.parent.name)
+    return _composed(path.name or "/")
+
+
+def _composed(name: str) -> str:
+    return unicodedata.normalize("NFC", name)
+
+
+class StudentIdError(ValueError):
+    """Two submissions of a batch would be one student."""
+
+
+def student_ids(submissions: list[str]) -> dict[str, str]:
+    """Each submission's student, told apart: by ``student_id``, else by the folders' parents; else an error."""
+    ids = {path: student_id(path) for path in submissions}
+    if len(set(ids.values())) < len(ids):
+        parents = {path: _composed(PurePath(os.path.abspath(path)).parent.name) for path in submissions}
+        if len(set(parents.values())) == len(parents):
+            return parents
+        shared = sorted({i for i in ids.values() if list(ids.values()).count(i) > 1})
+        raise StudentIdError(f"several submissions would be the same student {shared[0]!r}: give each student a "
+                             "folder of their own (nbgrader's submitted/<student>/<assignment>, or class/<student>)")
+    return ids
 
 
 def student_seed(batch_seed: int, student: str) -> int:

@@ -164,6 +164,45 @@ def test_lms_writes_the_grades_canvas_imports_next_to_the_gradebook(classroom):
         assert refused.returncode == 2 and message in refused.stderr, refused.stderr
 
 
+def test_an_instructors_slips_are_refused_before_grading(classroom, tmp_path):
+    """The review's slips: a glob one level short, --out naming the log, a task set other than the log's."""
+    short = run_cli(str(classroom / "submitted" / "*"), "--out", str(tmp_path / "g.csv"))
+    assert short.returncode == 2 and "none of the 4 folders holds an agstate/ package" in short.stderr
+    assert "'submitted/*/<assignment>'" in short.stderr and not (tmp_path / "g.csv").exists()
+    log_named = run_cli(str(classroom / "submitted" / "ada" / "agstate-lab"), "--out", str(tmp_path / "g.jsonl"))
+    assert log_named.returncode == 2 and "use --out" in log_named.stderr and str(tmp_path / "g.csv") in log_named.stderr
+    out = classroom / "grades.csv"
+    pattern = str(classroom / "submitted" / "*" / "agstate-lab")
+    assert run_cli(pattern, "--part", "state", "--seed", "3", "--out", str(out)).returncode == 1
+    for flag in ("--regrade", "--resume"):
+        other = run_cli(str(classroom / "submitted" / "ada" / "agstate-lab"), "--out", str(out), flag,
+                        "--task", "state.keep_max")
+        assert other.returncode == 2 and "was graded on 8 tasks (part state)" in other.stderr, other.stderr
+    # The same folder written another way ("./", a trailing slash) is the same submission of the log.
+    again = run_cli(str(classroom / "submitted" / "ada" / "agstate-lab") + "/", "--out", str(out), "--regrade")
+    assert again.returncode == 0 and len(list(csv.DictReader(out.open()))) == 4
+
+
+def test_a_regrade_of_someone_not_in_the_log_grades_them_as_new(classroom):
+    out = classroom / "grades.csv"
+    assert run_cli(str(classroom / "submitted" / "ada" / "agstate-lab"), "--part", "state", "--seed", "3",
+                   "--out", str(out)).returncode == 0
+    new = run_cli(str(classroom / "submitted" / "bob" / "agstate-lab"), "--out", str(out), "--regrade")
+    assert new.returncode == 0 and "graded as a new submission, not a regrade" in new.stderr
+    last = json.loads(out.with_suffix(".jsonl").read_text().splitlines()[-1])
+    assert "bob" in last["submission"] and "regraded" not in last["logged"]
+
+
+def test_student_ids_are_told_apart_or_refused(tmp_path):
+    from grader.students import StudentIdError, student_ids
+
+    assert student_ids(["submitted/ana/lab", "submitted/bo/lab"]) == {"submitted/ana/lab": "ana", "submitted/bo/lab": "bo"}
+    assert student_ids(["clones/ana/lab", "clones/bo/lab"]) == {"clones/ana/lab": "ana", "clones/bo/lab": "bo"}
+    assert student_ids(["No\u0065\u0308l"]) == {"No\u0065\u0308l": "No\u00ebl"}  # macOS's decomposed form, composed
+    with pytest.raises(StudentIdError, match="same student 'lab'"):
+        student_ids(["a/x/lab", "b/x/lab"])
+
+
 def test_resume_needs_out():
     done = run_cli(str(SOLUTIONS), "--resume")
     assert done.returncode == 2 and "--resume needs --out" in done.stderr

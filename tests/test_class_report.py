@@ -80,7 +80,7 @@ def test_the_report_counts_exactly_the_tasks_and_rules_the_mutants_break(graded)
     assert summary.students == len(CLASS) + len(HAND_MADE) + 1 and summary.seeds == [3]
     assert summary.not_started == {"state": [HOSTILE_NAME]}  # counted apart, not as failing every rule
     started = len(CLASS) + len(HAND_MADE)
-    assert {task_id: (failing, of) for task_id, failing, of in summary.tasks if failing} == {
+    assert {task_id: (failing, of) for task_id, failing, _, of in summary.tasks if failing} == {
         task_id: (len(_broken_by(task_id)), started) for task_id in
         ("state.append", "state.window", "state.dedupe", "state.keep_max", "state.schemas")}
     assert sorted((student, task_id, status) for student, task_id, status, _ in summary.down) == sorted(
@@ -96,6 +96,11 @@ def test_the_report_counts_exactly_the_tasks_and_rules_the_mutants_break(graded)
     assert split.failing == 3 and [(s.text, s.students) for s in split.shapes] == [
         ("append: a string split into characters", 3)]
     assert [r.failing for r in summary.rules] == sorted((r.failing for r in summary.rules), reverse=True)
+    # The mistakes by task: each student once per shape, however many of the task's rules the one bug breaks.
+    append = next(m for m in summary.mistakes if m.task == "state.append")
+    assert (append.failing, [(s.text, s.students) for s in append.shapes][:1]) == (
+        3, [("append: a string split into characters", 3)])
+    assert all(sum(s.students for s in m.shapes) >= m.failing for m in summary.mistakes)
 
 
 @pytest.mark.slow
@@ -115,7 +120,7 @@ def test_the_page_renders_in_chromium_and_runs_nothing_from_a_submission(graded,
         assert page.title() == "agstate lab: class report"
         assert page.locator("img[src=x]").count() == 0 and not dialogs
         plot = page.locator("img[alt='score distribution per part']")
-        assert plot.evaluate("image => image.complete && image.naturalWidth > 400")  # the embedded PNG decodes
+        assert plot.evaluate("image => image.complete && image.naturalWidth > 200")  # the embedded PNG decodes
         rows = page.locator("table").nth(0).locator("tr").all_inner_texts()
         assert rows[1].split("\t")[:3] == ["state.dedupe", "03_dedupe.ipynb", "4 of 12"]
         ARTIFACT.parent.mkdir(exist_ok=True)
@@ -167,3 +172,37 @@ def test_a_shape_is_the_call_and_the_kind_or_the_feedback_without_its_values():
              "feedback": "invoke({'question': '0'}) gave trace ['intake', 'lookup']; expected ['intake']"}
     second = {**first, "feedback": "invoke({'question': 'zz'}) gave trace ['intake']; expected ['intake', 'x', 'y']"}
     assert shape_of(first) == shape_of(second) == "invoke({…}) gave trace […]; expected […]"
+
+
+def _task(task_id, status, rules=(), feedback=""):
+    return {"id": task_id, "part": "state", "status": status, "score": 10.0 if status == "passed" else 0.0,
+            "max_score": 10.0, "feedback": feedback, "rules": list(rules)}
+
+
+def _report(name, tasks):
+    return {"submission": f"submitted/{name}/lab", "seed": 1, "score": sum(t["score"] for t in tasks),
+            "max_score": 10.0 * len(tasks), "tasks": tasks}
+
+
+def test_students_whose_code_did_not_load_and_unwritten_tasks_are_counted_apart():
+    """The review's class: a syntax error is not a mistake of every rule, a stub task is not a mistake at all,
+    and an exception class a submission made up is not named in a shape."""
+    own = {"rule": "r", "status": "error", "feedback": "append([], 'a') raised GIVE ME MARKS: see me",
+           "counterexample": {"call": "append", "args": [], "expected": ["a"], "got": "raised GIVE ME MARKS"}}
+    builtin = {**own, "feedback": "append([], 'a') raised TypeError: x",
+               "counterexample": {**own["counterexample"], "got": "raised TypeError"}}
+    reports = [
+        _report("syn", [_task("state.append", "error", feedback="agstate/state.py, line 3: invalid syntax. More"),
+                        _task("state.dedupe", "error", feedback="agstate/state.py, line 3: invalid syntax. More")]),
+        _report("stubby", [_task("state.append", "passed", [{"rule": "r", "status": "passed"}]),
+                           _task("state.dedupe", "not_implemented", [{"rule": "d", "status": "not_implemented"}])]),
+        _report("own", [_task("state.append", "error", [own]), _task("state.dedupe", "passed")]),
+        _report("typed", [_task("state.append", "error", [builtin]), _task("state.dedupe", "passed")]),
+    ]
+    summary = summarize(reports)
+    assert summary.not_loaded == {"state": [("syn", "agstate/state.py, line 3: invalid syntax")]}
+    assert {task_id: (failing, unwritten, started) for task_id, failing, unwritten, started in summary.tasks} == {
+        "state.append": (2, 0, 3), "state.dedupe": (0, 1, 3)}
+    assert [(r.task, r.rule, r.failing) for r in summary.rules] == [("state.append", "r", 2)]
+    assert sorted(s.text for s in summary.rules[0].shapes) == ["append: raised TypeError",
+                                                              "append: raised an exception of its own"]

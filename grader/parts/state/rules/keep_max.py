@@ -12,9 +12,13 @@ keep_max_task = task("state.keep_max")
 
 @keep_max_task.rule("keep_max returns the larger of two values (ints, floats or strs)")
 def keep_max_larger(check):
-    @check.forall(gen.comparable_pairs)
     def larger(pair):
         expect_value(check, "keep_max", pair, model_keep_max(*pair))
+
+    # Zero against a negative first: a truthiness test (`old or new`) fails here on every seed, not only on the seeds
+    # whose random pairs hold a zero (so neighbours with --seed-per-student lose the same marks for it).
+    check.each([((0, -1),), ((0.0, -1.5),)])(larger)
+    check.forall(gen.comparable_pairs)(larger)
 
 
 @keep_max_task.rule("None means absent: keep_max(None, x) == x, keep_max(x, None) == x, keep_max(None, None) is None")
