@@ -5,6 +5,7 @@ Exercise modules (complete these, the grader checks them):
     board.py     part B, operations, not replacements (notebooks 07-12)
     events.py    part C, event sourcing for agent runs (notebooks 13-19)
     branches.py  part D, parallel branches (notebooks 20-27)
+    messages.py  part E, the messages key (notebooks 28-32)
 
 Provided helpers (read them, use them; never graded):
     tools.py          the fake, deterministic tools of part A's agents
@@ -14,6 +15,7 @@ Provided helpers (read them, use them; never graded):
     invoice_tools.py  the invoice agent's fake tools (part C)
     events_audit.py   the audit table and timeline (notebook 19)
     refund_tools.py   the refund case's fake branch tools (part D)
+    chat_tools.py     a scripted chat model, fake tools, a provider's history check (part E)
 
 Check your work from a notebook with ``from grader import check; check("state")``
 or from a terminal with ``make grade``.

@@ -5,10 +5,10 @@ learner exception is the rule's error) and raises ``Failure`` with the call
 in the learner's words and both answers.
 """
 
-from grader.checking import Checker, Failure, contrast, show
+from grader.checking import Abort, Checker, Counterexample, Failure, contrast, show
 from grader.wire import Opaque
 
-__all__ = ["expect_list_result", "expect_pure", "expect_value"]
+__all__ = ["expect_decision_keys", "expect_list_result", "expect_pure", "expect_value"]
 
 
 def _reducer_call(check: Checker, name: str, old, new, factory_args):
@@ -50,6 +50,21 @@ def expect_value(check, name, args, expected):
         shown_got, shown_expected = contrast(call.result, expected)
         raise Failure(f"{call.text()} returned {shown_got}; expected {shown_expected}", call.counterexample(expected))
     return call.result
+
+
+def expect_decision_keys(check, schema: str, keys: list[str]) -> dict:
+    """The module's ``DECISIONS``: a dict with exactly ``schema``'s ``keys`` (empty: not written yet)."""
+    table = check.probe("attr", "DECISIONS")
+    if type(table) is not dict:
+        raise Failure(f"DECISIONS is {show(table)}; expected a dict from each {schema} key to a sentence")
+    if not table:
+        raise Abort("not_implemented", f"DECISIONS is empty: write one sentence per {schema} key")
+    got = sorted(map(str, table))
+    if got != sorted(keys):
+        missing, extra = sorted(set(keys) - set(got)), sorted(set(got) - set(keys))
+        raise Failure(f"DECISIONS has keys {got}; expected exactly the {schema} keys (missing {missing}, extra {extra})",
+                      Counterexample("DECISIONS", [], sorted(keys), got))
+    return table
 
 
 # -- one state key through a graph ------------------------------------------------------------

@@ -14,13 +14,13 @@ import re
 import zlib
 
 import pytest
-from mutants import board_mutants, branches_mutants, events_mutants, state_mutants
+from mutants import board_mutants, branches_mutants, events_mutants, messages_mutants, state_mutants
 from mutants.corpus import REFERENCE_PACKAGE, Mutant, StaleMutant, apply_edits
 
 from grader.runner import grade_submission
 from grader.tasks import MODULES, TASKS
 
-CORPORA = [state_mutants, board_mutants, events_mutants, branches_mutants]
+CORPORA = [state_mutants, board_mutants, events_mutants, branches_mutants, messages_mutants]
 
 
 def _internal_words() -> set[str]:

@@ -31,6 +31,7 @@ NAMES = (
     "board",  # B: operations, not replacements
     "events",  # C: event sourcing
     "branches",  # D: parallel branches
+    "messages",  # E: the messages key
 )
 
 

@@ -1,6 +1,7 @@
 """Notebook 06, schemas: State, InputState and OutputState, the research graph built on them, and DECISIONS."""
 
 from grader.checking import Abort, Counterexample, Failure, no_raise, show
+from grader.expectations import expect_decision_keys
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import expect_keys, lookup_rounds, research_run, state_key_graph
 from grader.parts.state.model import OUTPUT_KEYS, SPEC_STATE_KEYS, model_append, model_trace
@@ -124,17 +125,7 @@ decisions = task("state.decisions")
 
 @decisions.rule("DECISIONS has exactly the keys of State")
 def decision_keys(check):
-    table = check.probe("attr", "DECISIONS")
-    if type(table) is not dict:
-        raise Failure(f"DECISIONS is {show(table)}; expected a dict from each State key to a sentence")
-    if not table:
-        raise Abort("not_implemented", "DECISIONS is empty: write one sentence per State key")
-    keys = sorted(map(str, table))
-    if keys != sorted(SPEC_STATE_KEYS):
-        missing = sorted(set(SPEC_STATE_KEYS) - set(keys))
-        extra = sorted(set(keys) - set(SPEC_STATE_KEYS))
-        raise Failure(f"DECISIONS has keys {keys}; expected exactly the State keys (missing {missing}, extra {extra})",
-                      Counterexample("DECISIONS", [], sorted(SPEC_STATE_KEYS), keys))
+    expect_decision_keys(check, "State", SPEC_STATE_KEYS)
 
 
 @decisions.rule("each decision is a sentence: the merge rule, visible or internal, and why")

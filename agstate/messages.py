@@ -1,0 +1,117 @@
+"""Part E — the messages key: upsert by id, remove by id, trim without breaking the conversation.
+
+Every chat agent's state has ``messages``. With no merge rule it keeps only
+the last turn; with ``operator.add`` a retried model call is appended twice
+and nothing can be edited or removed. LangGraph's ``add_messages`` merges by
+message id instead, and removes with ``RemoveMessage``. Keeping the history
+short is then a matter of removals that leave a conversation a chat API
+still accepts (``conversation_problems`` says what it checks).
+
+Rules every function here follows:
+- a budget (``max_messages``) is an int, not a bool, of at least 4; it counts
+  every message, the system message included;
+- inputs are never mutated; removals are ``RemoveMessage`` s, in history order.
+
+Notebooks: 28_upsert_by_id … 32_chat_graph. Check with ``check("messages")``.
+"""
+
+from collections.abc import Callable
+from typing import Annotated
+
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict
+
+from agstate.chat_tools import conversation_problems
+
+__all__ = [
+    "MAX_MESSAGES",
+    "conversation_problems",
+    "trim_removals",
+    "budgeted",
+    "ChatState",
+    "summarize_removals",
+    "DECISIONS",
+    "build_chat_graph",
+]
+
+MAX_MESSAGES = 8  # any int >= 4
+
+
+def _check_budget(max_messages) -> None:
+    if type(max_messages) is not int or max_messages < 4:
+        raise ValueError(f"a message budget is an int >= 4, not {max_messages!r}")
+
+
+def trim_removals(messages: list[AnyMessage], max_messages: int = MAX_MESSAGES) -> list[RemoveMessage]:
+    """The removals that bring a valid history to at most ``max_messages`` messages, oldest first.
+
+    The leading system message is never removed. The latest human message and
+    everything after it are kept. An AI message with tool calls and the tool
+    messages answering it go together or not at all. The first message kept
+    after the system message is a human message. The shortest such prefix is
+    removed; when none meets the budget, the longest the rules allow.
+    ``[]`` when nothing needs removing. Raises ``ValueError`` for a bad budget.
+    """
+    raise NotImplementedError('messages.trim: trim_removals() is not written yet; complete it in agstate/messages.py (notebook 29_trim_without_orphans.ipynb)')
+
+
+def budgeted(max_messages: int) -> Callable:
+    """A reducer: ``add_messages(old, new)``, then the removals of ``trim_removals`` applied.
+
+    It upserts by id (a message with a stored id replaces it in place), removes
+    by ``RemoveMessage``, and never holds more than the trim rules allow. A
+    re-sent write (the same messages, the same ids) changes nothing. It never
+    mutates its arguments: a message without an id gets one in the result
+    only. ``old`` may be None. Raises ``ValueError`` at once for a bad budget.
+    """
+    raise NotImplementedError('messages.upsert: budgeted() is not written yet; complete it in agstate/messages.py (notebook 28_upsert_by_id.ipynb)')
+
+
+class ChatState(TypedDict, total=False):
+    """A chat agent's state: ``messages`` merged by id within a budget, ``summary`` overwritten.
+
+    ``messages`` uses ``budgeted(MAX_MESSAGES)``; ``summary`` (the text of turns
+    summarized away) has no merge rule.
+    """
+
+    pass
+
+
+def summarize_removals(messages: list[AnyMessage], keep_last: int) -> tuple[str, list[RemoveMessage]]:
+    """A summary of the old messages, and the removals that take them out of the history.
+
+    Keeps the system message and the last ``keep_last`` other messages; the
+    cut moves earlier to the nearest human message, so no tool call is split
+    from its results and the kept part starts with a human turn
+    (``keep_last=0`` keeps the latest human turn). The summary names every
+    removed message as ``role: text [id]`` (an AI message that only calls
+    tools: ``calls NAME, …``), in history order, joined by ``"; "``. Nothing
+    removed gives ``("", [])``. Raises ``ValueError`` unless ``keep_last`` is
+    an int >= 0.
+    """
+    raise NotImplementedError('messages.summary: summarize_removals() is not written yet; complete it in agstate/messages.py (notebook 31_summarize_old_turns.ipynb)')
+
+
+def _named(message: BaseMessage) -> str:
+    calls = getattr(message, "tool_calls", None)
+    text = message.content if message.content or not calls else f"calls {', '.join(call['name'] for call in calls)}"
+    return f"{message.type}: {text} [{message.id}]"
+
+
+DECISIONS: dict[str, str] = {}
+
+
+def build_chat_graph(model, tools: dict, checkpointer=None, max_messages: int = MAX_MESSAGES):
+    """A chat agent: ``agent`` calls ``model.invoke(messages)``; ``tools`` answers every tool call it asks for.
+
+    The state has ``ChatState``'s keys, ``messages`` merged by
+    ``budgeted(max_messages)``; the graph never writes ``summary``. Each tool
+    call runs ``tools[name](**args)`` and gives a ``ToolMessage`` with content
+    ``str(result)`` and the call's ``tool_call_id``; an unknown or raising tool
+    gives one with ``status="error"`` naming the error. The loop ends when the
+    AI message has no tool calls. A turn already answered (invoked again with
+    the same message ids) changes nothing and does not call the model.
+    """
+    raise NotImplementedError('messages.graph: build_chat_graph() is not written yet; complete it in agstate/messages.py (notebook 32_chat_graph.ipynb)')

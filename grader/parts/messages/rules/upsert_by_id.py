@@ -1,0 +1,99 @@
+"""Notebook 28, messages.upsert: ``budgeted(n)`` merges by id as ``add_messages`` does, and mutates nothing."""
+
+from grader.checking import Counterexample, Failure, no_raise, show
+from grader.parts.messages import strategies as gen
+from grader.parts.messages.checks import briefs, expect_messages
+from grader.parts.messages.model import model_reduce
+from grader.tasks import task
+
+upsert = task("messages.upsert")
+
+
+def reduced(check, writes, budget=gen.BIG):
+    """Each write through ``budgeted(budget)`` from None, judged step by step against the model."""
+    got = no_raise(check.probe("reduce", budget, writes), f"budgeted({budget})")
+    held = None
+    for number, (write, step) in enumerate(zip(writes, got["steps"]), 1):
+        expected = model_reduce(held, write, budget)
+        what = f"budgeted({budget})({briefs(held) if held is not None else None}, {briefs(write)})"
+        expect_messages(what, step["result"], expected, Counterexample(f"budgeted({budget})", [held, write], expected,
+                                                                        step["result"]))
+        held = expected
+        yield number, write, step
+    if got["raised"] is not None:
+        no_raise(got["raised"], f"budgeted({budget}) on write {len(got['steps']) + 1}, {briefs(writes[len(got['steps'])])}")
+
+
+@upsert.rule("budgeted(n) appends a message with a new id and replaces a message whose id is stored, in place")
+def upserts(check):
+    @check.forall(gen.write_sequences())
+    def merged(writes):
+        for _ in reduced(check, [w for w in writes if not any(m["type"] == "remove" for m in w)]):
+            pass
+
+
+@upsert.rule("budgeted(n) removes the messages named by RemoveMessage; RemoveMessage(id=REMOVE_ALL_MESSAGES) clears the history")
+def removes(check):
+    @check.forall(gen.write_sequences())
+    def merged(writes):
+        for _ in reduced(check, writes):
+            pass
+
+
+@upsert.rule("a re-sent write (the same messages, the same ids) changes nothing")
+def resent(check):
+    @check.forall(gen.conversations())
+    def twice(history):
+        for _ in reduced(check, [history, history, history[-1:]]):
+            pass
+
+
+@upsert.rule("budgeted(n) never mutates its arguments: a message without an id gets one in the result only")
+def pure(check):
+    @check.forall(gen.conversations())
+    def untouched(history):
+        write = [{"type": "human", "id": None, "content": "and now?"}]
+        got = no_raise(check.probe("reduce", gen.BIG, [history, write]), f"budgeted({gen.BIG})")
+        no_raise(got["raised"] or None, lambda: f"budgeted({gen.BIG})({briefs(history)}, {briefs(write)})")
+        second = got["steps"][1]
+        what = f"budgeted({gen.BIG})({briefs(history)}, {briefs(write)})"
+        if not second["old_after"]:
+            raise Failure(f"{what} changed its argument old; a reducer never mutates its arguments",
+                          Counterexample(f"budgeted({gen.BIG})", [history, write], "old unchanged", "old changed"))
+        if second["returned_old"]:
+            raise Failure(f"{what} returned its argument old itself; return a new list")
+        if second["new_after"] != write:
+            raise Failure(f"{what} changed its argument new to {briefs(second['new_after'])}: a message without an id "
+                          "gets one in the result only (add_messages writes ids into the messages it is given: pass "
+                          "it copies)", Counterexample(f"budgeted({gen.BIG})", [history, write], write, second["new_after"]))
+        result = second["result"]
+        fresh = [m.get("id") for m in result[len(history):]] if isinstance(result, list) else []
+        if len(fresh) != len(write) or not all(isinstance(i, str) and i for i in fresh):
+            raise Failure(f"{what} returned {briefs(result)}; expected the history and then the write, every message "
+                          "with an id")
+
+
+@upsert.rule("old may be None: nothing stored yet")
+def from_none(check):
+    @check.forall(gen.conversations())
+    def first(history):
+        for _ in reduced(check, [history]):
+            pass
+
+
+@upsert.rule("budgeted(n) raises ValueError at once when n is not an int >= 4")
+def bad_budget(check):
+    @check.forall(gen.bad_budgets)
+    def rejects(n):
+        expect_value_error(check, "budgeted", [n])
+
+
+def expect_value_error(check, name: str, args: list) -> None:
+    """``name(*args)`` raises ValueError at the call (not a function that fails later, inside a run)."""
+    call = check.call(name, *args)
+    text = f"{name}({', '.join(map(repr, args))})"
+    if call.raised is None:
+        raise Failure(f"{text} returned {show(call.result)}; expected ValueError at once", call.counterexample("ValueError"))
+    if not call.raised.is_a("ValueError"):
+        raise Failure(f"{text} raised {call.raised.sentence()}; expected a ValueError",
+                      call.counterexample("ValueError", call.raised.type))

@@ -1,0 +1,125 @@
+"""Mutants of part E: realistic buggy variants of ``solutions/agstate/messages.py``.
+
+Each ``Mutant`` is one mistake, written as exact text edits of the reference;
+``breaks`` is the set of part-E task ids the grader must fail for it, and
+every other part-E task must keep full marks. When one mistake breaks
+several tasks (``budgeted`` trims with ``trim_removals``, and the chat graph
+and ``ChatState`` merge with ``budgeted``), all are listed and ``why`` says so.
+"""
+
+from pathlib import Path
+
+from mutants import corpus
+from mutants.corpus import Mutant
+from mutants.corpus import mutant as _m
+
+__all__ = ["NAME", "MODULE", "TASK_IDS", "PART_E", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
+
+MODULE = "messages.py"
+
+UPSERT = "messages.upsert"
+TRIM = "messages.trim"
+BUDGET = "messages.budget"
+SUMMARY = "messages.summary"
+GRAPH = "messages.graph"
+DECISIONS = "messages.decisions"
+PART_E = (UPSERT, TRIM, BUDGET, SUMMARY, GRAPH, DECISIONS)
+TASK_IDS = PART_E  # the name the shared tests use
+
+NAME = "messages"
+EXAMPLES = 20  # random examples per rule when the corpus is graded
+MIN_MUTANTS = 15
+
+
+def mutant_source(mutant: Mutant) -> str:
+    return corpus.mutant_source(mutant, MODULE)
+
+
+def build_submission(mutant: Mutant, directory) -> Path:
+    return corpus.build_submission(mutant, directory, MODULE)
+
+
+CUT = "    cut = fitting[0] if fitting else cuts[-1]\n"
+CUTS = "    cuts = [k for k, message in enumerate(rest) if isinstance(message, HumanMessage)]\n"
+MERGE = "        merged = add_messages(held, copies)\n"
+APPLY = "        return add_messages(merged, removals) if removals else merged\n"
+COPIES = "        copies = [m.model_copy() if isinstance(m, BaseMessage) else m for m in writes]\n"
+
+MUTANTS: list[Mutant] = [
+    _m("slice_trim", {TRIM, BUDGET, GRAPH},
+       [(CUTS, "    cuts = list(range(len(rest)))\n")],
+       "trims by slicing, at any message: a tool result loses its call and the provider refuses the history"),
+    _m("drops_system_message", {TRIM, BUDGET},
+       [("    start = 1 if messages and isinstance(messages[0], SystemMessage) else 0\n    rest = list(messages[start:])\n"
+         "    # A cut", "    start = 0\n    rest = list(messages)\n    # A cut")],
+       "the system message is trimmed with the oldest turn (it is first): the agent forgets its instructions "
+       "(the graded chat runs send no system message, so the graph keeps its marks)"),
+    _m("keeps_too_much", {TRIM, BUDGET, GRAPH},
+       [(CUT, "    cut = cuts[0]\n")],
+       "never removes anything once the history is over the budget: the checkpoint grows without bound"),
+    _m("removes_too_much", {TRIM, BUDGET},
+       [(CUT, "    cut = cuts[-1]\n")],
+       "always cuts at the latest human message: earlier turns that would fit are lost (the graph stays valid and "
+       "within budget, all its rules ask)"),
+    _m("returns_kept_messages", {TRIM, BUDGET, GRAPH},
+       [("    return [RemoveMessage(id=message.id) for message in rest[:cut]]\n", "    return rest[cut:]\n")],
+       "returns the trimmed list instead of removals: re-sent to add_messages it changes nothing"),
+    _m("operator_add", {UPSERT, BUDGET, GRAPH},
+       [(MERGE, "        merged = list(held) + [m for m in copies if not isinstance(m, RemoveMessage)]\n")],
+       "appends like operator.add: a retried message is stored twice and nothing can be edited or removed"),
+    _m("mutates_new", {UPSERT},
+       [(COPIES, "        copies = list(writes)\n")],
+       "hands the caller's messages to add_messages, which writes fresh ids into them"),
+    _m("no_budget_check", {UPSERT, TRIM},
+       [("    if type(max_messages) is not int or max_messages < 4:\n",
+         "    if max_messages is None:\n")],
+       "the budget check budgeted and trim_removals share accepts 2, or '8': the failure comes later, inside a run"),
+    _m("remove_by_position", {UPSERT, BUDGET},
+       [(APPLY, "        return merged[len(removals):]\n"),
+        (MERGE, "        merged = [m for m in add_messages(held, [m for m in copies if not isinstance(m, RemoveMessage)])]\n")],
+       "removes by position instead of by id: RemoveMessage in a write is ignored (the trim's removals, a prefix, "
+       "still work, so the graph keeps its marks)"),
+    _m("chat_state_no_reducer", {BUDGET},
+       [("    messages: Annotated[list[AnyMessage], budgeted(MAX_MESSAGES)]\n    summary: str\n    ### STUB",
+         "    messages: list[AnyMessage]\n    summary: str\n    ### STUB")],
+       "ChatState.messages has no merge rule: each write replaces the whole history"),
+    _m("summary_appends", {BUDGET},
+       [("    messages: Annotated[list[AnyMessage], budgeted(MAX_MESSAGES)]\n    summary: str\n    ### STUB",
+         "    messages: Annotated[list[AnyMessage], budgeted(MAX_MESSAGES)]\n    summary: Annotated[str, operator.add]\n"
+         "    ### STUB"),
+        ("from collections.abc import Callable\n", "import operator\nfrom collections.abc import Callable\n")],
+       "summary concatenates every summary ever written instead of replacing the last"),
+    _m("summary_cut_not_moved", {SUMMARY},
+       [("    while cut > 0 and not isinstance(rest[cut], HumanMessage):\n        cut -= 1\n", "")],
+       "keeps exactly the last keep_last messages: the kept part can start with a tool result"),
+    _m("summary_without_ids", {SUMMARY},
+       [('    return f"{message.type}: {text} [{message.id}]"\n', '    return f"{message.type}: {text}"\n')],
+       "the summary does not say which messages it replaced"),
+    _m("summary_keeps_no_human", {SUMMARY},
+       [("    cut = min(len(rest) - keep_last, len(rest) - 1) if rest else 0\n",
+         "    cut = len(rest) - keep_last if rest else 0\n"),
+        ("    while cut > 0 and not isinstance(rest[cut], HumanMessage):\n",
+         "    while 0 < cut < len(rest) and not isinstance(rest[cut], HumanMessage):\n")],
+       "keep_last=0 removes the latest human turn too: the model answers a question it cannot see"),
+    _m("model_called_again", {GRAPH},
+       [("        return END if isinstance(last, AIMessage) and not last.tool_calls else \"agent\"\n",
+         "        return \"agent\"\n")],
+       "re-invoking an answered turn calls the model again: a retried request costs a second completion"),
+    _m("tool_errors_raise", {GRAPH},
+       [("            except Exception as exc:  # an unknown tool (KeyError) or one that raised: the model reads what failed\n"
+         "                content, status = f\"error: {type(exc).__name__}: {exc}\", \"error\"\n",
+         "            finally:\n                pass\n")],
+       "a failing or unknown tool crashes the run instead of telling the model what failed"),
+    _m("graph_writes_summary", {GRAPH},
+       [('        return {"messages": [model.invoke(state["messages"])]}\n',
+         '        return {"messages": [model.invoke(state["messages"])], "summary": ""}\n')],
+       "the agent node resets summary on every call"),
+    _m("graph_without_budget", {GRAPH},
+       [("        messages: Annotated[list[AnyMessage], budgeted(max_messages)]\n        summary: str\n\n    def agent",
+         "        messages: Annotated[list[AnyMessage], add_messages]\n        summary: str\n\n    def agent")],
+       "the graph's state uses add_messages without the budget: the checkpoint and the model's input grow every turn"),
+    _m("decisions_missing_summary", {DECISIONS},
+       [('    "summary": "overwrite (no reducer): internal memory of the turns trimmed away; each summary replaces the last, "\n'
+         '               "because it already covers them.",\n', "")],
+       "DECISIONS says nothing about summary"),
+]
