@@ -7,9 +7,11 @@ nothing is fixed: string hashing (a ``set``'s order), memory addresses and
 the wall clock (part C's store sets each event's ``ts`` from it).
 """
 
+import re
+
 import pytest
 from conftest import run_cli
-from mutants import events_mutants, state_mutants
+from mutants import events_mutants, messages_mutants, state_mutants
 
 ADDRESS_IN_RESULT = [("    return merged\n", "    return merged + [object()]\n")]  # an object: its repr holds an address
 
@@ -33,6 +35,26 @@ def test_a_store_clock_does_not_reach_the_report(tmp_path):
     runs = [run_cli(str(submission), "--json", "--seed", "4", "--task", "events.concurrency") for _ in range(2)]
     assert runs[0].stdout == runs[1].stdout
     assert "'ts': 1700000001.0" in runs[0].stdout  # the first ts the store set, as the report shows it
+
+
+# Tool messages left without an id: add_messages gives each a random uuid, which the feedback would show.
+TOOL_IDS_LEFT_OUT = [(', id=f"tool-{call[\'id\']}"))', "))")]
+
+
+@pytest.mark.parametrize(("mutant", "task"), [("mutates_new", "messages.upsert"), ("graph_budget_fixed", "messages.graph")])
+def test_random_message_ids_do_not_reach_the_report(mutant, task, tmp_path):
+    """add_messages names an id-less message with a uuid4: a reply names them id-1, id-2… in reading order."""
+    from submissions import apply_edits, build_submission
+
+    found = next(m for m in messages_mutants.MUTANTS if m.name == mutant)
+    source = messages_mutants.mutant_source(found)
+    if task == "messages.graph":
+        source = apply_edits(source, TOOL_IDS_LEFT_OUT, "tool messages without ids", "messages.py")
+    submission = build_submission(tmp_path / mutant, modules={"messages.py": source})
+    runs = [run_cli(str(submission), "--json", "--seed", "4", "--task", task, "--examples", "20") for _ in range(2)]
+    assert runs[0].stdout == runs[1].stdout
+    assert '"status": "failed"' in runs[0].stdout and re.search(r"\bid-\d\b", runs[0].stdout)
+    assert not re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", runs[0].stdout)
 
 
 def test_the_warm_grader_gives_the_cold_report_and_survives_its_own_death(tmp_path):

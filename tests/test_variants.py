@@ -15,6 +15,11 @@ VARIANTS = [
     # (name, module, edits, part): each is correct by the module's docstrings
     ("primary_key_seq_first", "events.py",
      [("ts REAL NOT NULL, PRIMARY KEY (task_id, seq))", "ts REAL NOT NULL, PRIMARY KEY (seq, task_id))")], "events"),
+    # LangGraph's own ToolNode answers the tool calls, told to turn a raising tool into an error ToolMessage
+    ("tool_node_for_the_tools", "messages.py",
+     [('    graph.add_node("tools", run_tools)\n',
+       '    from langgraph.prebuilt import ToolNode\n\n'
+       '    graph.add_node("tools", ToolNode(list(tools.values()), handle_tool_errors=True))\n')], "messages"),
     ("stream_with_an_rlock", "branches.py",
      [("        self._lock = threading.Lock()\n", "        self._lock = threading.RLock()\n")], "branches"),
 ]

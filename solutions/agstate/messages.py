@@ -76,9 +76,11 @@ def budgeted(max_messages: int) -> Callable:
 
     It upserts by id (a message with a stored id replaces it in place), removes
     by ``RemoveMessage``, and never holds more than the trim rules allow. A
-    re-sent write (the same messages, the same ids) changes nothing. It never
-    mutates its arguments: a message without an id gets one in the result
-    only. ``old`` may be None. Raises ``ValueError`` at once for a bad budget.
+    re-sent write (the same messages, the same ids) changes nothing. Removing
+    an id it does not hold raises ``ValueError``, as ``add_messages`` does. It
+    never mutates its arguments: a message without an id gets one in the
+    result only. ``old`` may be None. Raises ``ValueError`` at once for a bad
+    budget.
     """
     ### BEGIN SOLUTION messages.upsert messages.budget
     _check_budget(max_messages)

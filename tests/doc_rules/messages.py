@@ -8,6 +8,7 @@ UPSERT_REMOVES = ("budgeted(n) removes the messages named by RemoveMessage; Remo
 UPSERT_RESENT = "a re-sent write (the same messages, the same ids) changes nothing"
 UPSERT_PURE = "budgeted(n) never mutates its arguments: a message without an id gets one in the result only"
 UPSERT_NONE = "old may be None: nothing stored yet"
+UPSERT_UNKNOWN = "removing an id the history does not hold raises ValueError, as add_messages does"
 BAD_BUDGET = "budgeted(n) raises ValueError at once when n is not an int >= 4"
 TRIM_BAD_BUDGET = "trim_removals(messages, n) raises ValueError at once when n is not an int >= 4"
 TRIM_SHAPE = "trim_removals returns [] when the history fits, else RemoveMessages of its ids in history order"
@@ -24,12 +25,12 @@ SUMMARY_WORDS = ("the summary names every removed message as role: text [id] (ca
                  "message), in order, joined by '; '")
 SUMMARY_NOTHING = "nothing to remove gives ('', [])"
 SUMMARY_STRICT = "summarize_removals raises ValueError unless keep_last is an int >= 0, and never mutates its arguments"
-GRAPH_RECEIVED = ("the model always receives a valid history of at most max_messages messages, over scripted "
-                  "multi-turn runs")
+GRAPH_RECEIVED = ("the model always receives the history budgeted(max_messages) keeps: valid, at most max_messages "
+                  "messages, over scripted multi-turn runs")
 GRAPH_ANSWERS = ("each turn ends with the script's answer; each tool call gets a ToolMessage with str(result) and its "
                  "tool_call_id")
 GRAPH_ERRORS = "an unknown or raising tool gives a ToolMessage with status='error' that names the error"
-GRAPH_CHECKPOINT = "the checkpointed history never holds more than the budget allows, and summary is never written"
+GRAPH_CHECKPOINT = "the checkpoint holds the history budgeted(max_messages) keeps, and summary is never written"
 GRAPH_REINVOKE = "re-invoking an answered turn with the same ids changes nothing and does not call the model"
 GRAPH_STATELESS = "without a checkpointer, each turn sending the previous messages on gives the same answers"
 DECISIONS_KEYS = "DECISIONS has exactly the keys of ChatState"
@@ -96,6 +97,8 @@ TABLE = {
         checked(UPSERT, UPSERT_APPENDS),
     ("budgeted", "A re-sent write (the same messages, the same ids) changes nothing."):
         checked(UPSERT, UPSERT_RESENT),
+    ("budgeted", "Removing an id it does not hold raises ``ValueError``, as ``add_messages`` does."):
+        checked(UPSERT, UPSERT_UNKNOWN),
     ("budgeted", "It never mutates its arguments: a message without an id gets one in the result only."):
         checked(UPSERT, UPSERT_PURE),
     ("budgeted", "``old`` may be None."):

@@ -7,7 +7,8 @@ with ``tool_calls`` (``[{"name", "args", "id"}]``) on an AI message and
 the grader's own reading of LAB-SPEC §10, written without the reference.
 """
 
-__all__ = ["REMOVE_ALL", "problems", "model_add", "model_trim", "model_reduce", "model_summary", "fits", "text_of"]
+__all__ = ["REMOVE_ALL", "UnknownRemoval", "problems", "model_add", "model_trim", "model_reduce", "model_summary", "fits",
+           "text_of", "simulate_chat", "comparable", "in_rounds"]
 
 REMOVE_ALL = "__remove_all__"  # langgraph.graph.message.REMOVE_ALL_MESSAGES
 
@@ -41,8 +42,14 @@ def problems(history: list) -> list[str]:
     return found
 
 
+class UnknownRemoval(ValueError):
+    """A RemoveMessage names an id the history does not hold: add_messages raises ValueError."""
+
+
 def model_add(old: list, new: list) -> list:
-    """``add_messages(old, new)`` for writes that carry ids: edit in place, append, remove, remove all."""
+    """``add_messages(old, new)`` for messages that carry ids, step for step as LangGraph 1.2 does it: a remove-all
+    keeps only what follows it; a stored id is replaced in place (or marked removed, or un-marked by a later
+    message of that id); a new id is appended; removing an id not held raises (``UnknownRemoval``)."""
     last_all = max((i for i, m in enumerate(new) if m["type"] == "remove" and m["id"] == REMOVE_ALL), default=None)
     if last_all is not None:
         return [dict(m) for m in new[last_all + 1:]]
@@ -50,10 +57,14 @@ def model_add(old: list, new: list) -> list:
     where = {m["id"]: i for i, m in enumerate(merged)}
     removed = set()
     for message in new:
-        if message["type"] == "remove":
-            removed.add(message["id"])
-        elif message["id"] in where:
-            merged[where[message["id"]]] = dict(message)
+        if message["id"] in where:
+            if message["type"] == "remove":
+                removed.add(message["id"])
+            else:
+                removed.discard(message["id"])
+                merged[where[message["id"]]] = dict(message)
+        elif message["type"] == "remove":
+            raise UnknownRemoval(message["id"])
         else:
             where[message["id"]] = len(merged)
             merged.append(dict(message))
@@ -110,3 +121,61 @@ def model_summary(history: list, keep_last: int) -> tuple[str, list[str]]:
         cut -= 1
     removed = rest[:max(cut, 0)]
     return "; ".join(text_of(m) for m in removed), [m["id"] for m in removed]
+
+
+def simulate_chat(script: dict, turns: list, order: list, budget: int, results: dict) -> list:
+    """What a correct chat graph gives the model, call by call, over ``turns`` invoked in ``order`` on one thread.
+
+    The model's messages (and their ids) follow from the script; a tool message is ``{"type": "tool",
+    "tool_call_id", "status", "content"}`` with the content ``results[name](args)`` for a tool that answers, None
+    (any text) for one that fails, and the id None: its id is the learner's to choose.
+    Returns one history per model call and the history held after each invocation, each message as the rules
+    compare it (``comparable``).
+    """
+    held, calls, after = [], [], []
+    for index in order:
+        turn = turns[index]
+        answered = held and held[-1]["type"] == "ai" and not held[-1].get("tool_calls")
+        if any(m["id"] == turn["id"] for m in held) and answered:
+            after.append([comparable(m) for m in held])
+            continue  # a turn answered already: no model call
+        held = model_reduce(held, [{"type": "human", "id": turn["id"], "content": turn["text"]}], budget)
+        steps = script.get(turn["text"], ["(not in the script)"])
+        for step in range(len(steps)):
+            calls.append([comparable(m) for m in held])
+            answer, message_id = steps[step], f"ai-{turn['id']}-{step}"
+            if isinstance(answer, str):
+                held = model_reduce(held, [{"type": "ai", "id": message_id, "content": answer}], budget)
+                break
+            tool_calls = [{"name": name, "args": dict(args), "id": f"call-{turn['id']}-{step}-{k}"}
+                          for k, (name, args) in enumerate(answer)]
+            held = model_reduce(held, [{"type": "ai", "id": message_id, "content": "", "tool_calls": tool_calls}],
+                                budget)
+            answers = [{"type": "tool", "id": f"(tool message {call['id']})", "tool_call_id": call["id"],
+                        "status": "success" if call["name"] in results else "error",
+                        "content": results[call["name"]](call["args"]) if call["name"] in results else None}
+                       for call in tool_calls]
+            held = model_reduce(held, answers, budget)
+        after.append([comparable(m) for m in held])
+    return calls, after
+
+
+def in_rounds(history: list) -> list:
+    """``comparable`` messages with each run of tool messages sorted: one round's results may come in any order."""
+    out, run = [], []
+    for message in history:
+        if message[0] == "tool":
+            run.append(message)
+            continue
+        out += sorted(run, key=repr) + [message]
+        run = []
+    return out + sorted(run, key=repr)
+
+
+def comparable(message: dict) -> tuple:
+    """A message as the graph rules compare it: a tool message's id and a failed tool's text are the learner's."""
+    if message.get("type") == "tool":
+        content = message.get("content") if message.get("status") != "error" else None
+        return ("tool", message.get("tool_call_id"), message.get("status"), content)
+    calls = tuple((c.get("name"), str(c.get("args")), c.get("id")) for c in message.get("tool_calls") or [])
+    return (message.get("type"), message.get("id"), message.get("content"), calls)

@@ -8,8 +8,9 @@ grader's own (``_scripted_model``), never the learner's ``agstate.chat_tools``.
 """
 
 import copy
+import re
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from typing_extensions import get_type_hints
@@ -35,15 +36,28 @@ def _message(spec: dict):
     return {"system": SystemMessage, "human": HumanMessage}[kind](content=spec.get("content", ""), **fields)
 
 
+_KINDS = ((RemoveMessage, "remove"), (SystemMessage, "system"), (HumanMessage, "human"), (AIMessage, "ai"),
+          (ToolMessage, "tool"))
+
+
 def _plain(message) -> dict:
-    if not isinstance(message, BaseMessage):
+    """A message as plain data; anything else, or a message whose id, text or tool calls are not plain strings,
+    says what it is instead (the grading side compares exact builtins)."""
+    kind = next((name for cls, name in _KINDS if isinstance(message, cls)), None)
+    if kind is None:
         return {"type": f"not a message: {type(message).__name__}"}
-    kind = "remove" if isinstance(message, RemoveMessage) else message.type
-    plain = {"type": kind, "id": message.id if message.id != REMOVE_ALL_MESSAGES else _REMOVE_ALL,
-             "content": message.content}
+    ident, content = message.id, message.content
+    if not (ident is None or isinstance(ident, str)) or not isinstance(content, str):
+        return {"type": f"not a message: a {kind} message whose id or content is not a str"}
+    plain = {"type": kind, "id": _REMOVE_ALL if ident == REMOVE_ALL_MESSAGES else ident, "content": content}
     if kind == "ai" and message.tool_calls:
-        plain["tool_calls"] = [{"name": c["name"], "args": c["args"], "id": c["id"]} for c in message.tool_calls]
+        calls = [{"name": c.get("name"), "args": c.get("args"), "id": c.get("id")} for c in message.tool_calls]
+        if not all(isinstance(c["name"], str) and isinstance(c["id"], str) for c in calls):
+            return {"type": "not a message: an AI message whose tool call names or ids are not str"}
+        plain["tool_calls"] = calls
     if kind == "tool":
+        if not isinstance(message.tool_call_id, str):
+            return {"type": "not a message: a tool message whose tool_call_id is not a str"}
         plain["tool_call_id"], plain["status"] = message.tool_call_id, message.status
     return plain
 
@@ -52,23 +66,43 @@ def _plains(value):
     return [_plain(m) for m in value] if isinstance(value, list) else {"type": f"not a list: {type(value).__name__}"}
 
 
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _stable(reply):
+    """``reply`` with each random uuid (an id add_messages gave a message) renamed ``id-1``, ``id-2``… in reading
+    order: the same seed gives the same report, and equal ids stay equal."""
+    names = {}
+
+    def rename(value):
+        if isinstance(value, str):
+            return _UUID.sub(lambda m: names.setdefault(m.group(0), f"id-{len(names) + 1}"), value)
+        if isinstance(value, list):
+            return [rename(item) for item in value]
+        if isinstance(value, dict):
+            return {key: rename(item) for key, item in value.items()}
+        return value
+
+    return rename(reply)
+
+
 @probe
-def reduce(ctx, budget, writes):
-    """``budgeted(budget)`` applied write after write from None: each step's result, and what it did to its arguments."""
+def reduce(ctx, budget, writes, old=None):
+    """``budgeted(budget)`` applied write after write from ``old``: each step's result, and what it did to its arguments."""
     reducer = ctx.attempt(lambda: ctx.get("budgeted")(budget))
     if isinstance(reducer, Raised):
         return reducer
-    state, steps = None, []
+    state, steps = None if old is None else [_message(spec) for spec in old], []
     for write in writes:
         new = [_message(spec) for spec in write]
         held_before = _plains(state) if state is not None else None
         result = ctx.attempt(lambda: reducer(state, new))  # noqa: B023 (called at once)
         if isinstance(result, Raised):
-            return {"steps": steps, "raised": result}
+            return _stable({"steps": steps, "raised": result})
         steps.append({"result": _plains(result), "old_after": held_before is None or _plains(state) == held_before,
                       "new_after": [_plain(m) for m in new], "returned_old": result is state and state is not None})
         state = result
-    return {"steps": steps, "raised": None}
+    return _stable({"steps": steps, "raised": None})
 
 
 @probe
@@ -78,7 +112,8 @@ def trim(ctx, history, budget):
     removals = ctx.attempt(lambda: ctx.get("trim_removals")(messages, budget))
     if isinstance(removals, Raised):
         return removals
-    return {"removals": _plains(removals), "unchanged": messages == given and [_plain(m) for m in messages] == history}
+    return _stable({"removals": _plains(removals),
+                    "unchanged": messages == given and [_plain(m) for m in messages] == history})
 
 
 @probe
@@ -90,8 +125,8 @@ def summarize(ctx, history, keep_last):
     if not isinstance(answer, tuple) or len(answer) != 2:
         return {"shape": type(answer).__name__}
     summary, removals = answer
-    return {"shape": "pair", "summary": summary if isinstance(summary, str) else {"not a str": type(summary).__name__},
-            "removals": _plains(removals), "unchanged": [_plain(m) for m in messages] == history}
+    return _stable({"shape": "pair", "summary": summary if isinstance(summary, str) else {"not a str": type(summary).__name__},
+                    "removals": _plains(removals), "unchanged": [_plain(m) for m in messages] == history})
 
 
 @probe
@@ -106,8 +141,8 @@ def chat_channels(ctx, history, write):
     merged = None
     if operator is not None:
         merged = ctx.attempt(lambda: _plains(operator([_message(s) for s in history], [_message(s) for s in write])))
-    return {"keys": sorted(keys), "channels": kinds, "merged": merged,
-            "max_messages": ctx.attempt(lambda: ctx.get("MAX_MESSAGES"))}
+    return _stable({"keys": sorted(keys), "channels": kinds, "merged": merged,
+                    "max_messages": ctx.attempt(lambda: ctx.get("MAX_MESSAGES"))})
 
 
 @probe
@@ -122,7 +157,7 @@ def budget_graph(ctx, steps):
         graph.add_edge(before, after)
     run = ctx.attempt(lambda: [_plains(chunk.get("messages", [])) for chunk in
                                graph.compile().stream({}, {"recursion_limit": len(steps) + 5}, stream_mode="values")])
-    return run if isinstance(run, Raised) else {"states": run[1:] if len(run) > len(steps) else run}
+    return run if isinstance(run, Raised) else _stable({"states": run[1:] if len(run) > len(steps) else run})
 
 
 def _scripted_model(script: dict, received: list):
@@ -155,28 +190,30 @@ def _scripted_model(script: dict, received: list):
 
 
 def _tools():
-    def lookup(order_id):
+    def lookup_order(order_id: str) -> str:
+        """The order's status."""
         return f"order {order_id}: shipped"
 
-    def broken(order_id):
+    def shipping_eta(order_id: str) -> str:
+        """Days until delivery (the carrier is down: it raises)."""
         raise RuntimeError(f"carrier down for {order_id}")
 
-    return {"lookup_order": lookup, "shipping_eta": broken}
+    return {"lookup_order": lookup_order, "shipping_eta": shipping_eta}
 
 
 @probe
 def chat_run(ctx, script, turns, budget, checkpointed, resend):
     """Each turn one invoke: with a checkpointer on one thread, or (not ``checkpointed``) passing the messages on.
 
-    After every turn: the output's messages, the checkpoint's (when kept), and how many histories the model got;
-    then each turn in ``resend`` invoked again with the same ids.
+    After every turn: the output's messages, the checkpoint's (read from the saver this probe made, not through
+    the learner's graph), and how many histories the model got; then each turn in ``resend`` invoked again.
     """
     from langgraph.checkpoint.memory import InMemorySaver
 
-    received = []
+    received, saver = [], InMemorySaver()
     model = _scripted_model(copy.deepcopy(script), received)
-    graph = ctx.attempt(lambda: ctx.get("build_chat_graph")(model, _tools(), checkpointer=InMemorySaver() if checkpointed
-                                                              else None, max_messages=budget))
+    graph = ctx.attempt(lambda: ctx.get("build_chat_graph")(model, _tools(), checkpointer=saver if checkpointed else None,
+                                                              max_messages=budget))
     if isinstance(graph, Raised):
         return graph
     config, done, carried = {"configurable": {"thread_id": "chat"}, "recursion_limit": 40}, [], []
@@ -186,11 +223,12 @@ def chat_run(ctx, script, turns, budget, checkpointed, resend):
         calls_before = len(received)
         output = ctx.attempt(lambda: graph.invoke(sent, config if checkpointed else {"recursion_limit": 40}))  # noqa: B023
         if isinstance(output, Raised):
-            return {"turns": done, "received": received, "raised": output, "at": index}
+            return _stable({"turns": done, "received": received, "raised": output, "at": index})
         messages = output.get("messages", []) if isinstance(output, dict) else output
         carried = list(messages) if isinstance(messages, list) else []
-        stored = graph.get_state(config).values if checkpointed else {}
+        saved = saver.get_tuple(config) if checkpointed else None
+        stored = dict(saved.checkpoint["channel_values"]) if saved is not None else {}
         done.append({"turn": index, "output": _plains(messages), "keys": sorted(output) if isinstance(output, dict) else [],
-                     "stored": _plains(stored.get("messages", [])), "stored_keys": sorted(stored),
+                     "stored": _plains(stored.get("messages", [])), "stored_keys": sorted(map(str, stored)),
                      "model_calls": len(received) - calls_before})
-    return {"turns": done, "received": received, "raised": None, "at": None}
+    return _stable({"turns": done, "received": received, "raised": None, "at": None})

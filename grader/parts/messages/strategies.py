@@ -32,12 +32,15 @@ def _turn(draw, ids: _Ids, rounds: int, answered: bool, calls: int = 3) -> list:
     for _ in range(rounds):
         made = [{"name": draw(_TOOLS), "args": {"order_id": draw(st.sampled_from(["17", "42"]))}, "id": ids.next()}
                 for _ in range(draw(st.integers(1, calls)))]
-        turn.append({"type": "ai", "id": ids.next(), "content": "", "tool_calls": made})
+        turn.append({"type": "ai", "id": ids.next(), "content": draw(_TEXTS), "tool_calls": made})
         for call in draw(st.permutations(made)):
             turn.append({"type": "tool", "id": ids.next(), "content": draw(_TEXTS), "tool_call_id": call["id"],
                          "status": "success"})
     if answered:
         turn.append({"type": "ai", "id": ids.next(), "content": draw(_TEXTS)})
+    elif len(turn) > 1 and draw(st.booleans()):  # the last turn stopped with calls pending: some results still to come
+        last_call = max(i for i, m in enumerate(turn) if m["type"] == "ai")
+        turn = turn[:last_call + 1 + draw(st.integers(0, len(turn) - last_call - 2))]
     return turn
 
 

@@ -4,17 +4,26 @@ from grader.checking import Abort, Counterexample, Failure, no_raise, show
 from grader.expectations import expect_decision_keys
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import briefs, expect_history
+from grader.parts.messages.model import comparable, in_rounds, simulate_chat
 from grader.tasks import task
 
 graph_task = task("messages.graph")
 decisions = task("messages.decisions")
 
-# Hand-picked first: a tool round, a failing tool and an unknown one, a second turn on the same thread.
-FIXED = [{"script": {"where is 17?": [[("lookup_order", {"order_id": "17"})], "it shipped"],
+# Hand-picked first: a small talk turn, a tool round, a failing tool and an unknown one; each turn within the budget,
+# and the budget room for the turn before the last (so trimming too much shows).
+FIXED = [{"script": {"hi": ["hello"], "where is 17?": [[("lookup_order", {"order_id": "17"})], "it shipped"],
                      "and 42?": [[("shipping_eta", {"order_id": "42"}), ("unknown_tool", {"order_id": "42"})], "soon"]},
-          "turns": [{"text": "where is 17?", "id": "u0"}, {"text": "and 42?", "id": "u1"}], "budget": 5}]
+          "turns": [{"text": "hi", "id": "u0"}, {"text": "where is 17?", "id": "u1"}, {"text": "and 42?", "id": "u2"}],
+          "budget": 8}]
 _RESULTS = {"lookup_order": lambda args: f"order {args['order_id']}: shipped"}  # the probe's tools, as they answer
 _ERRORS = {"shipping_eta": ("RuntimeError", "carrier down"), "unknown_tool": ("KeyError", "unknown_tool")}
+
+
+def expected_run(case, checkpointed=True):
+    """The histories a correct graph gives the model, and holds after each invocation (grader.parts.messages.model)."""
+    order = [*range(len(case["turns"])), *([len(case["turns"]) - 1] if checkpointed else [])]
+    return simulate_chat(case["script"], case["turns"], order, case["budget"], _RESULTS)
 
 
 def run(check, case, checkpointed=True):
@@ -38,7 +47,8 @@ def graph_rule(sentence):
     return register
 
 
-@graph_rule("the model always receives a valid history of at most max_messages messages, over scripted multi-turn runs")
+@graph_rule("the model always receives the history budgeted(max_messages) keeps: valid, at most max_messages "
+            "messages, over scripted multi-turn runs")
 def received(check, case):
     what, got, example = run(check, case)
     for number, history in enumerate(got["received"], 1):
@@ -46,6 +56,15 @@ def received(check, case):
         if len(history) > case["budget"]:
             raise Failure(f"{what}: model call {number} received {len(history)} messages, {briefs(history)}; "
                           f"the budget is {case['budget']}", example)
+    calls, _ = expected_run(case)
+    for number, (history, wanted) in enumerate(zip(got["received"], calls), 1):
+        if in_rounds([comparable(m) for m in history]) != in_rounds(wanted):
+            raise Failure(f"{what}: model call {number} received {briefs(history)}; expected the "
+                          f"{len(wanted)} messages budgeted({case['budget']}) keeps: the oldest whole turns removed, "
+                          "no more", example)
+    if len(got["received"]) != len(calls):
+        raise Failure(f"{what}: the model was called {len(got['received'])} times; expected {len(calls)}, one per "
+                      "step of the script (the model is called while the last message asks for tools)", example)
 
 
 @graph_rule("each turn ends with the script's answer; each tool call gets a ToolMessage with str(result) and its tool_call_id")
@@ -88,11 +107,16 @@ def tool_errors(check, case):
         expect_tool_results(what, done["output"], example, errors=True)
 
 
-@graph_rule("the checkpointed history never holds more than the budget allows, and summary is never written")
+@graph_rule("the checkpoint holds the history budgeted(max_messages) keeps, and summary is never written")
 def stored(check, case):
     what, got, example = run(check, case)
-    for done in got["turns"]:
-        expect_history(f"{what}: the checkpoint after turn {done['turn']}", done["stored"], case["budget"], example)
+    _, after = expected_run(case)
+    for done, wanted in zip(got["turns"], after):
+        where = f"{what}: the checkpoint after turn {done['turn']}"
+        expect_history(where, done["stored"], case["budget"], example)
+        if in_rounds([comparable(m) for m in done["stored"]]) != in_rounds(wanted):
+            raise Failure(f"{where} holds {briefs(done['stored'])}; expected the {len(wanted)} messages "
+                          f"budgeted({case['budget']}) keeps (trimming only what the model sees is not enough)", example)
         if "summary" in done["stored_keys"] or "summary" in done["keys"]:
             raise Failure(f"{what}: the graph wrote summary; it never does (summarizing is another node's job)", example)
 

@@ -10,18 +10,36 @@ upsert = task("messages.upsert")
 
 
 def reduced(check, writes, budget=gen.BIG):
-    """Each write through ``budgeted(budget)`` from None, judged step by step against the model."""
+    """Each write through ``budgeted(budget)`` from None, judged step by step against the model, arguments untouched."""
     got = no_raise(check.probe("reduce", budget, writes), f"budgeted({budget})")
     held = None
     for number, (write, step) in enumerate(zip(writes, got["steps"]), 1):
         expected = model_reduce(held, write, budget)
         what = f"budgeted({budget})({briefs(held) if held is not None else None}, {briefs(write)})"
-        expect_messages(what, step["result"], expected, Counterexample(f"budgeted({budget})", [held, write], expected,
-                                                                        step["result"]))
+        example = Counterexample(f"budgeted({budget})", [held, write], expected, step["result"])
+        expect_messages(what, step["result"], expected, example)
+        expect_untouched(what, step, write, example)
         held = expected
         yield number, write, step
     if got["raised"] is not None:
         no_raise(got["raised"], f"budgeted({budget}) on write {len(got['steps']) + 1}, {briefs(writes[len(got['steps'])])}")
+
+
+def _fields(message: dict) -> tuple:
+    return (message.get("type"), message.get("id"), message.get("content", ""), message.get("tool_calls"),
+            message.get("tool_call_id"))
+
+
+def expect_untouched(what: str, step: dict, write: list, example) -> None:
+    """The reducer left old and new as they were, and returned a list of its own."""
+    if not step["old_after"]:
+        raise Failure(f"{what} changed its argument old; a reducer never mutates its arguments", example)
+    if step["returned_old"]:
+        raise Failure(f"{what} returned its argument old itself; return a new list", example)
+    if [_fields(m) for m in step["new_after"]] != [_fields(m) for m in write]:
+        raise Failure(f"{what} changed its argument new to {briefs(step['new_after'])}: a message without an id gets "
+                      "one in the result only (add_messages writes ids into the messages it is given: pass it copies)",
+                      example)
 
 
 @upsert.rule("budgeted(n) appends a message with a new id and replaces a message whose id is stored, in place")
@@ -40,6 +58,19 @@ def removes(check):
             pass
 
 
+@upsert.rule("removing an id the history does not hold raises ValueError, as add_messages does")
+def unknown_removal(check):
+    @check.forall(gen.conversations())
+    def raises(history):
+        writes = [history, [{"type": "remove", "id": "not-held"}]]
+        got = no_raise(check.probe("reduce", gen.BIG, writes), f"budgeted({gen.BIG})")
+        what = f"budgeted({gen.BIG})({briefs(history)}, [RemoveMessage(id='not-held')])"
+        if got["raised"] is None or not got["raised"].is_a("ValueError"):
+            did = "returned" if got["raised"] is None else f"raised {got['raised'].sentence()}; it"
+            raise Failure(f"{what} {did} without ValueError: a removal of an id not held is a mistake to report, "
+                          "as add_messages reports it", Counterexample(f"budgeted({gen.BIG})", writes, "ValueError", None))
+
+
 @upsert.rule("a re-sent write (the same messages, the same ids) changes nothing")
 def resent(check):
     @check.forall(gen.conversations())
@@ -52,25 +83,19 @@ def resent(check):
 def pure(check):
     @check.forall(gen.conversations())
     def untouched(history):
+        old = [{**history[0], "id": None}, *history[1:]]  # a message stored without an id: its id is not written in
         write = [{"type": "human", "id": None, "content": "and now?"}]
-        got = no_raise(check.probe("reduce", gen.BIG, [history, write]), f"budgeted({gen.BIG})")
-        no_raise(got["raised"] or None, lambda: f"budgeted({gen.BIG})({briefs(history)}, {briefs(write)})")
-        second = got["steps"][1]
-        what = f"budgeted({gen.BIG})({briefs(history)}, {briefs(write)})"
-        if not second["old_after"]:
-            raise Failure(f"{what} changed its argument old; a reducer never mutates its arguments",
-                          Counterexample(f"budgeted({gen.BIG})", [history, write], "old unchanged", "old changed"))
-        if second["returned_old"]:
-            raise Failure(f"{what} returned its argument old itself; return a new list")
-        if second["new_after"] != write:
-            raise Failure(f"{what} changed its argument new to {briefs(second['new_after'])}: a message without an id "
-                          "gets one in the result only (add_messages writes ids into the messages it is given: pass "
-                          "it copies)", Counterexample(f"budgeted({gen.BIG})", [history, write], write, second["new_after"]))
-        result = second["result"]
-        fresh = [m.get("id") for m in result[len(history):]] if isinstance(result, list) else []
-        if len(fresh) != len(write) or not all(isinstance(i, str) and i for i in fresh):
+        what = f"budgeted({gen.BIG})({briefs(old)}, {briefs(write)})"
+        got = no_raise(check.probe("reduce", gen.BIG, [write], old), f"budgeted({gen.BIG})")
+        no_raise(got["raised"] or None, what)
+        step = got["steps"][0]
+        example = Counterexample(f"budgeted({gen.BIG})", [old, write], "old and new unchanged", step["new_after"])
+        expect_untouched(what, step, write, example)
+        result = step["result"]
+        fresh = [m.get("id") for m in result] if isinstance(result, list) else []
+        if len(fresh) != len(old) + 1 or not all(isinstance(i, str) and i for i in fresh):
             raise Failure(f"{what} returned {briefs(result)}; expected the history and then the write, every message "
-                          "with an id")
+                          "with an id", example)
 
 
 @upsert.rule("old may be None: nothing stored yet")
