@@ -26,7 +26,7 @@ def summarized(check, history, keep_last):
               "to a human message")
 def keeps(check):
     @check.forall(gen.conversations(), gen.keep_lasts)
-    def cut(history, keep_last):
+    def summarized_case(history, keep_last):  # one name in every rule: shared examples, each answered once
         what, got, _, gone, example = summarized(check, history, keep_last)
         if ids(got["removals"]) != gone:
             raise Failure(f"{what} removes {ids(got['removals'])}; expected {gone}: keep the last {keep_last} messages, "
@@ -37,7 +37,7 @@ def keeps(check):
               "message), in order, joined by '; '")
 def words(check):
     @check.forall(gen.conversations(), gen.keep_lasts)
-    def named(history, keep_last):
+    def summarized_case(history, keep_last):  # one name in every rule: shared examples, each answered once
         what, got, text, _, example = summarized(check, history, keep_last)
         if got["summary"] != text:
             raise Failure(f"{what} gave the summary {show(got['summary'])}; expected {show(text)}", example)
@@ -63,7 +63,7 @@ def strict(check):
                           call.counterexample("ValueError"))
 
     @check.forall(gen.conversations(), gen.keep_lasts)
-    def pure(history, keep_last):
+    def summarized_case(history, keep_last):  # one name in every rule: shared examples, each answered once
         what, got, _, _, example = summarized(check, history, keep_last)
         if not got["unchanged"]:
             raise Failure(f"{what} changed its argument messages; leave the history as it is", example)

@@ -29,7 +29,7 @@ def removals(check, history, budget):
 @trim.rule("trim_removals returns [] when the history fits, else RemoveMessages of its ids in history order")
 def shape(check):
     @check.forall(gen.trim_cases)
-    def answered(case):
+    def trimmed(case):  # one name in every rule: they share examples, and the child answers each once
         history, budget = case
         what, _, removed, expected, example = removals(check, *case)
         if len(history) <= budget and removed:
@@ -40,7 +40,7 @@ def shape(check):
 @trim.rule("the system message, the latest human message and everything after it are never removed")
 def keeps(check):
     @check.forall(gen.trim_cases)
-    def kept(case):
+    def trimmed(case):  # one name in every rule: they share examples, and the child answers each once
         history, _ = case
         what, _, removed, _, example = removals(check, *case)
         latest = max(i for i, m in enumerate(history) if m["type"] == "human")
@@ -54,7 +54,7 @@ def keeps(check):
 @trim.rule("the removals leave a valid history: no tool result without its call, starting with a human turn")
 def valid(check):
     @check.forall(gen.trim_cases)
-    def still_valid(case):
+    def trimmed(case):  # one name in every rule: they share examples, and the child answers each once
         history, _ = case
         what, _, removed, _, example = removals(check, *case)
         left = model_add(history, removed)
@@ -67,7 +67,7 @@ def valid(check):
 @trim.rule("the shortest such prefix is removed: at most max_messages remain whenever the rules allow it")
 def shortest(check):
     @check.forall(gen.trim_cases)
-    def just_enough(case):
+    def trimmed(case):  # one name in every rule: they share examples, and the child answers each once
         history, budget = case
         what, _, removed, expected, example = removals(check, *case)
         if ids(removed) != expected:
@@ -81,7 +81,7 @@ def shortest(check):
 @trim.rule("trim_removals never mutates its arguments")
 def untouched(check):
     @check.forall(gen.trim_cases)
-    def pure(case):
+    def trimmed(case):  # one name in every rule: they share examples, and the child answers each once
         what, got, _, _, example = removals(check, *case)
         if not got["unchanged"]:
             raise Failure(f"{what} changed its argument messages; return removals and leave the history as it is",

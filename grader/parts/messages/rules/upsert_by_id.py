@@ -44,7 +44,7 @@ def expect_untouched(what: str, step: dict, write: list, example) -> None:
 
 @upsert.rule("budgeted(n) appends a message with a new id and replaces a message whose id is stored, in place")
 def upserts(check):
-    @check.forall(gen.write_sequences())
+    @check.forall(gen.write_sequences(), examples=check.budget("sequence"))  # each a sequence of writes
     def merged(writes):
         for _ in reduced(check, [w for w in writes if not any(m["type"] == "remove" for m in w)]):
             pass
@@ -52,7 +52,7 @@ def upserts(check):
 
 @upsert.rule("budgeted(n) removes the messages named by RemoveMessage; RemoveMessage(id=REMOVE_ALL_MESSAGES) clears the history")
 def removes(check):
-    @check.forall(gen.write_sequences())
+    @check.forall(gen.write_sequences(), examples=check.budget("sequence"))  # each a sequence of writes
     def merged(writes):
         for _ in reduced(check, writes):
             pass
@@ -73,7 +73,7 @@ def unknown_removal(check):
 
 @upsert.rule("a re-sent write (the same messages, the same ids) changes nothing")
 def resent(check):
-    @check.forall(gen.conversations())
+    @check.forall(gen.conversations(), examples=check.budget("sequence"))  # three writes each
     def twice(history):
         for _ in reduced(check, [history, history, history[-1:]]):
             pass
@@ -100,10 +100,15 @@ def pure(check):
 
 @upsert.rule("old may be None: nothing stored yet")
 def from_none(check):
-    @check.forall(gen.conversations())
-    def first(history):
-        for _ in reduced(check, [history]):
-            pass
+    # The re-send rule's question (same name, same examples: the child answers it once); its first write is from None.
+    @check.forall(gen.conversations(), examples=check.budget("sequence"))
+    def twice(history):
+        got = no_raise(check.probe("reduce", gen.BIG, [history, history, history[-1:]]), f"budgeted({gen.BIG})")
+        what = f"budgeted({gen.BIG})(None, {briefs(history)})"
+        if not got["steps"]:
+            no_raise(got["raised"], what)
+        example = Counterexample(f"budgeted({gen.BIG})", [None, history], history, got["steps"][0]["result"])
+        expect_messages(what, got["steps"][0]["result"], model_reduce(None, history, gen.BIG), example)
 
 
 @upsert.rule("budgeted(n) raises ValueError at once when n is not an int >= 4")
