@@ -23,7 +23,7 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from grader.students import student_id
+from grader.students import student_of
 from grader.tasks import PARTS, TASKS
 
 __all__ = ["ClassSummary", "RuleFailures", "Shape", "TaskMistakes", "summarize", "shape_of", "difference"]
@@ -89,7 +89,7 @@ def summarize(reports: list[dict]) -> ClassSummary:
     by_task: dict = defaultdict(dict)  # task -> shape text -> Shape, a student once per shape
     rule_order: dict = {}
     for report in sorted(reports, key=lambda r: r["submission"]):
-        student = report.get("student") or student_id(report["submission"])
+        student = student_of(report)
         for part in parts:
             mine = [task for task in report["tasks"] if task["part"] == part]
             if not mine:
@@ -120,8 +120,7 @@ def summarize(reports: list[dict]) -> ClassSummary:
                     if text not in mine_shapes:
                         mine_shapes.add(text)
                         _add(by_task[task["id"]], text, rule.get("feedback", ""))
-    total_points = [sum(task["max_score"] for task in report["tasks"]) for report in reports]
-    totals = [100.0 * report["score"] / points if points else 0.0 for report, points in zip(reports, total_points)]
+    totals = [100.0 * report["score"] / report["max_score"] if report["max_score"] else 0.0 for report in reports]
     medians = {part: statistics.median(scores[part]) for part in parts if scores[part]}
     if totals:
         medians["total"] = statistics.median(totals)
@@ -144,7 +143,7 @@ def summarize(reports: list[dict]) -> ClassSummary:
         batch_seeds=sorted({report.get("batch_seed", report["seed"]) for report in reports}),
         graded_by=sorted({entry["by"] for entry in logged if isinstance(entry.get("by"), str)}),
         graded_at=(times[0], times[-1]) if times else ("", ""),
-        regraded=sorted((report.get("student") or student_id(report["submission"]), entry["at"])
+        regraded=sorted((student_of(report), entry["at"])
                         for report, entry in zip(reports, logged) if entry.get("regraded") and isinstance(entry.get("at"), str)),
         parts=parts, scores=dict(scores), medians=medians, not_started=dict(not_started), not_loaded=dict(not_loaded),
         down=down, tasks=tasks, rules=rules, mistakes=mistakes, total_scores=totals)

@@ -136,10 +136,10 @@ def render_text(report: dict, verbose: bool = False) -> str:
                     text, shortened = text[:_ONE_LINE - 3] + "...", True
                 lines.append(f"  {'':<{width}}  {text}")
     ids = [task["id"] for task in report["tasks"]]
-    parts = [part for part in MODULES if any(task["part"] == part for task in report["tasks"])]
+    parts = whole_parts(ids)
     if ids == list(TASKS):
         only = ""
-    elif ids == [t for t in TASKS if TASKS[t].part in parts]:
+    elif parts:
         only = f" --part {' '.join(parts)}"
     else:
         only = f" --task {' '.join(ids)}"
@@ -251,11 +251,15 @@ def _tasks(args, logged: dict, where) -> list[str]:
     return tasks
 
 
+def whole_parts(task_ids: list[str]) -> list[str] | None:
+    """The parts whose tasks ``task_ids`` are, all of them and in the lab's order; None when they are not."""
+    parts = [part for part in MODULES if any(t in TASKS and TASKS[t].part == part for t in task_ids)]
+    return parts if list(task_ids) == [t for t in TASKS if TASKS[t].part in parts] else None
+
+
 def _tasks_text(tasks: list[str]) -> str:
-    parts = [part for part in MODULES if any(TASKS[t].part == part for t in tasks)]
-    if tasks == [t for t in TASKS if TASKS[t].part in parts]:
-        return "part " + ", ".join(parts)
-    return ", ".join(tasks)
+    parts = whole_parts(tasks)
+    return "part " + ", ".join(parts) if parts else ", ".join(tasks)
 
 
 NO_SANDBOX_WARNING = "graded WITHOUT a sandbox: the learner's code ran as you, with access to everything you can read"
@@ -313,11 +317,11 @@ def main(argv: list[str] | None = None) -> int:
     single = len(plans) == 1
 
     def finished(position: int, report: dict) -> None:
-        if plan.per_student:  # whose variant it is, after its seed
+        if students[position] is not None:  # whose it is (for the LMS, told apart from the batch's others), and
+            # with --seed-per-student whose variant: after the submission and its seed
+            variant = {"batch_seed": seed} if plan.per_student else {}
             report = {"submission": report["submission"], "seed": report["seed"], "student": students[position],
-                      "batch_seed": seed, **report}
-        elif students[position] is not None:  # for the LMS: the student told apart from the batch's others
-            report = {"submission": report["submission"], "seed": report["seed"], "student": students[position], **report}
+                      **variant, **report}
         if book:
             book.add(report)
         report = _printed(report, args.timings)

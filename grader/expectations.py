@@ -8,7 +8,7 @@ in the learner's words and both answers.
 from grader.checking import Abort, Checker, Counterexample, Failure, contrast, show
 from grader.wire import Opaque
 
-__all__ = ["expect_decision_keys", "expect_list_result", "expect_pure", "expect_value"]
+__all__ = ["expect_decision_keys", "expect_value_error", "expect_list_result", "expect_pure", "expect_value"]
 
 
 def _reducer_call(check: Checker, name: str, old, new, factory_args):
@@ -65,6 +65,17 @@ def expect_decision_keys(check, schema: str, keys: list[str]) -> dict:
         raise Failure(f"DECISIONS has keys {got}; expected exactly the {schema} keys (missing {missing}, extra {extra})",
                       Counterexample("DECISIONS", [], sorted(keys), got))
     return table
+
+
+def expect_value_error(check, name: str, args: list) -> None:
+    """``name(*args)`` raises ValueError at the call (not a function that fails later, inside a run)."""
+    call = check.call(name, *args)
+    text = f"{name}({', '.join(map(repr, args))})"
+    if call.raised is None:
+        raise Failure(f"{text} returned {show(call.result)}; expected ValueError at once", call.counterexample("ValueError"))
+    if not call.raised.is_a("ValueError"):
+        raise Failure(f"{text} raised {call.raised.sentence()}; expected a ValueError",
+                      call.counterexample("ValueError", call.raised.type))
 
 
 # -- one state key through a graph ------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Grades an LMS can import: a Canvas or Moodle CSV made from the batch's reports and the LMS's own roster export.
 
 The roster is the CSV the instructor exports from the LMS; its ``id_column`` holds each student's nbgrader id
-(``grader.students.student_id`` of a submission). The rules followed, and where each comes from:
+(``grader.students.student_of`` a report). The rules followed, and where each comes from:
 
 Canvas: "How do I import grades in the Gradebook?", Instructure Community, Instructor Guide,
 https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807 , checked against the code that
@@ -50,7 +50,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.students import student_id
+from grader.students import student_of
 
 __all__ = ["DEFAULT_ID_COLUMN", "FORMATS", "LmsError", "Roster", "export", "load_roster", "roster_ids"]
 
@@ -177,7 +177,7 @@ def _graded(reports: list[dict], warnings: list[str]) -> dict[str, dict]:
         submission = report.get("submission") if isinstance(report, dict) else None
         if not isinstance(submission, str) or not (_finite(report.get("score")) and _finite(report.get("max_score"))):
             raise LmsError(f"the report of {submission!r} has no numeric score and max_score; grade it again")
-        who = report.get("student") or student_id(submission)  # the batch's id, told apart from its neighbours'
+        who = student_of(report)
         graded[who] = report
         paths.setdefault(who, {})[submission] = None
     for who, seen in paths.items():  # the same submission twice (a resumed batch) is one grade, not worth a word

@@ -12,7 +12,6 @@ import base64
 import html
 import io
 import os
-import statistics
 import sys
 import tempfile
 from datetime import UTC, datetime
@@ -35,14 +34,13 @@ def scores_plot(summary: ClassSummary) -> bytes:
     matplotlib.use("Agg")  # no display, whatever the instructor's environment says
     from matplotlib import pyplot
 
-    panels = [(part_title(part), summary.scores.get(part, [])) for part in summary.parts]
+    panels = [(part_title(part), summary.scores.get(part, []), summary.medians.get(part)) for part in summary.parts]
     if len(summary.parts) > 1:
-        panels.append(("Every part graded", summary.total_scores))
+        panels.append(("Every part graded", summary.total_scores, summary.medians.get("total")))
     figure, axes = pyplot.subplots(1, len(panels), figsize=(3.2 * len(panels), 2.8), sharey=True, squeeze=False)
-    for axis, (title, values) in zip(axes[0], panels):
+    for axis, (title, values, median) in zip(axes[0], panels):
         axis.hist(values, bins=[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100.0001], color="#4c72b0", edgecolor="white")
-        if values:
-            median = statistics.median(values)
+        if median is not None:
             axis.axvline(median, color="#c44e52", linewidth=2, label=f"median {median:.0f}%")
             axis.legend(loc="upper left", fontsize=8, frameon=False)
         axis.set_title(title, fontsize=9)

@@ -15,9 +15,10 @@ process, on any machine, draws the same cases again.
 import hashlib
 import os
 import unicodedata
+from collections import Counter
 from pathlib import PurePath
 
-__all__ = ["StudentIdError", "student_id", "student_ids", "student_seed"]
+__all__ = ["StudentIdError", "student_id", "student_ids", "student_of", "student_seed"]
 
 _NBGRADER_FOLDERS = ("submitted", "autograded", "feedback")
 
@@ -45,10 +46,15 @@ def student_ids(submissions: list[str]) -> dict[str, str]:
         parents = {path: _composed(PurePath(os.path.abspath(path)).parent.name) for path in submissions}
         if len(set(parents.values())) == len(parents):
             return parents
-        shared = sorted({i for i in ids.values() if list(ids.values()).count(i) > 1})
+        shared = sorted(i for i, count in Counter(ids.values()).items() if count > 1)
         raise StudentIdError(f"several submissions would be the same student {shared[0]!r}: give each student a "
                              "folder of their own (nbgrader's submitted/<student>/<assignment>, or class/<student>)")
     return ids
+
+
+def student_of(report: dict) -> str:
+    """The student of a graded report: as the batch told them apart (``"student"``), else by its folder."""
+    return report.get("student") or student_id(report["submission"])
 
 
 def student_seed(batch_seed: int, student: str) -> int:

@@ -1,6 +1,7 @@
 """Notebook 28, messages.upsert: ``budgeted(n)`` merges by id as ``add_messages`` does, and mutates nothing."""
 
-from grader.checking import Counterexample, Failure, no_raise, show
+from grader.checking import Counterexample, Failure, no_raise
+from grader.expectations import expect_value_error
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import briefs, expect_messages
 from grader.parts.messages.model import model_reduce
@@ -116,14 +117,3 @@ def bad_budget(check):
     @check.forall(gen.bad_budgets)
     def rejects(n):
         expect_value_error(check, "budgeted", [n])
-
-
-def expect_value_error(check, name: str, args: list) -> None:
-    """``name(*args)`` raises ValueError at the call (not a function that fails later, inside a run)."""
-    call = check.call(name, *args)
-    text = f"{name}({', '.join(map(repr, args))})"
-    if call.raised is None:
-        raise Failure(f"{text} returned {show(call.result)}; expected ValueError at once", call.counterexample("ValueError"))
-    if not call.raised.is_a("ValueError"):
-        raise Failure(f"{text} raised {call.raised.sentence()}; expected a ValueError",
-                      call.counterexample("ValueError", call.raised.type))
