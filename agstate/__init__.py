@@ -18,5 +18,6 @@ Provided helpers (read them, use them; never graded):
     chat_tools.py     a scripted chat model, fake tools, a provider's history check (part E)
 
 Check your work from a notebook with ``from grader import check; check("state")``
-or from a terminal with ``make grade``.
+(``check("messages")`` for part E, ``check()`` for every part), or from a terminal,
+in the folder that holds ``agstate/``, with ``agstate-grade .``
 """

@@ -62,11 +62,12 @@ def budgeted(max_messages: int) -> Callable:
 
     It upserts by id (a message with a stored id replaces it in place), removes
     by ``RemoveMessage``, and never holds more than the trim rules allow. A
-    re-sent write (the same messages, the same ids) changes nothing. Removing
-    an id it does not hold raises ``ValueError``, as ``add_messages`` does. It
-    never mutates its arguments: a message without an id gets one in the
-    result only. ``old`` may be None. Raises ``ValueError`` at once for a bad
-    budget.
+    re-sent write (the same messages, the same ids) changes nothing. Merge by
+    id cannot dedupe what it already removed: a re-sent message the trim took
+    out is new again. Removing an id it does not hold raises ``ValueError``,
+    as ``add_messages`` does. It never mutates its arguments: a message
+    without an id gets one in the result only. ``old`` may be None. Raises
+    ``ValueError`` at once for a bad budget.
     """
     raise NotImplementedError('messages.upsert: budgeted() is not written yet; complete it in agstate/messages.py (notebook 28_upsert_by_id.ipynb)')
 
@@ -88,15 +89,17 @@ def summarize_removals(messages: list[AnyMessage], keep_last: int) -> tuple[str,
     cut moves earlier to the nearest human message, so no tool call is split
     from its results and the kept part starts with a human turn
     (``keep_last=0`` keeps the latest human turn). The summary names every
-    removed message as ``role: text [id]`` (an AI message that only calls
-    tools: ``calls NAME, …``), in history order, joined by ``"; "``. Nothing
-    removed gives ``("", [])``. Raises ``ValueError`` unless ``keep_last`` is
-    an int >= 0.
+    removed message as ``role: text [id]`` (``calls NAME, …`` for an AI
+    message with no text, only tool calls), in history order, joined by
+    ``"; "``; ``_named`` below writes one message so. Nothing removed gives
+    ``("", [])``. Raises ``ValueError`` unless ``keep_last`` is an int >= 0.
     """
     raise NotImplementedError('messages.summary: summarize_removals() is not written yet; complete it in agstate/messages.py (notebook 31_summarize_old_turns.ipynb)')
 
 
 def _named(message: BaseMessage) -> str:
+    """``role: text [id]``, one removed message as the summary names it (``calls NAME, …`` for an AI message with no
+    text, only tool calls)."""
     calls = getattr(message, "tool_calls", None)
     text = message.content if message.content or not calls else f"calls {', '.join(call['name'] for call in calls)}"
     return f"{message.type}: {text} [{message.id}]"
@@ -114,6 +117,8 @@ def build_chat_graph(model, tools: dict, checkpointer=None, max_messages: int = 
     ``str(result)`` and the call's ``tool_call_id``; an unknown or raising tool
     gives one with ``status="error"`` naming the error. The loop ends when the
     AI message has no tool calls. A turn already answered (invoked again with
-    the same message ids) changes nothing and does not call the model.
+    the same message ids) changes nothing and does not call the model. A turn
+    the budget has already trimmed away is answered again: merge by id cannot
+    dedupe what it already removed.
     """
     raise NotImplementedError('messages.graph: build_chat_graph() is not written yet; complete it in agstate/messages.py (notebook 32_chat_graph.ipynb)')

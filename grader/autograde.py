@@ -43,9 +43,10 @@ from traitlets import Bool, Float, Integer, List, Unicode
 from grader import bubblewrap
 from grader.assignment import check_grade_ids
 from grader.background import BackgroundBatch, package_digest
-from grader.notebook import scorecard_html, target_options
+from grader.catalog import target_options
 from grader.output import display_path
 from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT, SANDBOX
+from grader.scorecard import scorecard_html
 from grader.students import student_seed
 from grader.tampering import findings, restore
 from grader.tasks import MODULES, TASKS
@@ -261,7 +262,9 @@ def summary_html(student: str, report: dict, tampered: dict[str, list[str]]) -> 
 
 def _status(task: dict) -> str:
     """A task's status as a student reads it: a module that is not there is "missing", not an "error"."""
-    return "missing" if task["feedback"].startswith("missing:") else task["status"].replace("_", " ")
+    if task["feedback"].startswith("missing:"):
+        return "missing"
+    return "not graded: the grader failed" if task["status"] == "grader_error" else task["status"].replace("_", " ")
 
 
 def sanitize_steps() -> list:

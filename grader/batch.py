@@ -21,6 +21,7 @@ from multiprocessing.connection import wait
 from grader import bank, drawing, zygote
 from grader.output import clean, display_path
 from grader.runner import NO_SANDBOX, SANDBOX, grade_submission
+from grader.session import GRADER_ERROR, grader_failed
 from grader.tasks import TASKS
 
 __all__ = ["grade_many", "failed_report"]
@@ -48,9 +49,7 @@ def _worker(conn, submission: str, task_ids: list[str], seed: int, examples: int
     try:
         report = grade_submission(submission, task_ids, seed, examples, timeout, memory_mb, sandbox=sandbox, costs=costs)
     except Exception as exc:  # a grader bug: this submission gets a clear error, the batch goes on
-        report = failed_report(submission, task_ids, seed, "error",
-                               f"the grader failed on this submission ({type(exc).__name__}: {exc}); report it to your instructor",
-                               sandbox)
+        report = failed_report(submission, task_ids, seed, GRADER_ERROR, grader_failed(f"{type(exc).__name__}: {exc}"), sandbox)
     conn.send_bytes(json.dumps({"report": report, "banks": bank.export()}).encode())
     conn.close()
 

@@ -34,7 +34,8 @@ from pathlib import Path
 from grader import namespaces
 from grader.containment import Limits
 
-__all__ = ["SUBMISSION", "UID_SLOTS", "Sandbox", "executable", "unavailable", "runtime_paths", "command", "read_until_eof",
+__all__ = ["SUBMISSION", "UID_SLOTS", "Sandbox", "executable", "choice", "adopt", "CHOICE", "unavailable", "runtime_paths",
+           "command", "read_until_eof",
            "INSTALL_HINT", "NOT_INSTALLED", "learner_uid"]
 
 SUBMISSION = "/submission"  # where the sandbox sees its submission
@@ -58,13 +59,34 @@ def learner_uid(zygote_pid: int, slot: int) -> int:
     return _UID_BASE + (zygote_pid % 2**22) * UID_SLOTS + slot if os.geteuid() == 0 else os.getuid()
 
 
+# The zygote's bubblewrap is the one the grading side chose (``Zygote`` says which, ``adopt`` takes it): the zygote's
+# PATH is its own, and a grading side that found no sandbox must not get sandboxed tasks from its zygote.
+_CHOSEN: list[str] = []
+CHOICE = "AGSTATE_BWRAP"  # the grading side's choice, in the zygote's environment: bwrap's path, or "" for none
+
+
 def executable() -> str | None:
+    if _CHOSEN:
+        return _CHOSEN[0] or None
     return shutil.which("bwrap")
+
+
+def choice() -> str:
+    """What the grading side hands its zygote: bwrap's path when a sandbox can be made here, else ""."""
+    return "" if unavailable() else executable()
+
+
+def adopt(chosen: str) -> None:
+    """In the zygote: use the grading side's ``choice()`` (an empty one: no sandbox at all)."""
+    _CHOSEN[:] = [chosen]
+    unavailable.cache_clear()
 
 
 @functools.cache
 def unavailable() -> str | None:
     """None when a sandbox can be made here; otherwise why not, and what to do."""
+    if _CHOSEN:  # in the zygote: the grading side has tried already
+        return None if _CHOSEN[0] else "the grading side found no sandbox"
     bwrap = executable()
     if bwrap is None:
         return NOT_INSTALLED

@@ -28,7 +28,8 @@ from grader.tasks import PARTS, TASKS
 
 __all__ = ["ClassSummary", "RuleFailures", "Shape", "TaskMistakes", "summarize", "shape_of", "difference"]
 
-_DOWN = ("crashed", "timeout")  # statuses that say the learner's process died or ran over, not a wrong answer
+# Statuses that say the learner's process died or ran over, or the grader itself failed: not a wrong answer.
+_DOWN = ("crashed", "timeout", "grader_error")
 
 
 @dataclass
@@ -72,7 +73,7 @@ class ClassSummary:
     medians: dict  # part -> median percent over the students who started it, "total" -> over everyone
     not_started: dict  # part -> [student ids]
     not_loaded: dict  # part -> [(student id, the first line of the feedback)]: every task an error, no rule checked
-    down: list  # (student, task id, status, feedback): crashed, timed out, or an error before any rule
+    down: list  # (student, task id, status, feedback): crashed, timed out, the grader failed, or an error before any rule
     tasks: list  # (task id, failing, not written yet, started), worst first
     rules: list  # RuleFailures, worst first
     mistakes: list  # TaskMistakes, worst first
@@ -105,14 +106,14 @@ def summarize(reports: list[dict]) -> ClassSummary:
             scores[part].append(100.0 * sum(task["score"] for task in mine) / points if points else 0.0)
             for task in mine:
                 unwritten[task["id"]] += task["status"] == "not_implemented"
-                task_counts[task["id"]] += task["status"] not in ("passed", "not_implemented")
+                task_counts[task["id"]] += task["status"] not in ("passed", "not_implemented", "grader_error")
                 if task["status"] in _DOWN or (task["status"] == "error" and not task.get("rules")):
                     down.append((student, task["id"], task["status"], task.get("feedback", "")))
                 mine_shapes = set()
                 for rule in task.get("rules", []):
                     key = (task["id"], rule["rule"])
                     rule_order.setdefault(key, len(rule_order))
-                    if rule["status"] in ("passed", "not_implemented"):
+                    if rule["status"] in ("passed", "not_implemented", "grader_error"):  # no mistake of the student's
                         continue
                     rule_counts[key] += 1
                     text = shape_of(rule)

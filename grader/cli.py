@@ -1,6 +1,6 @@
 """``agstate-grade``: grade one submission or a whole class from a terminal (LAB-SPEC §7).
 
-Exit status: 0 every graded task passed, 1 some did not, 2 usage error.
+Exit status: 0 every graded task passed, 1 some did not, 2 a usage error or a task the grader itself could not grade.
 """
 
 import argparse
@@ -12,12 +12,14 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
-from grader import bubblewrap, gradebook, lms
+from grader import bubblewrap, caches, gradebook, lms
+from grader.catalog import MODULES, TASKS, whole_parts
 from grader.containment import DEFAULT_MEMORY_MB
-from grader.output import ALSO, clean, display_path, for_terminal, further_failing
+from grader.output import clean, display_path, for_terminal
 from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
+from grader.scorecard import NO_SANDBOX_WARNING, render_text
+from grader.session import GRADER_ERROR
 from grader.students import StudentIdError, student_ids, student_seed
-from grader.tasks import MODULES, TASKS, part_title
 
 __all__ = ["main", "select_tasks", "render_text", "expand_paths"]
 
@@ -110,58 +112,6 @@ def select_tasks(parts: list[str] | None, task_ids: list[str] | None) -> list[st
     return [t for t in TASKS if (not task_ids or t in task_ids) and (not parts or TASKS[t].part in parts)]
 
 
-def render_text(report: dict, verbose: bool = False) -> str:
-    """A scorecard for a terminal, ending with the command that repeats the run.
-
-    A failing task shows its first failing rule in full and every other one
-    on a line of its own (in full with ``verbose``: ``--verbose``).
-    """
-    lines = [f"agstate-grade {report['submission']} (seed {report['seed']})"]
-    if report.get("sandbox") == "none":
-        lines.append(f"  WARNING: {NO_SANDBOX_WARNING}")
-    width = max((len(t["id"]) for t in report["tasks"]), default=10)
-    shortened = False
-    several = len({task["part"] for task in report["tasks"]}) > 1
-    for position, task in enumerate(report["tasks"]):
-        if several and (position == 0 or report["tasks"][position - 1]["part"] != task["part"]):
-            mine = [t for t in report["tasks"] if t["part"] == task["part"]]
-            lines.append(f"part {part_title(task['part'])}: {sum(t['score'] for t in mine):.1f}/{sum(t['max_score'] for t in mine):.1f}")
-        took = f" {task['seconds']:6.2f} s" if "seconds" in task else ""
-        lines.append(f"  {task['id']:<{width}}  {task['score']:5.1f}/{task['max_score']:<5.1f}{took} {task['status']}")
-        if task["status"] != "passed":
-            lines.append(f"  {'':<{width}}  {task['feedback'].split(ALSO)[0]}")
-            for number, rule in enumerate(further_failing(task.get("rules", [])), 2):
-                text = f"({number}) {rule['rule']}: {rule['feedback']}"
-                if not verbose and len(text) > _ONE_LINE:
-                    text, shortened = text[:_ONE_LINE - 3] + "...", True
-                lines.append(f"  {'':<{width}}  {text}")
-    ids = [task["id"] for task in report["tasks"]]
-    parts = whole_parts(ids)
-    if ids == list(TASKS):
-        only = ""
-    elif parts:
-        only = f" --part {' '.join(parts)}"
-    else:
-        only = f" --task {' '.join(ids)}"
-    lines += next_step(report["tasks"])
-    lines.append(f"score {report['score']:.1f}/{report['max_score']:.1f}  "
-                 f"(repeat: agstate-grade {report['submission']}{only} --seed {report['seed']})")
-    if shortened:
-        lines.append("every failing rule in full: add --verbose (or --json for the counterexamples)")
-    return for_terminal("\n".join(lines))
-
-
-_ONE_LINE = 160  # characters of a further failing rule in the scorecard, without --verbose
-
-
-def next_step(tasks: list[dict]) -> list[str]:
-    """Where to go next: notebook 00 when nothing is written yet, else the first task not passing and its notebook."""
-    if tasks and all(task["status"] == "not_implemented" for task in tasks):
-        return ["nothing is written yet: start with notebook 00_welcome.ipynb"]
-    waiting = [task for task in tasks if task["status"] != "passed" and task["id"] in TASKS]
-    return [f"next: {waiting[0]['id']}, in notebook {TASKS[waiting[0]['id']].notebook}"] if waiting else []
-
-
 def _summary_line(report: dict) -> str:
     """One line per submission in a batch: score, path, and what did not pass."""
     broken = ", ".join(f"{t['id']} {t['status']}" for t in report["tasks"] if t["status"] != "passed")
@@ -251,18 +201,9 @@ def _tasks(args, logged: dict, where) -> list[str]:
     return tasks
 
 
-def whole_parts(task_ids: list[str]) -> list[str] | None:
-    """The parts whose tasks ``task_ids`` are, all of them and in the lab's order; None when they are not."""
-    parts = [part for part in MODULES if any(t in TASKS and TASKS[t].part == part for t in task_ids)]
-    return parts if list(task_ids) == [t for t in TASKS if TASKS[t].part in parts] else None
-
-
 def _tasks_text(tasks: list[str]) -> str:
     parts = whole_parts(tasks)
     return "part " + ", ".join(parts) if parts else ", ".join(tasks)
-
-
-NO_SANDBOX_WARNING = "graded WITHOUT a sandbox: the learner's code ran as you, with access to everything you can read"
 
 
 def _sandbox(args, submissions: int) -> bool:
@@ -282,6 +223,7 @@ def _sandbox(args, submissions: int) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    caches.keep_hypothesis_out_of_the_workspace()  # before anything is drawn: no .hypothesis/ in the folder graded
     # "report LOG": the class report; a submission folder named report is still graded ("agstate-grade report"),
     # unless what follows is a log or gradebook file.
     if argv[:1] == ["report"] and (not Path("report").is_dir() or any(Path(a).suffix in (".jsonl", ".csv") and
@@ -350,8 +292,14 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"{len(reports)} submissions graded with seed {seed}" + (" (one variant per student)" if plan.per_student else "")
              + f"; mean score {total / len(reports):.1f}"
              + (f"; gradebook {args.out}" if args.out else ""))
-    passed = all(task["status"] == "passed" for report in reports for task in report["tasks"])
-    return 0 if passed else 1
+    statuses = {task["status"] for report in reports for task in report["tasks"]}
+    if GRADER_ERROR in statuses:
+        failed = [report for report in reports if any(task["status"] == GRADER_ERROR for task in report["tasks"])]
+        again = "--regrade" if args.out else "again"
+        print(f"agstate-grade: the grader itself failed on {len(failed)} of {len(reports)} submission(s) (status "
+              f"{GRADER_ERROR}): their scores say nothing of their code; grade them {again}", file=sys.stderr)
+        return 2
+    return 0 if statuses <= {"passed"} else 1
 
 
 def _lms_export(args, roster, book: gradebook.Gradebook) -> bool:

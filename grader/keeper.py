@@ -207,12 +207,17 @@ def keep_unsandboxed(request: dict, fds: list[int]) -> None:
     """``--no-sandbox``: in a keeper of its own, the learner runs as the grader's user, with rlimits only."""
     conn_fd, output_fd, control_fd = fds
     RUNNING.clear()
-    containment.close_fds_except(tuple(fds))
-    containment.become_subreaper()
-    learner = os.fork()
+    try:
+        # Counted before the fds are closed: an ordinary user's zygote counts through the machine's /proc, an fd.
+        running = containment.tasks_of_uid(os.getuid())
+        containment.close_fds_except(tuple(fds))
+        containment.become_subreaper()
+        learner = os.fork()
+    except BaseException as exc:  # the grader's failure, not the learner's: said on the control socket
+        _send(control_fd, {"error": f"{type(exc).__name__}: {exc}"})
+        os._exit(0)
     if learner == 0:
-        child.run_learner(conn_fd, output_fd, request, Limits(**request["limits"]),
-                          containment.tasks_of_uid(os.getuid()))
+        child.run_learner(conn_fd, output_fd, request, Limits(**request["limits"]), running)
     os.close(conn_fd)
     os.close(output_fd)
     learner_fd = os.pidfd_open(learner)

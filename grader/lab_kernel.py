@@ -12,6 +12,8 @@ shows the stub's own sentence (``events.append: __init__() is not written
 yet; complete it in agstate/events.py (notebook 14_append_and_retry.ipynb)``)
 as its whole error, not a traceback through LangGraph; so does a later cell
 that fails for want of what that cell would have made (``show_unwritten``).
+A kernel of a lab notebook starts its warm grader as it starts
+(``start_grader``), so its first ``check()`` finds the grader ready.
 ``make lab``, ``make test`` and ``agstate-workspace`` write it.
 """
 
@@ -20,7 +22,7 @@ import ast
 import sys
 from pathlib import Path
 
-__all__ = ["CONFIG", "config_path", "install", "show_unwritten", "bound_names"]
+__all__ = ["CONFIG", "config_path", "install", "show_unwritten", "bound_names", "start_grader"]
 
 CONFIG = '''\
 # Written by `python -m grader.lab_kernel` (make lab, make test); edits here are overwritten.
@@ -31,6 +33,10 @@ c.InteractiveShellApp.exec_lines = [
     "%autoreload 2",
     # An exercise not written yet is named in one line: the stub's NotImplementedError says which and where.
     "import grader.lab_kernel as _agstate_lab; _agstate_lab.show_unwritten(get_ipython()); del _agstate_lab",
+    # Hypothesis, in a notebook that uses it, keeps its files in the user's cache, not in the notebook's folder.
+    "import grader.caches as _agstate_caches; _agstate_caches.keep_hypothesis_out_of_the_workspace(); del _agstate_caches",
+    # The kernel's warm grader starts now, so the first check cell finds it ready (a notebook of the lab only).
+    "import grader.lab_kernel as _agstate_lab; _agstate_lab.start_grader(); del _agstate_lab",
 ]
 '''
 
@@ -150,6 +156,18 @@ def show_unwritten(shell) -> None:
 
     shell.set_custom_exc((NotImplementedError, NameError, KeyError, TypeError), handle)
     shell.events.register("post_run_cell", forget)
+
+
+def start_grader() -> None:
+    """Start this kernel's warm grader (``grader.notebook.warm_up``) when the kernel serves a notebook of the lab.
+
+    A notebook of the lab is one whose folder, or its parent, holds ``agstate/``
+    (``grader.notebook.workspace``); another notebook of the environment starts nothing.
+    """
+    from grader import notebook
+
+    if (notebook.workspace() / "agstate").is_dir():
+        notebook.warm_up()
 
 
 def main(argv: list[str] | None = None) -> int:

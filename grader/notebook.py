@@ -1,23 +1,35 @@
-"""``check()`` for notebooks: grade the workspace on disk in a fresh process, show a scorecard.
+"""``check()`` for notebooks: grade the workspace on disk in another process, show a scorecard.
 
-The grading runs in a new ``python -m grader`` process, so it always sees the
-files as saved (no stale imports in the kernel) and the learner's code never
-runs inside the notebook's kernel.
+The grading runs outside the kernel — in the kernel's warm grader
+(``grader.warm``), else a new ``python -m grader`` process — so it always
+sees the files as saved (no stale imports in the kernel) and the learner's
+code never runs inside the notebook's kernel. The kernel itself imports only
+the catalog and the scorecard (``grader.catalog``, ``grader.scorecard``):
+no grading engine, no Hypothesis.
+
+The lab's kernel starts the warm grader as it starts (``grader.lab_kernel``),
+so by a notebook's first check cell it has imported the grader, started its
+zygote and drawn that notebook's examples; a check asked before it is ready
+says "starting the grader…" while it waits. The warm grader runs in a
+session of its own: the kernel's interrupt and shutdown signals are not its
+(it ends when the kernel's end of its pipe closes), so a kernel that checked
+shuts down and restarts as fast as one that did not.
 """
 
 import html
 import json
 import os
+import select
 import subprocess
 import sys
 from pathlib import Path
 
-from grader.output import ALSO, further_failing
-from grader.tasks import MODULES, TASKS, part_title
+from grader.catalog import target_options
+from grader.scorecard import render_text, scorecard_html
 
-__all__ = ["check", "Points", "warm_up", "workspace", "target_options", "scorecard_html"]
+__all__ = ["check", "Points", "warm_up", "workspace", "target_options", "scorecard_html", "STARTING"]
 
-_STATUS_MARK = {"passed": "✅", "failed": "❌", "not_implemented": "⬜", "error": "💥", "timeout": "⏱", "crashed": "💀"}
+STARTING = "starting the grader…"
 
 
 def workspace() -> Path:
@@ -43,7 +55,8 @@ class Points(float):
         pass  # its display is the scorecard above it: no bare "Out: 15.0" under every check cell
 
 
-_WARM: subprocess.Popen | None = None  # this kernel's warm grader (grader.warm), started by the first check()
+_WARM: subprocess.Popen | None = None  # this kernel's warm grader (grader.warm)
+_READY = [False]  # whether _WARM has said it is ready (its first line)
 
 
 def warm_up() -> subprocess.Popen | None:
@@ -57,18 +70,66 @@ def warm_up() -> subprocess.Popen | None:
         return None
     if _WARM is None or _WARM.poll() is not None:
         # -I and cwd="/": neither the workspace nor PYTHON* variables can put another "grader" in front of this one.
+        # A session of its own: the kernel's interrupt (SIGINT to its process group) and ipykernel's shutdown, which
+        # signals and then waits for every process of the kernel's group, are not the warm grader's business.
         _WARM = subprocess.Popen([sys.executable, "-I", "-m", "grader.warm"], cwd="/", text=True,
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 start_new_session=True)
+        _READY[0] = False
     return _WARM
 
 
-def _grade(args: list[str]) -> subprocess.CompletedProcess:
+def _await_ready(warm: subprocess.Popen, slot: "_Slot | None") -> None:
+    """Read the warm grader's first line ("ready"); while it has not come, ``slot`` says "starting the grader…"."""
+    if _READY[0]:
+        return
+    if slot is not None and not select.select([warm.stdout], [], [], 0)[0]:
+        slot.starting()
+    if json.loads(warm.stdout.readline()).get("ready") is not True:
+        raise ValueError("the warm grader did not say it was ready")
+    _READY[0] = True
+
+
+class _Slot:
+    """Where a check's scorecard goes: in a kernel one display, which says "starting the grader…" until then."""
+
+    def __init__(self):
+        self._handle = None
+
+    def starting(self) -> None:
+        if _in_kernel():
+            from IPython.display import HTML, display
+
+            self._handle = display(HTML(f"<p><i>{html.escape(STARTING)}</i></p>"), display_id=True)
+        else:
+            print(STARTING, flush=True)
+
+    def show(self, report: dict) -> None:
+        if not _in_kernel():
+            print(render_text(report))
+            return
+        from IPython.display import HTML, display
+
+        if self._handle is not None:
+            self._handle.update(HTML(scorecard_html(report)))
+        else:
+            display(HTML(scorecard_html(report)))
+
+    def failed(self) -> None:
+        if self._handle is not None:
+            from IPython.display import HTML
+
+            self._handle.update(HTML(""))
+
+
+def _grade(args: list[str], slot: _Slot | None = None) -> subprocess.CompletedProcess:
     """``agstate-grade args``: in the warm grader when there is one, else (or if it has gone) in a cold process."""
     warm = warm_up()
     if warm is not None:
         try:
             warm.stdin.write(json.dumps({"args": args}) + "\n")
             warm.stdin.flush()
+            _await_ready(warm, slot)  # its first line; meanwhile it has begun this request
             reply = json.loads(warm.stdout.readline())
             return subprocess.CompletedProcess(args, reply["returncode"], reply["stdout"], reply["stderr"])
         except (OSError, ValueError, KeyError):
@@ -87,11 +148,20 @@ def check(target: str | None = None, *, seed: int | None = None) -> float:
     args = [str(workspace()), "--json", *target_options(target)]
     if seed is not None:
         args += ["--seed", str(seed)]
-    done = _grade(args)
-    if done.returncode == 2 or not done.stdout.strip():
+    slot = _Slot()
+    try:
+        done = _grade(args, slot)
+    except BaseException:  # interrupted: "starting the grader…" goes with it
+        slot.failed()
+        raise
+    try:
+        report = json.loads(done.stdout)
+    except ValueError:
+        report = None
+    if not isinstance(report, dict) or "tasks" not in report:
+        slot.failed()
         raise RuntimeError(f"the grader could not run: {done.stderr.strip()}")
-    report = json.loads(done.stdout)
-    _show(report)
+    slot.show(report)
     if os.environ.get("NBGRADER_EXECUTION") == "validate":
         # `nbgrader validate` shows a graded cell's stderr, and otherwise only "Partial credit": say what is wrong.
         for task in report["tasks"]:
@@ -103,80 +173,9 @@ def check(target: str | None = None, *, seed: int | None = None) -> float:
     return Points(report["score"])
 
 
-def target_options(target: str | None) -> list[str]:
-    """The ``agstate-grade`` options that grade ``target``: a task id, a part, or (None) everything."""
-    if target is None:
-        return []
-    if target in TASKS:
-        return ["--task", target]
-    if target in MODULES:
-        return ["--part", target]
-    raise ValueError(f"unknown task or part {target!r}; tasks: {', '.join(TASKS)}")
-
-
-def _show(report: dict) -> None:
+def _in_kernel() -> bool:
     try:
         from IPython import get_ipython
-        from IPython.display import HTML, display
     except ImportError:
-        get_ipython = None
-    if get_ipython is not None and get_ipython() is not None:
-        display(HTML(scorecard_html(report)))
-    else:
-        from grader.cli import render_text
-
-        print(render_text(report))
-
-
-def _others(task: dict) -> str:
-    """A failing task's further failing rules, each in full, folded under a line saying how many."""
-    broken = further_failing(task.get("rules", []))
-    if not broken:
-        return ""
-    items = "".join(f"<li><b>{html.escape(rule['rule'])}</b>: {html.escape(rule['feedback'])}</li>" for rule in broken)
-    return (f"<details><summary>{len(broken)} more rule{'s' if len(broken) > 1 else ''} not passing</summary>"
-            f"<ol start='2'>{items}</ol></details>")
-
-
-def _status_word(status: str) -> str:
-    return {"not_implemented": "not started", "failed": "failing"}.get(status, status.replace("_", " "))
-
-
-def scorecard_html(report: dict, repeat: str | None = None) -> str:
-    """The scorecard as an HTML table: a row per task, its notebook, points, status and feedback; then where to go next.
-
-    A report of several parts (``check()`` with no target, the progress view)
-    gets a row per part, with its points, above the part's tasks.
-    """
-    from grader.cli import next_step
-
-    repeat = repeat or f"check(..., seed={report['seed']})"
-    rows, part = [], None
-    several = len({TASKS[t["id"]].part for t in report["tasks"] if t["id"] in TASKS}) > 1
-    for task in report["tasks"]:
-        known = TASKS.get(task["id"])
-        if several and known is not None and known.part != part:
-            part = known.part
-            mine = [t for t in report["tasks"] if t["id"] in TASKS and TASKS[t["id"]].part == part]
-            rows.append(f"<tr><th colspan='3' style='text-align:left'>{html.escape(part_title(part))}</th>"
-                        f"<th>{sum(t['score'] for t in mine):g} / {sum(t['max_score'] for t in mine):g}</th>"
-                        "<th colspan='2'></th></tr>")
-        feedback = "" if task["status"] == "passed" else html.escape(task["feedback"].split(ALSO)[0]) + _others(task)
-        notebook = html.escape(known.notebook) if known is not None else ""
-        rows.append(
-            f"<tr><td>{_STATUS_MARK.get(task['status'], '')}</td><td><code>{task['id']}</code></td><td>{notebook}</td>"
-            f"<td>{task['score']:g} / {task['max_score']:g}</td><td>{_status_word(task['status'])}</td>"
-            f"<td style='text-align:left'>{feedback}</td></tr>"
-        )
-    ahead = "".join(f"<p><b>{html.escape(line)}</b></p>" for line in next_step(report["tasks"]))
-    warning = ""
-    if report.get("sandbox") == "none":
-        warning = ("<p><b>Graded without a sandbox:</b> your code ran with your own rights. Install bubblewrap "
-                   "(<code>apt-get install bubblewrap</code>) for a grade an instructor would give.</p>")
-    return warning + (
-        "<table><thead><tr><th></th><th>task</th><th>notebook</th><th>points</th><th>status</th>"
-        "<th style='text-align:left'>feedback</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>{ahead}"
-        f"<p><b>{report['score']:g} / {report['max_score']:g}</b> — seed {report['seed']} "
-        f"(repeat with <code>{html.escape(repeat)}</code>)</p>"
-    )
+        return False
+    return get_ipython() is not None

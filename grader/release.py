@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from grader.assignment import notebook_text, release_notebook, source_notebook
-from grader.tasks import MODULES, TASKS
+from grader.tasks import MODULES, PARTS, TASKS
 
 __all__ = ["stub_module", "learner_notebook", "learner_package", "learner_files", "source_problems", "main"]
 
@@ -126,6 +126,14 @@ def source_problems(root: Path = ROOT) -> list[str]:
             if module.exists() else []
         if not any(task.id in region for region in regions):
             problems.append(f"{task.id}: solutions/agstate/{module.name} has no ### BEGIN SOLUTION {task.id} region")
+    masters = sorted((root / "solutions" / "notebooks").glob("[0-9][0-9]_*.py"))
+    for part in PARTS:  # where its first lesson starts: the first of its notebooks after the lab's welcome
+        first = root / "solutions" / "notebooks" / f"{Path(part.first_notebook).stem}.py"
+        ahead = [master for master in masters[1:] if master < first]
+        if not first.exists() or part_of(source_notebook(first)) != part.name or \
+                (ahead and part_of(source_notebook(ahead[-1])) == part.name):
+            problems.append(f"part {part.name}: its first_notebook {part.first_notebook} is not the first notebook "
+                            "naming the part")
     return list(dict.fromkeys(problems))
 
 

@@ -141,7 +141,7 @@ def _worst_rules(summary: ClassSummary) -> list[str]:
 
 
 def _missing(summary: ClassSummary) -> list[str]:
-    out = ["<h2>Not started, not loading, crashed, timed out</h2>"]
+    out = ["<h2>Not started, not loading, crashed, timed out, not graded</h2>"]
     for part in summary.parts:
         students = summary.not_started.get(part, [])
         if students:
@@ -156,7 +156,8 @@ def _missing(summary: ClassSummary) -> list[str]:
                 for student, task_id, status, feedback in summary.down]
         out.append("</table>")
     if len(out) == 1:
-        out.append("<p>Every student started every part and every module loaded; no task crashed or timed out.</p>")
+        out.append("<p>Every student started every part and every module loaded; no task crashed or timed out, and the "
+                   "grader graded every task.</p>")
     return out
 
 

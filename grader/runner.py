@@ -12,7 +12,7 @@ from grader.containment import DEFAULT_MEMORY_MB, Limits
 from grader.costs import RuleCost, TaskCost
 from grader.output import ALSO, clean, display_path, further_failing
 from grader.reach import findings, integrity
-from grader.session import ChildFailed, LoadFailed, Session
+from grader.session import GRADER_ERROR, ChildFailed, LoadFailed, Session, grader_failed
 from grader.staging import StagingError, staged
 from grader.tasks import MODULES, TASKS, Task
 
@@ -148,10 +148,10 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
     if not broken:
         return {**base, "score": score, "status": "passed", "rules": verdicts,
                 "feedback": f"all {len(verdicts)} rules hold."}
-    first = broken[0]
+    # A rule the grader could not check says so first: the task's status names the grader, never the learner.
+    first = next((verdict for verdict in broken if verdict["status"] == GRADER_ERROR), broken[0])
     if first["status"] == "not_implemented":
-        feedback = first["feedback"] if task.notebook in first["feedback"] else f"{first['feedback']} (notebook {task.notebook})"
-        feedback += "."
+        feedback = _not_written(first["feedback"], task) + "."
     else:
         # A feedback cut short ends with "...": the cut stays visible, no full stop is added to it.
         stop = " " if first["feedback"].endswith("...") else ". "
@@ -161,6 +161,19 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
         feedback += ALSO + "; ".join(f"({number}) {verdict['rule']}" for number, verdict in enumerate(others, 2)) + "."
     return {**base, "score": score, "status": first["status"], "feedback": feedback,
             "counterexample": first.get("counterexample"), "rules": verdicts}
+
+
+def _not_written(said: str, task: Task) -> str:
+    """A stub's sentence (``"board.reject: board_reducer() ... (notebook 10_validation.ipynb)"``) for ``task``.
+
+    A stub of a task of another notebook is a task to finish first, there: its
+    notebook is named once, not beside this task's own.
+    """
+    owner, _, rest = said.partition(": ")
+    other = TASKS.get(owner)
+    if other is not None and other.notebook != task.notebook:
+        return f"needs {other.id} first: {rest}"
+    return said if task.notebook in said else f"{said} (notebook {task.notebook})"
 
 
 def _without_full_stop(text: str) -> str:
@@ -198,8 +211,7 @@ def _check_rule(rule, checker: Checker, verdict: dict) -> None:
     except Exception as exc:  # a grader bug must cost the learner nothing silently: say so
         if os.environ.get("AGSTATE_GRADER_DEBUG"):
             traceback.print_exc(file=sys.stderr)
-        verdict.update(status="error", feedback=f"the grader could not check this rule ({type(exc).__name__}); "
-                       "please report it to your instructor")
+        verdict.update(status=GRADER_ERROR, feedback=grader_failed(f"it could not check this rule ({type(exc).__name__})"))
 
 
 def _load_feedback(exc: LoadFailed, task: Task) -> str:

@@ -23,15 +23,26 @@ from grader.containment import Limits
 from grader.reach import integrity
 from grader.wire import Raised
 
-__all__ = ["Session", "Raised", "ChildFailed", "LoadFailed", "MissingName"]
+__all__ = ["Session", "Raised", "ChildFailed", "LoadFailed", "MissingName", "GRADER_ERROR", "grader_failed"]
 
 _OUTPUT_TAIL_BYTES = 2000
 _OUTPUT_TAIL_CHARS = 300
 _TEARDOWN_TIMEOUT = 10.0
 
 
+# A task the grader itself could not grade (its sandbox could not be made, its zygote died, a rule of its own
+# broke): never the learner's status, and never a score the learner earned or lost.
+GRADER_ERROR = "grader_error"
+
+
+def grader_failed(why: str) -> str:
+    """The feedback of a ``GRADER_ERROR``: it names the grader, never the learner's code."""
+    return f"the grader failed, not your code: {why}. Grade again; if it happens again, tell your instructor"
+
+
 class ChildFailed(Exception):
-    """The learner process died, ran out of time, or could not be made: ``status`` crashed, timeout or error."""
+    """The learner process died, ran out of time, or could not be made: ``status`` crashed, timeout or
+    ``GRADER_ERROR``."""
 
     def __init__(self, status: str, message: str):
         super().__init__(message)
@@ -128,11 +139,10 @@ class Session:
         try:
             zygote.shared().spawn(request, [theirs.fileno(), output_w, control_theirs.fileno()])
         except OSError as exc:
-            for end in (mine, theirs, control, control_theirs):
+            for end in (mine, control):  # theirs, control_theirs and output_w: closed below, whatever happened
                 end.close()
             os.close(output_r)
-            os.close(output_w)
-            raise ChildFailed("error", f"the grader's zygote is gone ({exc}); please report it to your instructor") from None
+            raise ChildFailed(GRADER_ERROR, grader_failed(f"its zygote, which starts your code's process, is gone ({exc})")) from None
         finally:
             theirs.close()
             control_theirs.close()
@@ -194,8 +204,7 @@ class Session:
             tail = self.output_tail()
             self.close()
             if "error" in ended:
-                raise ChildFailed("error", f"the grader could not run your code ({ended['error']}); "
-                                           "please report it to your instructor") from None
+                raise ChildFailed(GRADER_ERROR, grader_failed(f"it could not start your code's process ({ended['error']})")) from None
             raise ChildFailed("crashed", f"your code ended the process while {doing()} ({_how(ended, self.limits)})"
                               + (f"; its last output: {tail}" if tail else "")) from None
         except ValueError as exc:

@@ -15,7 +15,8 @@ examples. This process pays them once:
   (``grader.drawing``), the part of the kernel's notebook first
   ($JPY_SESSION_NAME), and hands them over as it goes.
 
-It reads requests, one JSON line on stdin each (``{"args": [...]}``, the
+Its first line on stdout is ``{"ready": true}``, once its zygote takes
+requests (``_Readiness``); requests are taken before that. It reads requests, one JSON line on stdin each (``{"args": [...]}``, the
 ``agstate-grade`` arguments). Each is graded in a fork of it, exactly as a
 cold ``agstate-grade`` with those arguments (and the seed) would grade it
 (``grader.cli.main``: the same sandbox, limits and report, so the same seed
@@ -43,7 +44,7 @@ def tasks_in_order(notebook: str | None) -> list[str]:
 
     A notebook's part is that of the first task checked in it or after it (07, which checks nothing, is part B's).
     """
-    from grader.tasks import TASKS
+    from grader.catalog import TASKS
 
     number = re.match(r"(\d\d)_", os.path.basename(notebook or ""))
     part = next((task.part for task in TASKS.values() if number and task.notebook[:2] >= number.group(1)), None)
@@ -111,7 +112,29 @@ class _Drawer:
             os.close(self.pipe)
 
 
-def _grade(args: list[str], drawer: _Drawer | None) -> dict:
+class _Readiness:
+    """The warm grader's first line, ``{"ready": true}``, written once its zygote takes requests.
+
+    Until then check() says "starting the grader…". Requests are taken
+    before: the first one's fork plans, stages and draws while the zygote
+    still imports LangGraph, and its learner process starts as soon as it can.
+    """
+
+    def __init__(self, zygote, replies):
+        self.zygote, self.replies, self.said = zygote, replies, False
+
+    def watched(self) -> list:
+        return [] if self.said else [self.zygote]
+
+    def say(self) -> None:
+        if not self.said:
+            self.zygote.wait_ready()  # (a zygote that died is the grade's to report, as the grader's failure)
+            self.replies.write(json.dumps({"ready": True}) + "\n")
+            self.replies.flush()
+            self.said = True
+
+
+def _grade(args: list[str], drawer: _Drawer | None, readiness: _Readiness) -> dict:
     """``agstate-grade args`` in a fork of this process: its exit status and what it printed; the banks it drew kept."""
     from grader import bank
 
@@ -135,6 +158,7 @@ def _grade(args: list[str], drawer: _Drawer | None) -> dict:
                 sys.stderr.flush()
                 banks.flush()
                 os._exit(code if isinstance(code, int) else 2)
+        readiness.say()
         _, status = os.waitpid(pid, 0)
         for handle in (out, err, banks):
             handle.seek(0)
@@ -146,14 +170,19 @@ def _grade(args: list[str], drawer: _Drawer | None) -> dict:
         return {"returncode": code, "stdout": out.read().decode(errors="replace"), "stderr": err.read().decode(errors="replace")}
 
 
-def _lines(fd: int, drawer: "_Drawer | None"):
-    """The request lines read from ``fd``, until it ends; while none comes, the drawer's examples are merged."""
+def _lines(fd: int, drawer: "_Drawer | None", readiness: _Readiness):
+    """The request lines read from ``fd``, until it ends; while none comes, the drawer's examples are merged and
+    readiness is said."""
     pending = b""
     while True:
         while b"\n" not in pending:
-            watched = [fd] + ([drawer.pipe] if drawer is not None and drawer.pipe is not None else [])
-            if fd not in select.select(watched, [], [])[0]:
-                drawer.collect()  # merged now, while the learner reads, not when the next check comes
+            drawing = [drawer.pipe] if drawer is not None and drawer.pipe is not None else []
+            ready = select.select([fd, *drawing, *readiness.watched()], [], [])[0]
+            if fd not in ready:
+                if drawing and drawing[0] in ready:
+                    drawer.collect()  # merged now, while the learner reads, not when the next check comes
+                if readiness.watched() and readiness.zygote in ready:
+                    readiness.say()
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:
@@ -168,25 +197,30 @@ def serve(requests, replies, seed: int | None = None, draw_ahead: bool = True) -
 
     ``seed``: the kernel's (default: a fresh one); ``draw_ahead``: start the drawer.
     """
-    from grader import cli, zygote  # noqa: F401 - imported once, here: every fork starts with them
+    from grader import caches, zygote
+
+    caches.keep_hypothesis_out_of_the_workspace()
+    zygote.shared()  # first: the zygote imports LangGraph while this process imports the grader
+    from grader import cli  # noqa: F401 - imported once, here: every fork starts with them
     from grader.batch import grade_many  # noqa: F401
     from grader.runner import DEFAULT_EXAMPLES
 
-    zygote.shared()  # warm: LangGraph is imported in the zygote before the first request
     seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
     drawer = _Drawer(seed, DEFAULT_EXAMPLES, tasks_in_order(os.environ.get("JPY_SESSION_NAME"))) if draw_ahead else None
+    readiness = _Readiness(zygote.shared(), replies)
     try:
-        for line in _lines(requests.fileno(), drawer):
+        for line in _lines(requests.fileno(), drawer, readiness):
             try:
                 args = json.loads(line)["args"]
                 if not isinstance(args, list) or not all(isinstance(arg, str) for arg in args):
                     raise ValueError("args must be a list of strings")
             except (ValueError, KeyError, TypeError) as exc:
+                readiness.say()
                 reply = {"returncode": 2, "stdout": "", "stderr": f"agstate-grade: a bad request to the warm grader: {exc}"}
             else:
                 if drawer is not None:
                     drawer.collect()
-                reply = _grade(args if "--seed" in args else [*args, "--seed", str(seed)], drawer)
+                reply = _grade(args if "--seed" in args else [*args, "--seed", str(seed)], drawer, readiness)
             replies.write(json.dumps(reply) + "\n")
             replies.flush()
     finally:

@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 
-from grader import cgroups
+from grader import bubblewrap, cgroups
 
 __all__ = ["Zygote", "shared", "PRELOAD"]
 
@@ -38,6 +38,7 @@ __all__ = ["Zygote", "shared", "PRELOAD"]
 PRELOAD = ["langgraph.graph", "langgraph.checkpoint.memory", "pydantic", "typing_extensions", "multiprocessing.connection",
            "sqlite3", "grader.child", "grader.keeper"]
 _MAX_REQUEST = 1 << 16
+_READY = b"ready"  # the zygote's one message to the grading side: it takes requests now (``Zygote.wait_ready``)
 
 
 class Zygote:
@@ -49,6 +50,7 @@ class Zygote:
                "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/nonexistent", "TMPDIR": _host_tmp()}
         if cgroups.DISABLE in os.environ:  # the one grader setting the keepers read
             env[cgroups.DISABLE] = os.environ[cgroups.DISABLE]
+        env[bubblewrap.CHOICE] = bubblewrap.choice()
         # -s: no user site; -P: the working directory is not on sys.path (a course folder's own
         # grader/ cannot stand in for this one).
         self._process = subprocess.Popen(
@@ -57,6 +59,19 @@ class Zygote:
         theirs.close()
         self._owner = os.getpid()
         self._lock = threading.Lock()
+        self._ready = False
+
+    def fileno(self) -> int:
+        """For ``select``: readable once the zygote has said it is ready (then ``wait_ready`` returns at once)."""
+        return self._mine.fileno()
+
+    def wait_ready(self, timeout: float = 120.0) -> bool:
+        """Wait until the zygote has imported what learners need and takes requests; False if it died first."""
+        if self._ready:
+            return True
+        if select.select([self._mine], [], [], timeout)[0]:
+            self._ready = self._mine.recv(16) == _READY
+        return self._ready
 
     def spawn(self, request: dict, fds: list[int]) -> None:
         """Ask for a keeper and its learner process; ``fds``: channel, output pipe, control socket."""
@@ -113,7 +128,10 @@ def _serve(sock: socket.socket, view, own_pid_namespace: int) -> None:
         except InterruptedError:
             continue
         if sock.fileno() in ready:
-            message, fds, _, _ = socket.recv_fds(sock, _MAX_REQUEST, 3)
+            try:
+                message, fds, _, _ = socket.recv_fds(sock, _MAX_REQUEST, 3)
+            except ConnectionResetError:  # closed without reading "ready" (a batch never asks): closed all the same
+                message, fds = b"", []
             if not message:  # every grading process has closed its end
                 accepting = False
             elif len(fds) == 3:
@@ -174,17 +192,35 @@ def _warm_up() -> None:
     graph.get_state({"configurable": {"thread_id": "warm"}})
 
 
+def _isolated(containment, namespaces) -> bool:
+    """Whether this ordinary user's process now owns new user, pid and mount namespaces.
+
+    Only where bubblewrap can make a sandbox: without it (not installed, no
+    user namespaces in a hub's container, a /proc that a new one may not be
+    mounted over) every task runs unsandboxed, and an unsandboxed task needs
+    none of them.
+    """
+    if bubblewrap.unavailable() is not None:
+        return False
+    containment.keep_machine_proc()
+    try:
+        namespaces.isolate_self()
+    except OSError:
+        return False
+    return True
+
+
 def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grading side's to handle
     sock = socket.socket(fileno=int(argv[1]))
     from grader import containment, namespaces
 
-    if os.geteuid() != 0:
+    bubblewrap.adopt(os.environ.pop(bubblewrap.CHOICE, ""))  # read once; the learner's environment never holds it
+
+    if os.geteuid() != 0 and _isolated(containment, namespaces):
         # An ordinary user owns new user, pid and mount namespaces, so it can point a learner at a sandbox's
         # pid namespace and back, as root can. The zygote proper is this process's child, pid 1 there;
         # the machine's processes are still counted for RLIMIT_NPROC through the machine's /proc.
-        containment.keep_machine_proc()
-        namespaces.isolate_self()
         inner = os.fork()
         if inner:
             sock.close()
@@ -209,6 +245,7 @@ def main(argv: list[str]) -> int:
     deadline = time.monotonic() + 5
     while threading.active_count() > 1 and time.monotonic() < deadline:
         time.sleep(0.01)  # a thread pool of the warm-up winding down: forks must come from one thread
+    sock.send(_READY)
     try:
         _serve(sock, view, own_pid_namespace)
     finally:

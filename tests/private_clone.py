@@ -9,8 +9,9 @@ may be ``ORDINARY_USER``, an unprivileged account made here if it is
 missing: the grader then runs as someone who cannot read root's home.
 
 The venv is kept between test runs, keyed by pyproject.toml and the Python
-used (the tree is copied afresh every time): building one costs about half
-a minute with pip's cache and about a minute without.
+used: building one costs about half a minute with pip's cache and about a
+minute without. The tree is copied afresh when it changed, and only then:
+tests in other workers may be grading from the same clone.
 """
 
 import fcntl
@@ -56,7 +57,7 @@ def as_account(clone: Clone, command: list[str]) -> list[str]:
     """``command`` run as the clone's account, with its own home and no inherited groups."""
     if clone.uid == os.geteuid():
         return command
-    return ["setpriv", f"--reuid={clone.uid}", f"--regid={clone.gid}", "--init-groups", "--", *command]
+    return [shutil.which("setpriv") or "/usr/bin/setpriv", f"--reuid={clone.uid}", f"--regid={clone.gid}", "--init-groups", "--", *command]
 
 
 def _interpreter(account_uid: int) -> str:
@@ -81,6 +82,14 @@ def _tree_files() -> list[str]:
     return [name for name in listed.decode().split("\0") if name and (ROOT / name).is_file()]
 
 
+def _digest(files: list[str]) -> str:
+    """The tree's names and contents, hashed: a clone already holding it is not copied again."""
+    found = hashlib.sha256()
+    for name in files:
+        found.update(name.encode() + b"\0" + (ROOT / name).read_bytes() + b"\0")
+    return found.hexdigest()
+
+
 def private_clone(account: str | None = None) -> Clone:
     """The checkout of ``account`` (default: whoever runs the tests) in a 0700 folder, venv built."""
     entry = pwd.getpwuid(os.geteuid()) if account is None else _ensure_account(account)
@@ -94,13 +103,18 @@ def private_clone(account: str | None = None) -> Clone:
         os.chmod(private, 0o700)
         lab = private / "lab"
         lab.mkdir(exist_ok=True)
-        for child in lab.iterdir():
-            if child.name != ".venv":
-                shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
-        for name in _tree_files():
-            target = lab / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, target)
+        files = _tree_files()
+        tree = _digest(files)
+        copied = lab / ".agstate-tree"  # the tree last copied: another test may be grading from it right now
+        if not copied.exists() or copied.read_text() != tree:
+            for child in lab.iterdir():
+                if child.name != ".venv":
+                    shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
+            for name in files:
+                target = lab / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(ROOT / name, target)
+            copied.write_text(tree)
         clone = Clone(lab, entry.pw_name, entry.pw_uid, entry.pw_gid, entry.pw_dir)
         subprocess.run(["chown", "-R", f"{entry.pw_uid}:{entry.pw_gid}", str(private)], check=True)
         stamp = lab / ".venv" / ".agstate-built"

@@ -83,8 +83,8 @@ def test_in_a_kernel_the_points_show_as_the_scorecard_only_and_under_nbgrader_as
 
 def test_the_progress_view_shows_every_task_by_part_with_its_notebook_and_where_to_go_next(monkeypatch):
     """check() with no target: passed, failing, not started, each task's notebook, a row per part, the next notebook."""
+    from grader.catalog import TASKS, tasks_of
     from grader.notebook import scorecard_html
-    from grader.tasks import TASKS
 
     report = {"seed": 1, "score": 15.0, "max_score": 400.0, "tasks": [
         {"id": task_id, "score": 0.0, "max_score": task.max_score, "status": "not_implemented", "feedback": "not written",
@@ -92,9 +92,10 @@ def test_the_progress_view_shows_every_task_by_part_with_its_notebook_and_where_
     report["tasks"][0].update(status="passed", score=report["tasks"][0]["max_score"])
     report["tasks"][1].update(status="failed", feedback="returned 1; expected 2")
     page = scorecard_html(report)
-    assert page.count("<tr><td>") == len(TASKS)  # every task, one row each
+    assert page.count("<tr><td>") == len(tasks_of("state"))  # every task of the part begun, one row each
     assert "A. Reducers and schemas" in page and "D. " in page  # a row per part, above its tasks
-    assert ">passed<" in page and ">failing<" in page and ">not started<" in page
+    assert page.count(">not started<") == 4 + 6  # each part not begun folds into its row; part A's stubs show
+    assert ">passed<" in page and ">failing<" in page
     second = report["tasks"][1]["id"]
     assert f"next: {second}, in notebook {TASKS[second].notebook}" in page and TASKS[second].notebook in page
 
@@ -116,3 +117,23 @@ def test_an_interrupted_check_leaves_no_reply_behind_for_the_next(monkeypatch):
         notebook._grade([str(SOLUTIONS), "--json", "--task", "state.overwrite", "--seed", "1"])
     assert warm.wait(timeout=10) is not None  # killed
     assert notebook.warm_up() is not warm  # the next check() starts another
+
+
+def test_a_kernel_checks_without_the_engine_and_its_warm_grader_is_not_in_the_kernels_session(tmp_path):
+    """The lab's kernel starts the warm grader as it starts; checking imports no Hypothesis or rule into the kernel,
+    and the kernel's interrupt and shutdown signals (its process group) never reach the warm grader."""
+    import shutil
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    shutil.copytree(SOLUTIONS / "agstate", tmp_path / "agstate")
+    cells = ["import os, sys\nfrom grader import notebook\nstarted = notebook._WARM",
+             'from grader import check\npoints = check("state.dedupe", seed=4)',
+             "print(points, started is notebook._WARM, os.getsid(notebook._WARM.pid) != os.getsid(0),\n"
+             "      sorted(m for m in sys.modules if m.split('.')[0] in ('hypothesis', 'langgraph') or\n"
+             "             m in ('grader.tasks', 'grader.runner', 'grader.checking', 'grader.session')))"]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    NotebookClient(notebook, kernel_name="python3", timeout=120, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    assert notebook.cells[2].outputs[0]["text"].strip() == "15.0 True True []"
+    assert not (tmp_path / ".hypothesis").exists()

@@ -8,6 +8,7 @@ it with ``check()`` there — first the stubs, then a module of the reference.
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -66,7 +67,10 @@ def test_the_wheel_installed_in_a_fresh_environment_gives_a_working_lab_without_
     (wheel,) = (tmp_path / "dist").glob("agstate_lab-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert not [name for name in names if name.startswith("solutions/") or "/solutions/" in name]
-    assert "grader/learner_notebooks/27_effects_once.ipynb" in names and "agstate/state.py" in names
+    notebooks = sorted(path.name for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    assert [f"grader/learner_notebooks/{name}" for name in notebooks] == \
+        sorted(name for name in names if name.startswith("grader/learner_notebooks/") and name.endswith(".ipynb"))
+    assert "agstate/state.py" in names
     stub = zipfile.ZipFile(wheel).read("agstate/state.py")
     assert stub == (ROOT / "agstate" / "state.py").read_bytes() != (SOLUTIONS / "agstate" / "state.py").read_bytes()
 
@@ -88,4 +92,11 @@ def test_the_wheel_installed_in_a_fresh_environment_gives_a_working_lab_without_
     (lab / "agstate" / "state.py").write_bytes((SOLUTIONS / "agstate" / "state.py").read_bytes())
     done = _run(venv / "bin" / "python", "-c", grade, "state", env=environment, cwd=lab)
     assert json.loads(done.stdout.splitlines()[-1]) == 100.0, done.stdout
+    # The kit's own words give the kit's own commands: agstate-grade, never the repository's make targets.
+    texts = {path.name: path.read_text(encoding="utf-8") for path in [*lab.glob("*.ipynb"), *lab.glob("agstate/*.py")]}
+    assert not [name for name, text in texts.items() if re.search(r"\bmake (grade|lab|test)\b", text)]
+    graded = subprocess.run([venv / "bin" / "agstate-grade", ".", "--part", "state", "--seed", "3"], cwd=lab, env=environment,
+                            capture_output=True, text=True, timeout=600)
+    assert graded.returncode == 0 and "score 100.0/100.0" in graded.stdout, graded.stdout + graded.stderr
+    assert not (lab / ".hypothesis").exists() and not (lab / "agstate" / ".hypothesis").exists()
     _run(venv / "bin" / "jupyter", "lab", "--version", env=environment)

@@ -114,7 +114,7 @@ def test_grader_fails_exactly_the_broken_tasks(corpus, mutant, seed, tmp_path):
 
     for task_id, task in tasks.items():
         for verdict in task.get("rules", []):
-            assert "could not check" not in verdict.get("feedback", ""), f"grader error in {task_id}; " + context
+            assert verdict["status"] != "grader_error", f"grader error in {task_id}: {verdict['feedback']}; " + context
         if task_id in mutant.breaks:
             assert task["score"] < task["max_score"], f"{task_id} is broken but scored full marks; " + context
             feedback = task["feedback"]
@@ -126,3 +126,8 @@ def test_grader_fails_exactly_the_broken_tasks(corpus, mutant, seed, tmp_path):
                 assert not leaked, f"{task_id} feedback names a grader internal ({internal!r}): {leaked[0]!r}; " + context
         else:
             assert task["score"] == task["max_score"], f"{task_id} passed without full marks; " + context
+
+    if mutant.says:  # the words that fix this mistake, in the feedback of the first task it breaks
+        first = next(task_id for task_id in corpus.TASK_IDS if task_id in mutant.breaks)
+        missing = [words for words in mutant.says if words not in tasks[first]["feedback"]]
+        assert not missing, f"{first}'s feedback does not say {missing}; " + context

@@ -13,11 +13,13 @@ from conftest import REFERENCE, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grader import catalog
 from grader.cli import render_text
 from grader.gradebook import Gradebook, read_log, record
 from grader.notebook import scorecard_html
 from grader.output import MAX_ITEMS, MAX_TEXT, clean, display_path, for_terminal
 from grader.runner import _missing_module
+from grader.scorecard import next_step
 from grader.staging import MAX_BYTES, MAX_FILES, StagingError, staged
 
 # JSON-like data as a learner's process could make it: any text (lone surrogates too), any float.
@@ -87,9 +89,54 @@ def test_a_scorecard_says_where_to_go_next():
         return render_text({"submission": "sub", "seed": 7, "score": 0.0, "max_score": 3.0, "tasks": tasks}).splitlines()
 
     assert report("not_implemented", "not_implemented", "not_implemented")[-2] == \
-        "nothing is written yet: start with notebook 00_welcome.ipynb"
+        "nothing is written yet: start with notebook 01_overwrite.ipynb"  # the part's first lesson
     assert report("passed", "failed", "not_implemented")[-2] == "next: state.append, in notebook 02_append_and_budget.ipynb"
     assert report("passed", "passed", "passed")[-2].startswith("  state.budget")  # all passed: no hint
+
+
+def _whole_lab(**statuses) -> dict:
+    """A report of every task, not started but those given (a part name: every task of it has that status)."""
+    tasks = [{"id": task_id, "part": spec.part, "score": 0.0, "max_score": spec.max_score,
+              "status": statuses.get(task_id, statuses.get(spec.part, "not_implemented")), "feedback": "x", "rules": []}
+             for task_id, spec in catalog.TASKS.items()]
+    for task in tasks:
+        if task["status"] == "passed":
+            task["score"] = task["max_score"]
+    return {"submission": "sub", "seed": 7, "score": sum(t["score"] for t in tasks), "max_score": 500.0, "tasks": tasks}
+
+
+def test_next_follows_the_part_in_progress_then_the_part_after_the_last_one_done():
+    assert next_step(_whole_lab()["tasks"]) == ["nothing is written yet: start with notebook 00_welcome.ipynb"]
+    in_progress = _whole_lab(state="passed", **{"messages.upsert": "passed", "messages.trim": "failed"})
+    assert next_step(in_progress["tasks"]) == ["next: messages.trim, in notebook 29_trim_without_orphans.ipynb"]
+    assert next_step(_whole_lab(messages="passed")["tasks"]) == \
+        ["part E done; next: part A. Reducers and schemas, notebook 01_overwrite.ipynb"]
+    assert next_step(_whole_lab(state="passed", board="passed")["tasks"]) == \
+        ["part A, B done; next: part C. Event sourcing, notebook 13_invoice_timeout.ipynb"]
+    assert next_step(_whole_lab(state="passed", board="passed", events="passed", branches="passed",
+                                messages="passed")["tasks"]) == []
+
+
+def test_a_part_not_started_is_one_line():
+    report = _whole_lab(messages="passed")
+    lines = render_text(report).splitlines()
+    assert "part B. Operations, not replacements: 0.0/100.0, not started: begin with notebook 07_replacement_bug.ipynb" \
+        in lines
+    assert not any(line.startswith("  board.") for line in lines) and "  messages.trim" in "\n".join(lines)
+    page = scorecard_html(report)
+    assert page.count("<tr><td>") == len(catalog.tasks_of("messages"))  # a row per task of the part begun only
+    assert page.count(">not started<") == 4 and "begin with notebook 20_blind_merge.ipynb" in page
+
+
+def test_a_grader_failure_is_named_and_an_unsandboxed_run_repeats_unsandboxed():
+    report = {"submission": "sub", "seed": 3, "score": 0.0, "max_score": 15.0, "sandbox": "none",
+              "tasks": [{"id": "state.dedupe", "part": "state", "score": 0.0, "max_score": 15.0, "status": "grader_error",
+                         "feedback": "the grader failed, not your code: it could not start your code's process (OSError)"}]}
+    text = render_text(report)
+    assert "the grader itself failed" in text and "grader_error" in text
+    assert text.endswith("(repeat: agstate-grade sub --task state.dedupe --seed 3 --no-sandbox)")
+    page = scorecard_html(report)
+    assert "The grader failed" in page and ">grader failed<" in page and "Graded without a sandbox" in page
 
 
 def test_a_scorecard_of_several_parts_gives_each_part_its_subtotal():

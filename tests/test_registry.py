@@ -39,7 +39,7 @@ def test_probes_come_from_every_parts_folder():
 
 
 def _part(name="demo", tasks=((".a", 60, "01_a.ipynb"), (".b", 40, "02_b.ipynb"))):
-    return Part(name, "Z", "Demo", name, tuple(TaskSpec(name + tid, points, nb, "s") for tid, points, nb in tasks))
+    return Part(name, "Z", "Demo", name, "00_demo.ipynb", tuple(TaskSpec(name + tid, points, nb, "s") for tid, points, nb in tasks))
 
 
 @pytest.mark.parametrize("parts, said", [

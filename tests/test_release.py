@@ -79,3 +79,17 @@ def test_a_task_without_its_check_cell_or_solution_region_is_refused(tmp_path):
     assert "board.graph: solutions/agstate/board.py has no ### BEGIN SOLUTION board.graph region" in problems
     assert "branches.effects_once: its notebook solutions/notebooks/27_effects_once.py does not exist" in problems
     assert len(problems) == 4, problems  # 27_effects_once holds two tasks
+
+
+def test_each_part_names_the_notebook_its_first_lesson_starts_in(monkeypatch):
+    """The scorecard sends a learner to a part's first lesson: the first notebook of the part, checked or not."""
+    import dataclasses
+
+    from grader import release
+
+    assert source_problems() == []
+    moved = [dataclasses.replace(part, first_notebook="08_first_write_bypass.ipynb") if part.name == "board" else part
+             for part in release.PARTS]
+    monkeypatch.setattr(release, "PARTS", moved)
+    assert source_problems() == ["part board: its first_notebook 08_first_write_bypass.ipynb is not the first notebook "
+                                 "naming the part"]

@@ -2,8 +2,8 @@
 
 ``grader/parts/<name>/``:
 
-- ``__init__.py``: the descriptor, ``PART``: its title, module, tasks (points,
-  notebooks) and the learner call each probe stands for;
+- ``__init__.py``: the descriptor, ``PART``: its title, module, first
+  notebook, tasks (points, notebooks) and the learner call each probe stands for;
 - ``strategies.py``: the Hypothesis strategies its rules draw from;
 - ``model.py``: what a correct answer does (grading side; it judges nothing);
 - ``checks.py``: the judging its rules share (grading side; raises ``Failure``);
@@ -15,9 +15,10 @@
   nothing of the grading side (a long one may keep helpers beside it, such as
   ``events/processes.py``).
 
-``grader.tasks`` builds the registry from this list and refuses a part that
-does not add up (``grader.tasks.check_parts``); ``tests/test_registry.py``
-checks every folder has this shape.
+``grader.catalog`` reads the descriptors from this list and refuses parts
+that do not add up (``grader.catalog.check_parts``); ``grader.tasks`` adds
+each part's rules to its tasks; ``tests/test_registry.py`` checks every
+folder has this shape.
 """
 
 import importlib

@@ -14,6 +14,11 @@ class TaskSpec:
     notebook: str
     summary: str
 
+    @property
+    def part(self) -> str:
+        """The part the task belongs to: "state" for "state.dedupe"."""
+        return self.id.split(".", 1)[0]
+
 
 @dataclass(frozen=True)
 class Part:
@@ -23,6 +28,7 @@ class Part:
     letter: str  # "A": how the notebooks and the README name it
     title: str
     module: str  # the learner's exercise module: agstate/<module>.py
+    first_notebook: str  # where the part's first lesson starts, checked or not ("07_replacement_bug.ipynb")
     tasks: tuple[TaskSpec, ...]
     # probe name (in probes.py) -> the learner's call it stands for; "{0}" is the probe's first argument
     calls: dict = field(default_factory=dict)

@@ -1,22 +1,18 @@
-"""The task registry, built from the parts' descriptors (``grader.parts``): every task, its rules and points.
+"""The task registry: every task of the catalog (``grader.catalog``) with the rules that grade it.
 
 Task ids are public API (LAB-SPEC §7). A task's score is the share of its
 rules that hold; it passes only with full marks. Each part's
 ``rules/`` modules add rules to the tasks its descriptor declares (``task(id)``);
-the registry refuses a part whose tasks do not add up (``check_parts``).
+the catalog refuses parts that do not add up, the registry a task without a rule.
 """
 
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from grader.parts import descriptors
+from grader.catalog import MODULES, PARTS, RegistryError, check_parts, part_title
 
 __all__ = ["Rule", "Task", "TASKS", "MODULES", "PARTS", "part_title", "RegistryError", "task", "tasks_of", "check_parts"]
-
-
-class RegistryError(Exception):
-    """A part's descriptor or rules do not add up."""
 
 
 @dataclass
@@ -52,14 +48,7 @@ class Task:
         return add
 
 
-PARTS = descriptors()
-TASKS: dict[str, Task] = {}
-MODULES = {part.name: part.module for part in PARTS}  # part name -> the exercise module it grades (agstate/<module>.py)
-
-
-def part_title(name: str) -> str:
-    """A part as scorecards head it: ``"A. Reducers and schemas"``; an unknown name as it is."""
-    return next((f"{part.letter}. {part.title}" for part in PARTS if part.name == name), name)
+TASKS: dict[str, "Task"] = {}
 
 
 def task(task_id: str) -> Task:
@@ -73,30 +62,7 @@ def tasks_of(part: str) -> list[Task]:
     return [task for task in TASKS.values() if task.part == part]
 
 
-def check_parts(parts) -> None:
-    """Refuse parts that do not add up: a name used twice, a task id outside its part or used twice, points that
-    do not sum to 100, tasks out of notebook order."""
-    names, ids = set(), set()
-    for part in parts:
-        if part.name in names:
-            raise RegistryError(f"two parts are named {part.name!r}")
-        names.add(part.name)
-        for spec in part.tasks:
-            if not spec.id.startswith(f"{part.name}."):
-                raise RegistryError(f"task {spec.id!r} of part {part.name!r} must be named {part.name}.<task>")
-            if spec.id in ids:
-                raise RegistryError(f"task {spec.id!r} is declared twice")
-            ids.add(spec.id)
-        total = sum(spec.max_score for spec in part.tasks)
-        if total != 100:
-            raise RegistryError(f"the tasks of part {part.name!r} add up to {total:g} points, not 100")
-        notebooks = [spec.notebook for spec in part.tasks]
-        if notebooks != sorted(notebooks):
-            raise RegistryError(f"the tasks of part {part.name!r} are not in notebook order: {notebooks}")
-
-
 def _build() -> None:
-    check_parts(PARTS)
     for part in PARTS:
         for spec in part.tasks:
             TASKS[spec.id] = Task(spec.id, spec.max_score, spec.notebook, spec.summary)

@@ -29,14 +29,30 @@
 # %% [markdown]
 # ## How the lab works
 #
-# Part A — *reducers and schemas* — is six notebooks. Each one:
+# The lab has five parts. Each part is a run of notebooks and one module of
+# `agstate/` that you complete; your instructor may assign one part or
+# several, and each part stands on its own. Here they are, with the
+# notebooks each spans and the call that checks it, straight from the
+# grader's catalog:
+
+# %%
+from grader.catalog import PARTS, notebook_span
+
+print(f"{'part':<36} {'notebooks':<10} {'you complete':<22} check")
+for part in PARTS:
+    print(f"{part.letter}. {part.title:<33} {notebook_span(part.name):<10} agstate/{part.module + '.py':<14} "
+          f'check("{part.name}")')
+
+# %% [markdown]
+# Every notebook of every part works the same way. Each one:
 #
 # 1. asks you to **predict** what a piece of code does;
 # 2. reproduces a **pitfall** for real: the code runs, and you see the real
 #    error or the wrong output;
 # 3. shows **the fix**, using your own module;
-# 4. gives **your exercise**: complete a function or class in
-#    `agstate/state.py`, following the rules the notebook lists;
+# 4. gives **your exercise**: complete a function or class in the part's
+#    module (`agstate/state.py` for part A), following the rules the
+#    notebook lists;
 # 5. ends with a **check cell** that grades your work, and what to remember.
 #
 # The cells that use your module say so ("this cell needs your `append` from
@@ -67,16 +83,16 @@ print(scratch_module.ANSWER)  # this cell ran after the reload: no kernel restar
 assert scratch_module.ANSWER == "after the edit, reloaded", "this kernel does not reload edited modules: restart it"
 
 # %% [markdown]
-# The notebooks and the tasks they grade, straight from the grader's
-# registry:
+# The tasks each part grades, with their notebooks and points (each part
+# adds up to 100):
 
 # %%
-from grader.tasks import tasks_of
+from grader.catalog import tasks_of
 
-print(f"{'notebook':<28} {'task':<17} {'points':>6}  what it checks")
-for task in tasks_of("state"):
-    print(f"{task.notebook:<28} {task.id:<17} {task.max_score:>6g}  {task.summary}")
-print(f"{'':<28} {'total':<17} {sum(t.max_score for t in tasks_of('state')):>6g}")
+for part in PARTS:
+    print(f"\n{part.letter}. {part.title}: check(\"{part.name}\")")
+    for task in tasks_of(part.name):
+        print(f"  {task.notebook:<30} {task.id:<27} {task.max_score:>4g}  {task.summary}")
 
 # %% [markdown]
 # Your workspace — the folder whose `agstate/` package the notebooks import
@@ -104,22 +120,26 @@ assert (workspace() / "agstate" / "state.py").is_file()
 # `check()` with no target is the whole lab at a glance, part by part: each
 # task passed, failing or not started.
 #
-# In a terminal, from the lab's folder:
+# In a terminal, from your workspace (the folder that holds `agstate/`):
 #
 # ```
-# make grade                                    # grade your workspace
+# agstate-grade .                               # grade your workspace
+# agstate-grade . --part messages               # one part
 # agstate-grade . --task state.dedupe --seed N  # repeat one run exactly
 # ```
 #
+# (In a clone of the lab's own repository the command is
+# `.venv/bin/agstate-grade`.)
 # `python -m grader` is the same command as `agstate-grade`. Every report
 # prints its seed; pass it back with `--seed` (or `check(..., seed=N)`) to get
 # the same report again. The checks of one notebook's kernel share a seed,
 # chosen when the kernel starts: while you fix a rule, its counterexample
 # stays put, and a task you checked before is checked again on the same
-# examples. Restart the kernel for new ones. `make grade` takes a fresh seed
-# every time. `check()` also returns the points it gave, a number
+# examples. Restart the kernel for new ones. `agstate-grade` takes a fresh
+# seed every time. `check()` also returns the points it gave, a number
 # (`points = check("state")`); Jupyter does not show it under the scorecard,
-# which says it already.
+# which says it already. The kernel starts its grader as it starts; a check
+# asked before it is ready says "starting the grader…" while it waits.
 
 # %% [markdown]
 # ## How the grader decides
@@ -146,7 +166,9 @@ assert (workspace() / "agstate" / "state.py").is_file()
 # - **Statuses:** `passed`; `failed` (a rule broke); `not_implemented` (the
 #   stub still raises `NotImplementedError`); `error` (your code raised, or
 #   did not import — the feedback names the exception and your line);
-#   `timeout`; `crashed` (your process died: exit, signal, memory).
+#   `timeout`; `crashed` (your process died: exit, signal, memory);
+#   `grader_error` (the grader itself failed, not your code: grade again,
+#   and tell your instructor if it stays).
 
 # %% [markdown]
 # ### See it on a buggy submission
@@ -233,8 +255,10 @@ shutil.rmtree(demo.parent)
 # ## Your scorecard
 #
 # Here is part A graded on your workspace. Tasks you have not started show
-# `not implemented`; by the end of notebook 06 every task should pass.
-# Next: open **01 — the overwrite bug**.
+# `not started`; by the end of notebook 06 every task should pass. Assigned
+# another part? Check it instead (`check("messages")` for part E), or run
+# `check()` for every part: a part you have not started is one line.
+# Next: open **01 — the overwrite bug**, or your part's first notebook.
 
 # %%
 from grader import check

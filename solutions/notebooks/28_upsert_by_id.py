@@ -302,23 +302,26 @@ assert kept == before[-2:]
 #
 # One more thing a reducer of your own must not inherit: a message without an
 # id gets its id by `add_messages` **writing it into the message object you
-# passed**. A node that keeps its messages (a cached greeting, a retry loop
+# passed** — in either list, the stored history (`old`) as well as the write
+# (`new`). A node that keeps its messages (a cached greeting, a retry loop
 # that re-sends one object) finds them changed.
 
 # %%
-greeting = HumanMessage("Is A-17 insured?")
-print(f"before: id={greeting.id!r}")
-merged = add_messages([hello], [greeting])
-print(f"after:  the caller's message has an id now: {greeting.id is not None}")
-assert greeting.id is not None and greeting.id == merged[-1].id
+stored_greeting = HumanMessage("Hi, I'm Ada.")  # stored without an id, in the history
+greeting = HumanMessage("Is A-17 insured?")  # the new write, without an id
+print(f"before: ids {stored_greeting.id!r} and {greeting.id!r}")
+merged = add_messages([stored_greeting], [greeting])
+print(f"after:  the history's message has an id now: {stored_greeting.id is not None}; "
+      f"the write's too: {greeting.id is not None}")
+assert stored_greeting.id is not None and greeting.id is not None and greeting.id == merged[-1].id
 
 # %% [markdown]
 # ## Your reducer: `budgeted(max_messages)`
 #
 # Part E's merge rule for `messages` is `add_messages` *within a budget*:
 # `budgeted(max_messages)` returns a reducer that upserts and removes as
-# `add_messages` does, on copies of the messages, and then keeps the history
-# within `max_messages` messages. The budget's trim is the next notebook's
+# `add_messages` does, on copies of every message (the history's and the
+# write's), and then keeps the history within `max_messages` messages. The budget's trim is the next notebook's
 # exercise; the cells below use budgets that nothing here exceeds.
 #
 # This cell needs your `budgeted` from `agstate/messages.py`.
@@ -335,11 +338,12 @@ assert merge(history, [RemoveMessage(id="ai-h1-0")]) == [hello]
 assert merge(history, [RemoveMessage(id=REMOVE_ALL_MESSAGES)]) == []
 assert merge(history, history[-1:]) == history  # a shorter list changes nothing
 
-greeting = HumanMessage("Is A-17 insured?")
-merged = merge(history, [greeting])
-print(f"the new message has an id in the result: {merged[-1].id is not None}; the caller's still has none: "
-      f"{greeting.id is None}")
-assert greeting.id is None and merged[-1].id and merged[-1].content == greeting.content
+stored_greeting, greeting = HumanMessage("Hi, I'm Ada."), HumanMessage("Is A-17 insured?")
+merged = merge([stored_greeting, answer], [greeting])
+print(f"every message has an id in the result: {all(m.id for m in merged)}; the caller's still have none: "
+      f"{stored_greeting.id is None and greeting.id is None}")
+assert all(m.id for m in merged) and merged[-1].content == greeting.content
+assert stored_greeting.id is None and greeting.id is None
 
 for budget in (3, True, 8.0, "8"):
     try:
@@ -367,20 +371,40 @@ show_history(reply)
 assert [message.id for message in reply] == ["h1", "ai-h1-0", "h2", "ai-h2-0"]
 
 # %% [markdown]
+# ## How the check shows messages
+#
+# The check's feedback writes each message of a history in a few words: its
+# role, its id, its text in quotes, then what it calls or answers.
+#
+# - `human h1 'Hi'`: a human message whose id is `h1`; `human None 'Hi'` has
+#   no id.
+# - `ai a2 'Let me look.' calls lookup_order (c1)`: an AI message with its
+#   text and one tool call, `lookup_order`, whose call id is `c1`. An AI
+#   message with no text, only tool calls, shows only its calls:
+#   `ai a2 calls lookup_order (c1), shipping_eta (c2)`.
+# - `tool t3 'shipped' for c1`: a tool message, the result of the call `c1`.
+# - `remove h1`: `RemoveMessage(id="h1")`.
+#
+# A long history is cut around the first message where what your code gave
+# and what was expected differ: `… 3 earlier` and `… 2 later` stand for the
+# messages left out. The other notebooks of part E use the same notation.
+
+# %% [markdown]
 # ## Your exercise
 #
 # In `agstate/messages.py`, write **`budgeted(max_messages)`**: it returns a
-# reducer `(old, new)` that merges as `add_messages(old or [], copies of new)`
-# does.
+# reducer `(old, new)` that merges as `add_messages(old or [], new)` does, on
+# copies of every message.
 #
 # - It appends a message with a new id and replaces a message whose id is
 #   stored, in place.
 # - It removes the messages named by `RemoveMessage`; `RemoveMessage(id=REMOVE_ALL_MESSAGES)`
 #   clears the history.
 # - A re-sent write (the same messages, the same ids) changes nothing.
-# - It never mutates its arguments: hand `add_messages` copies
-#   (`message.model_copy()`), so a message without an id gets one in the
-#   result only.
+# - It never mutates its arguments: `add_messages` writes an id into every
+#   id-less message of both lists it is given, so hand it copies of every
+#   message, `old`'s and `new`'s (`message.model_copy()`); a message without
+#   an id gets one in the result only.
 # - `old` may be `None`: nothing stored yet.
 # - `budgeted(n)` raises `ValueError` at once, at the call, when `n` is not an
 #   int >= 4 (`True` is a bool, not a budget).
@@ -405,6 +429,6 @@ check("messages.upsert")
 #   remove one: the provider then refuses the history.
 # - `add_messages` upserts by id. Returning a shorter list or `[]` removes
 #   nothing: name what goes with `RemoveMessage`.
-# - `add_messages` writes ids into your messages: a reducer of your own works
-#   on copies.
+# - `add_messages` writes ids into your messages, the stored ones as well as
+#   the new: a reducer of your own works on copies of every message.
 # - Next: **29 — trim without orphans**.

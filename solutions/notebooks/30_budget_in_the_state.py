@@ -79,7 +79,7 @@ def chat_graph(schema, agent_node, checkpointer=None):
 
 # %% [markdown]
 # `converse` plays the twelve turns on one thread and measures, with the
-# provided `checkpoint_bytes` (notebook 05), what each turn adds to the
+# provided `checkpoint_bytes` (`agstate/measure.py`), what each turn adds to the
 # checkpointer; `held` reads back how many messages the checkpoint held after
 # every step of every turn.
 
@@ -107,7 +107,8 @@ def held(graph, thread_id):
 #
 # The budget is 8 messages. The `agent` node keeps it: before each call it
 # takes out, with your `trim_removals`, what the model should not see — so
-# the model never receives more than 8 messages. After Ada's twelve turns, how
+# the model never receives more than 8 messages (fewer when the oldest whole
+# turn that must go leaves room to spare). After Ada's twelve turns, how
 # many messages does the checkpoint hold? And what does the twelfth turn
 # cost in checkpoint bytes, next to the second?
 
@@ -162,9 +163,9 @@ assert viewed_bytes[-1] > 3 * viewed_bytes[1]
 
 # %% [markdown]
 # The model is fine; the state is not. Every step stores the whole history
-# again, so each turn costs more than the last (notebook 05's quadratic
-# growth), and a long conversation's checkpoints end up holding every message
-# ever sent.
+# again, so each turn costs more than the last (the twelfth more than three
+# times the second, as the cell asserts), and a long conversation's
+# checkpoints end up holding every message ever sent.
 #
 # ### The budget in every node — until one forgets
 #
@@ -291,8 +292,9 @@ print(f"still {len(before)} messages")
 #
 # - `ChatState` has exactly `messages`, merged by `budgeted(MAX_MESSAGES)`,
 #   and `summary`, overwritten.
-# - Through a graph of random turns, `messages` never holds more than the
-#   budget allows and stays valid after every step.
+# - Through a graph of random turns, `messages` holds after every step what
+#   `budgeted(MAX_MESSAGES)` keeps: valid, within the budget, and no turn
+#   removed that still fits.
 # - A node returning a shorter list or `[]` to `messages` changes nothing:
 #   only `RemoveMessage` removes.
 

@@ -173,8 +173,8 @@ assert sum(kept_tail[-1]) > sum(before[-1])
 # `summarize_removals(messages, keep_last)` returns both halves of the job:
 #
 # - the summary of the messages it removes: each one as `role: text [id]`
-#   (an AI message that only calls tools: `calls NAME, …`), in history
-#   order, joined by `"; "`;
+#   (`calls NAME, …` for an AI message with no text, only tool calls), in
+#   history order, joined by `"; "`;
 # - the `RemoveMessage`s of exactly those messages.
 #
 # It keeps the system message and the last `keep_last` messages, the cut
@@ -334,7 +334,9 @@ assert gone and all(f"[{message_id}]" in state["summary"] for message_id in gone
 # - It keeps the system message and the last `keep_last` messages, the cut
 #   moved earlier to a human message.
 # - The summary names every removed message as `role: text [id]` (`calls NAME, …`
-#   for an AI message that only calls tools), in order, joined by `"; "`.
+#   for an AI message with no text, only tool calls), in order, joined by
+#   `"; "`: `_named(message)`, below `summarize_removals` in the module, writes
+#   one message so.
 # - Nothing to remove gives `("", [])`.
 # - It raises `ValueError` unless `keep_last` is an int >= 0, and never
 #   mutates its arguments.

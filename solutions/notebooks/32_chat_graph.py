@@ -220,6 +220,35 @@ print(f"model calls: {len(model.received) - calls}; history unchanged: {again['m
 assert len(model.received) == calls and again["messages"] == before
 
 # %% [markdown]
+# That holds only while the turn is still in the history: merge by id
+# cannot dedupe what it already removed. A turn the budget has trimmed away
+# is new again when it is re-sent — the model is called again, and the turn
+# is appended again. Three turns with a budget of 6, then the first one
+# re-sent, after the budget took it out:
+
+# %%
+forgetful = ScriptedChatModel(SCRIPT)
+short = build_chat_graph(forgetful, TOOLS, checkpointer=InMemorySaver(), max_messages=6)
+retried = {"configurable": {"thread_id": "trimmed-then-re-sent"}}
+for number in (1, 2, 5):
+    short.invoke({"messages": [HumanMessage(QUESTIONS[number - 1], id=f"h{number}")]}, retried)
+held = [message.id for message in short.get_state(retried).values["messages"]]
+calls = len(forgetful.received)
+answered_again = short.invoke({"messages": [HumanMessage(QUESTIONS[0], id="h1")]}, retried)["messages"]
+print(f"held before the re-send: {held}")
+print(f"the re-sent turn h1 called the model {len(forgetful.received) - calls} more times:")
+show_history(answered_again)
+assert "h1" not in held and len(forgetful.received) - calls == 2
+assert [message.id for message in answered_again][-4:] == ["h1", "ai-h1-0", "tool-call-h1-0-0", "ai-h1-1"]
+
+# %% [markdown]
+# The history stays valid and within its budget, but the question is
+# answered twice. A client that retries an old turn long after it was
+# answered needs its own record of what was answered, kept longer than the
+# history (an idempotency key the server remembers); the message ids alone
+# cannot tell.
+
+# %% [markdown]
 # Without a checkpointer the caller keeps the history: each turn sends the
 # previous result's messages plus the new question. The answers are the
 # same.
@@ -236,9 +265,8 @@ assert messages == before
 # %% [markdown]
 # ## The decisions, written down
 #
-# `DECISIONS` records, for each key of `ChatState`, its merge rule, whether
-# the caller sees it, and why — the design notes of notebooks 28–31 in two
-# sentences. This cell needs your `DECISIONS`.
+# `DECISIONS` records, for each key of `ChatState`, its merge rule and why —
+# the design notes of notebooks 28–31 in two sentences. This cell needs your `DECISIONS`.
 
 # %%
 from agstate.messages import DECISIONS
@@ -271,7 +299,7 @@ assert set(DECISIONS) == {"messages", "summary"}
 #
 # - It has exactly the keys of `ChatState`.
 # - Each decision names its merge rule (`budgeted`/`add_messages`, or
-#   overwrite), says visible or internal, and why.
+#   overwrite) and why.
 
 # %%
 from grader import check
@@ -286,6 +314,8 @@ check("messages.decisions")
 #
 # - Merge rules handle the same message sent twice; only the graph can see
 #   that a turn is already answered, and must not call the model again.
+# - Merge by id cannot dedupe what it already removed: a re-sent turn the
+#   budget trimmed away is answered again.
 # - Every tool call gets a `ToolMessage`, an error included: an unanswered
 #   call leaves the thread stuck.
 # - `messages`: `add_messages` within a budget, in the state definition;

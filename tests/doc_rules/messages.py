@@ -17,12 +17,13 @@ TRIM_VALID = "the removals leave a valid history: no tool result without its cal
 TRIM_SHORTEST = "the shortest such prefix is removed: at most max_messages remain whenever the rules allow it"
 TRIM_PURE = "trim_removals never mutates its arguments"
 CHAT_STATE = "ChatState has exactly messages, merged by budgeted(MAX_MESSAGES), and summary, overwritten"
-BUDGET_GRAPH = "through a graph, messages never holds more than the budget allows and stays valid after every step"
+BUDGET_GRAPH = ("through a graph, messages holds after every step what budgeted(MAX_MESSAGES) keeps: valid, within the "
+                "budget, and no turn removed that still fits")
 BUDGET_SHORTER = "a node returning a shorter list or [] to messages changes nothing: only RemoveMessage removes"
 SUMMARY_KEEPS = ("summarize_removals keeps the system message and the last keep_last messages, the cut moved earlier "
                  "to a human message")
-SUMMARY_WORDS = ("the summary names every removed message as role: text [id] (calls NAME, … for a tool-calling AI "
-                 "message), in order, joined by '; '")
+SUMMARY_WORDS = ("the summary names every removed message as role: text [id] (calls NAME, … for an AI message with no "
+                 "text, only tool calls), in order, joined by '; '")
 SUMMARY_NOTHING = "nothing to remove gives ('', [])"
 SUMMARY_STRICT = "summarize_removals raises ValueError unless keep_last is an int >= 0, and never mutates its arguments"
 GRAPH_RECEIVED = ("the model always receives the history budgeted(max_messages) keeps: valid, at most max_messages "
@@ -34,7 +35,7 @@ GRAPH_CHECKPOINT = "the checkpoint holds the history budgeted(max_messages) keep
 GRAPH_REINVOKE = "re-invoking an answered turn with the same ids changes nothing and does not call the model"
 GRAPH_STATELESS = "without a checkpointer, each turn sending the previous messages on gives the same answers"
 DECISIONS_KEYS = "DECISIONS has exactly the keys of ChatState"
-DECISIONS_WHY = "each decision names its merge rule (budgeted/add_messages, or overwrite), visible or internal, and why"
+DECISIONS_WHY = "each decision names its merge rule (budgeted/add_messages, or overwrite) and why"
 
 UPSERT, TRIM, BUDGET = "messages.upsert", "messages.trim", "messages.budget"
 SUMMARY, GRAPH, DECISIONS = "messages.summary", "messages.graph", "messages.decisions"
@@ -97,6 +98,9 @@ TABLE = {
         checked(UPSERT, UPSERT_APPENDS),
     ("budgeted", "A re-sent write (the same messages, the same ids) changes nothing."):
         checked(UPSERT, UPSERT_RESENT),
+    ("budgeted", "Merge by id cannot dedupe what it already removed: a re-sent message the trim took out is new again."):
+        explains("the limit of the re-send promise above (add_messages appends an id it no longer holds): the grader's "
+                 "model merges so, and notebook 32 runs a trimmed turn re-sent"),
     ("budgeted", "Removing an id it does not hold raises ``ValueError``, as ``add_messages`` does."):
         checked(UPSERT, UPSERT_UNKNOWN),
     ("budgeted", "It never mutates its arguments: a message without an id gets one in the result only."):
@@ -119,9 +123,13 @@ TABLE = {
                            "to the nearest human message, so no tool call is split from its results and the kept part "
                            "starts with a human turn (``keep_last=0`` keeps the latest human turn)."):
         checked(SUMMARY, SUMMARY_KEEPS),  # keep_lasts draws 0 too
-    ("summarize_removals", 'The summary names every removed message as ``role: text [id]`` (an AI message that only '
-                           'calls tools: ``calls NAME, …``), in history order, joined by ``"; "``.'):
+    ("summarize_removals", 'The summary names every removed message as ``role: text [id]`` (``calls NAME, …`` for an '
+                           'AI message with no text, only tool calls), in history order, joined by ``"; "``; '
+                           '``_named`` below writes one message so.'):
         checked(SUMMARY, SUMMARY_WORDS),
+    ("_named", "``role: text [id]``, one removed message as the summary names it (``calls NAME, …`` for an AI message "
+               "with no text, only tool calls)."):
+        checked(SUMMARY, SUMMARY_WORDS),  # a provided helper: the rule judges the summary it writes
     ("summarize_removals", 'Nothing removed gives ``("", [])``.'):
         checked(SUMMARY, SUMMARY_NOTHING),
     ("summarize_removals", "Raises ``ValueError`` unless ``keep_last`` is an int >= 0."):
@@ -144,13 +152,16 @@ TABLE = {
     ("build_chat_graph", "A turn already answered (invoked again with the same message ids) changes nothing and does "
                          "not call the model."):
         checked(GRAPH, GRAPH_REINVOKE),
+    ("build_chat_graph", "A turn the budget has already trimmed away is answered again: merge by id cannot dedupe what "
+                         "it already removed."):
+        explains("the limit of the promise above, run in notebook 32; the graded runs re-send only a turn still held"),
 }
 
 # The "Your exercise" sections of part E's notebooks (solutions/notebooks/28_upsert_by_id.py … 32_chat_graph.py).
 NOTEBOOKS = {
     ('28_upsert_by_id',
      'In `agstate/messages.py`, write **`budgeted(max_messages)`**: it returns a reducer `(old, new)` that merges as '
-     '`add_messages(old or [], copies of new)` does.'):
+     '`add_messages(old or [], new)` does, on copies of every message.'):
         checked(UPSERT, UPSERT_APPENDS),  # also: the bullets below, each checked on its own
     ('28_upsert_by_id', '- It appends a message with a new id and replaces a message whose id is stored, in place.'):
         checked(UPSERT, UPSERT_APPENDS),
@@ -160,8 +171,9 @@ NOTEBOOKS = {
     ('28_upsert_by_id', '- A re-sent write (the same messages, the same ids) changes nothing.'):
         checked(UPSERT, UPSERT_RESENT),
     ('28_upsert_by_id',
-     '- It never mutates its arguments: hand `add_messages` copies (`message.model_copy()`), so a message without an '
-     'id gets one in the result only.'):
+     "- It never mutates its arguments: `add_messages` writes an id into every id-less message of both lists it is "
+     "given, so hand it copies of every message, `old`'s and `new`'s (`message.model_copy()`); a message without an id "
+     "gets one in the result only."):
         checked(UPSERT, UPSERT_PURE),
     ('28_upsert_by_id', '- `old` may be `None`: nothing stored yet.'):
         checked(UPSERT, UPSERT_NONE),
@@ -217,8 +229,8 @@ NOTEBOOKS = {
      '- `ChatState` has exactly `messages`, merged by `budgeted(MAX_MESSAGES)`, and `summary`, overwritten.'):
         checked(BUDGET, CHAT_STATE),
     ('30_budget_in_the_state',
-     '- Through a graph of random turns, `messages` never holds more than the budget allows and stays valid after '
-     'every step.'):
+     '- Through a graph of random turns, `messages` holds after every step what `budgeted(MAX_MESSAGES)` keeps: '
+     'valid, within the budget, and no turn removed that still fits.'):
         checked(BUDGET, BUDGET_GRAPH),
     ('30_budget_in_the_state',
      '- A node returning a shorter list or `[]` to `messages` changes nothing: only `RemoveMessage` removes.'):
@@ -234,8 +246,9 @@ NOTEBOOKS = {
      '- It keeps the system message and the last `keep_last` messages, the cut moved earlier to a human message.'):
         checked(SUMMARY, SUMMARY_KEEPS),
     ('31_summarize_old_turns',
-     '- The summary names every removed message as `role: text [id]` (`calls NAME, …` for an AI message that only '
-     'calls tools), in order, joined by `"; "`.'):
+     '- The summary names every removed message as `role: text [id]` (`calls NAME, …` for an AI message with no '
+     'text, only tool calls), in order, joined by `"; "`: `_named(message)`, below `summarize_removals` in the module, '
+     'writes one message so.'):
         checked(SUMMARY, SUMMARY_WORDS),
     ('31_summarize_old_turns', '- Nothing to remove gives `("", [])`.'):
         checked(SUMMARY, SUMMARY_NOTHING),
@@ -269,7 +282,6 @@ NOTEBOOKS = {
     ('32_chat_graph', '- It has exactly the keys of `ChatState`.'):
         checked(DECISIONS, DECISIONS_KEYS),
     ('32_chat_graph',
-     '- Each decision names its merge rule (`budgeted`/`add_messages`, or overwrite), says visible or internal, and '
-     'why.'):
+     '- Each decision names its merge rule (`budgeted`/`add_messages`, or overwrite) and why.'):
         checked(DECISIONS, DECISIONS_WHY),
 }

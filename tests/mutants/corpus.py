@@ -23,13 +23,16 @@ class Mutant(NamedTuple):
     breaks: frozenset
     edits: list  # of (old_text, new_text): each old_text occurs exactly once when applied
     why: str
+    # Words the feedback of the first task it breaks (in the corpus's task order) must contain: the message that
+    # fixes this mistake in one try, asserted on every seed the corpus grades it with.
+    says: tuple = ()
 
 
 StaleMutant = StaleEdit  # an edit no longer matches the reference exactly once
 
 
-def mutant(name: str, breaks, edits, why: str) -> Mutant:
-    return Mutant(name, frozenset(breaks), list(edits), why)
+def mutant(name: str, breaks, edits, why: str, says: tuple = ()) -> Mutant:
+    return Mutant(name, frozenset(breaks), list(edits), why, tuple(says))
 
 
 def apply_edits(source: str, mutant: Mutant, module: str) -> str:

@@ -28,7 +28,7 @@ TASK_IDS = PART_E  # the name the shared tests use
 
 NAME = "messages"
 EXAMPLES = 20  # random examples per rule when the corpus is graded
-MIN_MUTANTS = 15
+MIN_MUTANTS = 30
 
 
 def mutant_source(mutant: Mutant) -> str:
@@ -44,6 +44,11 @@ CUTS = "    cuts = [k for k, message in enumerate(rest) if isinstance(message, H
 MERGE = "        merged = add_messages(held, copies)\n"
 APPLY = "        return add_messages(merged, removals) if removals else merged\n"
 COPIES = "        copies = [m.model_copy() if isinstance(m, BaseMessage) else m for m in writes]\n"
+DECIDED = ('    "messages": "budgeted(MAX_MESSAGES), add_messages within a budget: merged by id so a retried turn is not stored "\n'
+           '                "twice and messages can be edited or removed, and trimmed in the state definition so no node can "\n'
+           '                "forget the budget or orphan a tool result.",\n'
+           '    "summary": "overwrite (no reducer): the text of the turns trimmed away; each summary replaces the last, because it "\n'
+           '               "already covers them.",\n')
 
 MUTANTS: list[Mutant] = [
     _m("slice_trim", {TRIM, BUDGET, GRAPH},
@@ -103,7 +108,9 @@ MUTANTS: list[Mutant] = [
     _m("model_called_again", {GRAPH},
        [("        return END if isinstance(last, AIMessage) and not last.tool_calls else \"agent\"\n",
          "        return \"agent\"\n")],
-       "re-invoking an answered turn calls the model again: a retried request costs a second completion"),
+       "re-invoking an answered turn calls the model again: a retried request costs a second completion",
+       says=("sent again with the same id: sending", "again, after it was answered, called the model 1 time",
+             "Rule: re-invoking an answered turn")),
     _m("tool_errors_raise", {GRAPH},
        [("            except Exception as exc:  # an unknown tool (KeyError) or one that raised: the model reads what failed\n"
          "                content, status = f\"error: {type(exc).__name__}: {exc}\", \"error\"\n",
@@ -134,13 +141,79 @@ MUTANTS: list[Mutant] = [
     _m("old_id_written", {UPSERT},
        [("        held = [m if not isinstance(m, BaseMessage) or m.id else m.model_copy() for m in (old or [])]\n",
          "        held = list(old or [])\n")],
-       "hands the stored messages to add_messages as they are: one stored without an id gets it written in"),
+       "hands the stored messages to add_messages as they are: one stored without an id gets it written in",
+       says=("changed its argument old: add_messages wrote an id into old's message",
+             "hand it copies of every message, old's and new's")),
     _m("summary_calls_hide_text", {SUMMARY},
        [("    text = message.content if message.content or not calls else f\"calls {', '.join(call['name'] for call in "
          "calls)}\"\n", "    text = f\"calls {', '.join(call['name'] for call in calls)}\" if calls else message.content\n")],
-       "an AI message that says something and calls tools is summarized by its calls alone"),
+       "an AI message that says something and calls tools is summarized by its calls alone",
+       says=("' calls ", "has the text", "calls NAME, … is only for an AI message with no text, only tool calls")),
     _m("decisions_missing_summary", {DECISIONS},
-       [('    "summary": "overwrite (no reducer): internal memory of the turns trimmed away; each summary replaces the last, "\n'
-         '               "because it already covers them.",\n', "")],
+       [('    "summary": "overwrite (no reducer): the text of the turns trimmed away; each summary replaces the last, because it "\n'
+         '               "already covers them.",\n', "")],
        "DECISIONS says nothing about summary"),
+    # -- the wrong versions a learner wrote (reviews/learner-E.md), each with the words that fix it in one try
+    _m("hurried_reducer", {UPSERT},
+       [("    ### BEGIN SOLUTION messages.upsert messages.budget\n    _check_budget(max_messages)\n",
+         "    ### BEGIN SOLUTION messages.upsert messages.budget\n"),
+        (MERGE, "        merged = add_messages(old or [], new)\n")],
+       "no budget check and no copies: add_messages writes ids into the id-less messages of old and new, and "
+       "budgeted(0) is accepted",
+       says=("changed its arguments old and new", "hand it copies of every message, old's and new's")),
+    _m("trim_cut_forward", {TRIM},
+       [("    ### BEGIN SOLUTION messages.trim\n    _check_budget(max_messages)\n", "    ### BEGIN SOLUTION messages.trim\n"),
+        ("    fitting = [k for k in cuts if start + len(rest) - k <= max_messages]\n" + CUT,
+         "    cut = len(messages) - max_messages\n"
+         "    while cut < len(rest) and not isinstance(rest[cut], HumanMessage):\n        cut += 1\n")],
+       "cuts the excess and pushes the cut forward to the next human message, past the latest one when the budget "
+       "cannot be met, and checks no budget (budgeted checks its own, and graded turns fit: only the trim loses)",
+       says=("are always kept; here they are",
+             "when the budget cannot be met, remove every turn before the latest human message")),
+    _m("chat_state_add_messages", {BUDGET},
+       [("    messages: Annotated[list[AnyMessage], budgeted(MAX_MESSAGES)]\n    summary: str\n    ### STUB",
+         "    messages: Annotated[list[AnyMessage], add_messages]\n    summary: str\n    ### STUB")],
+       "ChatState merges with add_messages alone: the history in the state has no budget",
+       says=("it kept every message, as add_messages alone does", "merge with budgeted(MAX_MESSAGES)")),
+    _m("chat_state_budget_fixed", {BUDGET},
+       [("    messages: Annotated[list[AnyMessage], budgeted(MAX_MESSAGES)]\n    summary: str\n    ### STUB",
+         "    messages: Annotated[list[AnyMessage], budgeted(6)]\n    summary: str\n    ### STUB")],
+       "ChatState hard-codes budgeted(6) instead of budgeted(MAX_MESSAGES): it keeps fewer messages than it should",
+       says=("it keeps what budgeted(6) keeps", "MAX_MESSAGES is 8")),
+    _m("summary_index_error", {SUMMARY},
+       [("    if type(keep_last) is not int or keep_last < 0:\n        raise ValueError(f\"keep_last is an int >= 0, not "
+         "{keep_last!r}\")\n    start = 1 if messages and isinstance(messages[0], SystemMessage) else 0\n"
+         "    rest = list(messages[start:])\n    cut = min(len(rest) - keep_last, len(rest) - 1) if rest else 0\n"
+         "    while cut > 0 and not isinstance(rest[cut], HumanMessage):\n        cut -= 1\n"
+         "    removed = rest[:max(cut, 0)]\n",
+         "    start = 1 if isinstance(messages[0], SystemMessage) else 0\n    cut = len(messages) - keep_last\n"
+         "    while cut > start and not isinstance(messages[cut], HumanMessage):\n        cut -= 1\n"
+         "    removed = messages[start:cut]\n")],
+       "indexes one past the end when keep_last=0, and checks neither keep_last nor an empty history",
+       says=("summarize_removals(", "raised IndexError", "keep_last=0 keeps the latest human turn")),
+    _m("decisions_terse", {DECISIONS},
+       [(DECIDED, '    "messages": "budgeted(MAX_MESSAGES): add_messages within a budget.",\n    "summary": "overwrite.",\n')],
+       "a terse phrase per key: the merge rule without why",
+       says=("which name the merge rule but not why", "says why")),
+    _m("trim_ignores_system", {TRIM, BUDGET},
+       [("    fitting = [k for k in cuts if start + len(rest) - k <= max_messages]\n",
+         "    fitting = [k for k in cuts if len(rest) - k <= max_messages]\n")],
+       "leaves the system message out of the budget's count: with a system message one message too many is kept, "
+       "so ChatState holds MAX_MESSAGES + 1 (budgeted applies trim_removals: messages.budget fails too, naming it; "
+       "the graded chat runs send no system message, so the graph keeps its marks)",
+       says=("trim_removals(", "max_messages counts every message, the system message included")),
+    _m("trim_one_short", {TRIM, BUDGET, GRAPH},
+       [("    fitting = [k for k in cuts if start + len(rest) - k <= max_messages]\n",
+         "    fitting = [k for k in cuts if start + len(rest) - k < max_messages]\n")],
+       "keeps one message fewer than the budget allows: a turn that exactly fits is removed (budgeted applies "
+       "trim_removals, and ChatState and the chat graph merge with budgeted: they keep too little as well)",
+       says=("trim_removals(", "exactly the budget of", "a history of max_messages messages fits")),
+    _m("graph_trims_only_model_input", {GRAPH},
+       [("        messages: Annotated[list[AnyMessage], budgeted(max_messages)]\n        summary: str\n\n    def agent(state):\n"
+         "        return {\"messages\": [model.invoke(state[\"messages\"])]}\n",
+         "        messages: Annotated[list[AnyMessage], add_messages]\n        summary: str\n\n    def agent(state):\n"
+         "        seen = add_messages(state[\"messages\"], trim_removals(state[\"messages\"], max_messages))\n"
+         "        return {\"messages\": [model.invoke(seen)]}\n")],
+       "trims only what the model sees: the model's input stays within the budget, the checkpoint grows every turn",
+       says=("the checkpoint after turn", "trimming only what the model sees is not enough")),
 ]

@@ -7,6 +7,7 @@ PART = Part(
     letter="B",
     title="Operations, not replacements",
     module="board",
+    first_notebook="07_replacement_bug.ipynb",
     tasks=(
         TaskSpec("board.move", 15, "09_operations.ipynb",
                  "moves of cards and columns"),

@@ -7,6 +7,7 @@ PART = Part(
     letter="D",
     title="Parallel branches",
     module="branches",
+    first_notebook="20_blind_merge.ipynb",
     tasks=(
         TaskSpec("branches.merge_evidence", 12, "21_merge_evidence.ipynb",
                  "merge_evidence: union by id, sorted; collisions raise EvidenceCollision"),

@@ -7,6 +7,7 @@ PART = Part(
     letter="C",
     title="Event sourcing",
     module="events",
+    first_notebook="13_invoice_timeout.ipynb",
     tasks=(
         TaskSpec("events.append", 15, "14_append_and_retry.ipynb",
                  "SqliteEventStore: append, list, last_seq"),

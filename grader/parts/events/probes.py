@@ -147,7 +147,7 @@ def durable_crash(ctx, folder, rounds):
     found = []
     for events, kill_after in rounds:
         start = _store(ctx, path).last_seq("durable") + 1
-        acked = crash_writer(lambda: _store(ctx, path), "durable", [tuple(e) for e in events], kill_after, start)
+        acked = crash_writer(lambda: _store(ctx, path), "durable", [tuple(e) for e in events], kill_after, start, paced=True)
         reopened = _store(ctx, path)  # a new connection in this process: not the writer's
         found.append({"start": start, "acked": acked, "events": _dump(reopened.list("durable"))})
     return in_order({"rounds": found, "schema": unique_keys(path)})

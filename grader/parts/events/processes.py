@@ -3,7 +3,7 @@
 The ``race`` and ``durable_crash`` probes (``probes``) need other processes
 on the same database file: a fork with its own store that appends when told
 and can be stopped between its check and its write (``RaceWriter``), or one
-that appends without pause until it is killed (``crash_writer``). They live
+that appends until it is killed (``crash_writer``). They live
 here, apart from the probes, because they are plumbing (pipes, signals, exit
 statuses), not scenarios; so is ``unique_keys``, reading the schema of the file a killed writer
 left. Like the probes, nothing here imports the grading side.
@@ -139,39 +139,66 @@ def _read_line(fd) -> str:
     return line.decode().strip()
 
 
-def crash_writer(open_store, task_id, events, kill_after, start_seq=1) -> list[int]:
+def crash_writer(open_store, task_id, events, kill_after, start_seq=1, paced=False) -> list[int]:
     """Fork a writer appending ``events`` from ``start_seq``; SIGKILL it after ``kill_after`` acks.
 
-    The seqs it acknowledged before it died: at least ``kill_after``, more when
-    it was faster than this reader.
+    The seqs it acknowledged before it died. ``paced`` (the grader's): the
+    writer waits for a go before each append, and is killed right after the go
+    that follows the ``kill_after``-th acknowledgement, so the acknowledgements
+    are exactly the first ``kill_after`` on every run (a grade repeats); the
+    append in flight is "that event", kept or lost. Unpaced (the crash tests'
+    stress): it appends without pause, the kill lands wherever it lands, and
+    every acknowledgement it sent counts, ``kill_after`` or more.
     """
     read_end, write_end = os.pipe()
+    go_read, go_write = os.pipe() if paced else (None, None)
 
     def write():
         os.close(read_end)
+        if paced:
+            os.close(go_write)
         store = open_store()
         for seq, (type, payload) in enumerate(events, start_seq):
+            if paced and not os.read(go_read, 1):
+                return
             store.append(task_id, seq, type, payload)
             os.write(write_end, f"{seq}\n".encode())  # acknowledged: append returned
 
     pid = forked(write)
     os.close(write_end)
+    if paced:
+        os.close(go_read)
     acked, buffer = [], b""
     while len(acked) < kill_after:
+        if paced and not _go(go_write):
+            break
         chunk = os.read(read_end, 4096)
         if not chunk:
             break
         buffer += chunk
         *lines, buffer = buffer.split(b"\n")
         acked += [int(line) for line in lines]
-    os.kill(pid, signal.SIGKILL)  # mid-append, most likely: the writer never waits between appends
+    if paced:
+        _go(go_write)  # the next append begins, and is killed wherever it is
+    os.kill(pid, signal.SIGKILL)  # mid-append, most likely: an unpaced writer never waits between appends
     os.waitpid(pid, 0)
-    # Acknowledgements it sent before it died, read or not yet: each is an append that returned.
-    while chunk := os.read(read_end, 4096):
-        buffer += chunk
-    acked += [int(line) for line in buffer.split(b"\n") if line]
+    if not paced:  # acknowledgements it sent before it died, read or not yet: each is an append that returned
+        while chunk := os.read(read_end, 4096):
+            buffer += chunk
+        acked += [int(line) for line in buffer.split(b"\n") if line]
+    else:
+        os.close(go_write)
     os.close(read_end)
     return acked
+
+
+def _go(go_write: int) -> bool:
+    """Let a paced writer begin its next append; False when it has gone."""
+    try:
+        os.write(go_write, b"g")
+        return True
+    except BrokenPipeError:
+        return False
 
 
 def unique_keys(path):

@@ -7,6 +7,7 @@ PART = Part(
     letter="E",
     title="The messages key",
     module="messages",
+    first_notebook="28_upsert_by_id.ipynb",
     tasks=(
         TaskSpec("messages.upsert", 20, "28_upsert_by_id.ipynb",
                  "budgeted(n)'s add_messages laws: edit by id, append new, remove, idempotent re-send, no mutation"),

@@ -1,22 +1,31 @@
-"""The judging part E's rules share: histories shown the way a learner reads them, and what a held history must be."""
+"""The judging part E's rules share: histories shown the way a learner reads them, and what a held history must be.
 
-from grader.checking import Counterexample, Failure, contrast, show
-from grader.parts.messages.model import fits, problems
+The notation (notebook 28 explains it): a message is its role, its id and its
+text in quotes, then what it calls or answers: ``human h1 'hi'``,
+``ai a2 'let me look' calls lookup_order (c1)`` (an AI message with no text
+shows only its calls), ``tool t3 'shipped' for c1``, ``remove h1``.
+"""
 
-__all__ = ["brief", "briefs", "ids", "expect_history", "expect_messages"]
+from grader.checking import Counterexample, Failure, show
+from grader.parts.messages.model import fits, model_add, problems
+
+__all__ = ["brief", "briefs", "contrast_briefs", "ids", "expect_history", "expect_messages", "how_many_kept"]
+
+WINDOW = 8  # messages shown of a long history: those around the first difference
 
 
 def brief(message) -> str:
-    """``human h1 'hi'``, ``ai a2 calls lookup_order``, ``tool t3 for c1``: a message in a few words."""
+    """``human h1 'hi'``, ``ai a2 'hi' calls lookup_order (c1)``, ``tool t3 'ok' for c1``: a message in a few words."""
     if not isinstance(message, dict) or "id" not in message:
         return show(message)
     kind, words = message["type"], [message["type"], str(message["id"])]
-    if kind == "ai" and message.get("tool_calls"):
-        words.append("calls " + ", ".join(f"{c['name']} ({c['id']})" for c in message["tool_calls"]))
+    calls = message.get("tool_calls") if kind == "ai" else None
+    if kind != "remove" and (message.get("content") or not calls):
+        words.append(show(message.get("content")))
+    if calls:
+        words.append("calls " + ", ".join(f"{c['name']} ({c['id']})" for c in calls))
     elif kind == "tool":
         words.append(f"for {message.get('tool_call_id')}")
-    elif kind != "remove":
-        words.append(show(message.get("content")))
     return " ".join(words)
 
 
@@ -27,29 +36,75 @@ def briefs(history) -> str:
     return "[" + ", ".join(brief(m) for m in history) + "]"
 
 
+def contrast_briefs(got, expected) -> tuple[str, str]:
+    """Both histories in brief; when one is longer than ``WINDOW`` messages, both show the same messages around
+    their first difference, whole, and say how many are left out before and after."""
+    if not isinstance(got, list) or not isinstance(expected, list):
+        return briefs(got), briefs(expected)
+    got_words, expected_words = [brief(m) for m in got], [brief(m) for m in expected]
+    if len(got_words) <= WINDOW and len(expected_words) <= WINDOW:
+        return briefs(got), briefs(expected)
+    at = next((i for i, (a, b) in enumerate(zip(got_words, expected_words)) if a != b),
+              min(len(got_words), len(expected_words)))
+    start = max(0, at - 2)
+
+    def window(words: list) -> str:
+        shown = words[start:start + WINDOW]
+        before = [f"… {start} earlier"] if start else []
+        after = [f"… {len(words) - start - WINDOW} later"] if len(words) > start + WINDOW else []
+        return "[" + ", ".join(before + shown + after) + "]"
+
+    return window(got_words), window(expected_words)
+
+
 def ids(history) -> list:
     return [m.get("id") if isinstance(m, dict) else m for m in history] if isinstance(history, list) else history
 
 
-def expect_history(what: str, got, budget: int, example: Counterexample) -> None:
-    """A history held or sent to the model: a list of messages, valid, no longer than the budget allows."""
+def expect_history(what: str, got, budget: int, example: Counterexample, over: str = "", holds: str = "holds") -> None:
+    """A history held or sent to the model: a list of messages, valid, no longer than the budget allows.
+
+    ``over``: why it may be over the budget, said only when it is (the caller has seen the cause); ``holds``: the
+    verb for ``what`` having it ("received" for a model call)."""
     if not isinstance(got, list) or any("id" not in m for m in got):
         raise Failure(f"{what} gave {show(got)}; expected a list of messages", example)
     found = problems(got)
     if found:
         raise Failure(f"{what} gave the history {briefs(got)}, which a chat API refuses: {found[0]}", example)
     if not fits(got, budget):
-        raise Failure(f"{what} holds {len(got)} messages, {briefs(got)}; the budget is {budget}, and the oldest turns "
-                      "could have been removed", example)
+        raise Failure(f"{what} {holds} {len(got)} messages, {briefs(got)}; the budget is {budget}, and the oldest turns "
+                      f"could have been removed{over}", example)
 
 
-def expect_messages(what: str, got, expected: list, example: Counterexample) -> None:
-    """``got`` is exactly the messages ``expected``, in order (ids, roles, texts, tool calls)."""
+def how_many_kept(got: list, expected: list, budget: int) -> str:
+    """Why ``got`` is not ``expected`` when it holds other messages: kept too many, or too few, for ``budget``."""
+    if not isinstance(got, list) or ids(got) == ids(expected):
+        return ""
+    if len(got) > len(expected):
+        return f" ({len(got)} messages where budgeted({budget}) keeps {len(expected)})"
+    if len(got) < len(expected) and ids(got) == ids(expected)[len(expected) - len(got):]:
+        return (f" ({len(got)} messages where budgeted({budget}) keeps {len(expected)}: a turn that fits the budget "
+                "was removed)")
+    return ""
+
+
+def expect_messages(what: str, got, expected: list, example: Counterexample, cause: str = "") -> None:
+    """``got`` is exactly the messages ``expected``, in order (ids, roles, texts, tool calls); ``cause``: what the
+    caller found made the difference, said after it."""
     if got != expected:
-        # Both in brief, cut to the same window around their first difference when long (contrast quotes a str).
-        shown_got, shown_expected = (text.strip('"') for text in contrast(briefs(got), briefs(expected), width=160))
         if isinstance(got, list) and ids(got) == ids(expected):
             changed = next(i for i, (a, b) in enumerate(zip(got, expected)) if a != b)
-            raise Failure(f"{what} gave the right ids but message {changed} is {show(got[changed])}; expected "
-                          f"{show(expected[changed])}", example)
-        raise Failure(f"{what} gave {shown_got}; expected {shown_expected}", example)
+            # In brief when that shows the difference; else every field (a tool call's arguments, a status)
+            said = brief if brief(got[changed]) != brief(expected[changed]) else show
+            raise Failure(f"{what} gave the right ids but message {changed} is {said(got[changed])}; expected "
+                          f"{said(expected[changed])}", example)
+        shown_got, shown_expected = contrast_briefs(got, expected)
+        raise Failure(f"{what} gave {shown_got}; expected {shown_expected}{cause}", example)
+
+
+def merged_before_trim(old: list, new: list):
+    """What ``add_messages`` alone gives (None when the write is one it refuses): the history a trim starts from."""
+    try:
+        return model_add(old, new)
+    except ValueError:
+        return None

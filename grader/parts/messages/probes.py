@@ -99,7 +99,8 @@ def reduce(ctx, budget, writes, old=None):
         result = ctx.attempt(lambda: reducer(state, new))  # noqa: B023 (called at once)
         if isinstance(result, Raised):
             return _stable({"steps": steps, "raised": result})
-        steps.append({"result": _plains(result), "old_after": held_before is None or _plains(state) == held_before,
+        held_after = _plains(state) if state is not None else None
+        steps.append({"result": _plains(result), "old_now": held_after if held_after != held_before else None,
                       "new_after": [_plain(m) for m in new], "returned_old": result is state and state is not None})
         state = result
     return _stable({"steps": steps, "raised": None})
@@ -130,8 +131,8 @@ def summarize(ctx, history, keep_last):
 
 
 @probe
-def chat_channels(ctx, history, write):
-    """ChatState's keys, each channel's kind, and its messages reducer applied to ``history`` and ``write``."""
+def chat_channels(ctx, histories, write):
+    """ChatState's keys, each channel's kind, and its messages reducer applied to each of ``histories`` and ``write``."""
     hints = ctx.attempt(lambda: (get_type_hints(ctx.get("ChatState"), include_extras=True), StateGraph(ctx.get("ChatState"))))
     if isinstance(hints, Raised):
         return hints
@@ -140,7 +141,8 @@ def chat_channels(ctx, history, write):
     operator = getattr(builder.channels.get("messages"), "operator", None)
     merged = None
     if operator is not None:
-        merged = ctx.attempt(lambda: _plains(operator([_message(s) for s in history], [_message(s) for s in write])))
+        merged = [ctx.attempt(lambda: _plains(operator([_message(s) for s in history], [_message(s) for s in write])))  # noqa: B023
+                  for history in histories]
     return _stable({"keys": sorted(keys), "channels": kinds, "merged": merged,
                     "max_messages": ctx.attempt(lambda: ctx.get("MAX_MESSAGES"))})
 

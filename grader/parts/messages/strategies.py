@@ -56,7 +56,21 @@ def conversations(draw, max_turns: int = 5, max_rounds: int = 2, calls: int = 3)
 
 
 budgets = st.integers(4, 14)
-trim_cases = st.tuples(conversations(), budgets)
+
+
+@st.composite
+def trim_cases(draw):
+    """A valid history and a budget: any budget, or one that a cut of the history meets exactly, misses by one or
+    meets with one to spare (an off-by-one trim, or one that leaves the system message out of its count, shows
+    only there)."""
+    history = draw(conversations())
+    if draw(st.booleans()):
+        return history, draw(budgets)
+    humans = [i for i, m in enumerate(history) if m["type"] == "human"]
+    system = 1 if history[0]["type"] == "system" else 0
+    return history, max(4, system + len(history) - draw(st.sampled_from(humans)) + draw(st.integers(-1, 1)))
+
+
 keep_lasts = st.integers(0, 9)
 # Not an int >= 4 (or >= 0): too small, and values that only look like an int.
 bad_budgets = st.one_of(st.integers(-2, 3), st.sampled_from([8.0, "8", True, None]))

@@ -7,6 +7,7 @@ PART = Part(
     letter="A",
     title="Reducers and schemas",
     module="state",
+    first_notebook="01_overwrite.ipynb",
     tasks=(
         TaskSpec("state.overwrite", 10, "01_overwrite.ipynb",
                  "NaiveState reproduces the overwrite (and the parallel error)"),

@@ -2,11 +2,15 @@
 
 from grader.checking import Abort, Counterexample, Failure, no_raise, show
 from grader.parts.messages import strategies as gen
-from grader.parts.messages.checks import briefs, expect_history, expect_messages
-from grader.parts.messages.model import model_reduce
+from grader.parts.messages.checks import brief, briefs, expect_history, expect_messages, how_many_kept, ids, merged_before_trim
+from grader.parts.messages.model import model_add, model_reduce, model_trim
 from grader.tasks import task
 
 budget_task = task("messages.budget")
+
+_SYSTEM = {"type": "system", "id": "s", "content": "be brief"}
+_NEXT = [{"type": "human", "id": "next", "content": "and now?"}]
+
 
 def _filler(budget: int, prefix: str) -> list:
     """A valid history longer than ``budget`` + 4, whatever budget the learner chose: turns of four messages."""
@@ -19,7 +23,33 @@ def _filler(budget: int, prefix: str) -> list:
         {"type": "ai", "id": f"{prefix}r{n}", "content": f"answer {n}"})]
 
 
-_NEXT = [{"type": "human", "id": "next", "content": "and now?"}]
+def _pairs(budget: int) -> list:
+    """Turns of two messages, longer than ``budget`` + 4: with and without a system message, every other budget
+    keeps other messages from one of them than ``budget`` does (a wrong budget shows on every seed)."""
+    return [message for n in range(budget // 2 + 3) for message in (
+        {"type": "human", "id": f"p{n}", "content": f"question {n}"}, {"type": "ai", "id": f"q{n}", "content": f"answer {n}"})]
+
+
+# A last turn of five messages (two tool calls): the kept part can then hold an even number of messages, so a trim
+# that leaves the system message out of its count keeps one too many here, whatever the budget's parity.
+_FIVE = [{"type": "human", "id": "w", "content": "where are 17 and 42?"},
+         {"type": "ai", "id": "w-ai", "content": "", "tool_calls": [
+             {"name": "lookup_order", "args": {"order_id": "17"}, "id": "w-c1"},
+             {"name": "lookup_order", "args": {"order_id": "42"}, "id": "w-c2"}]},
+         {"type": "tool", "id": "w-t1", "content": "shipped", "tool_call_id": "w-c1", "status": "success"},
+         {"type": "tool", "id": "w-t2", "content": "packing", "tool_call_id": "w-c2", "status": "success"},
+         {"type": "ai", "id": "w-r", "content": "17 shipped, 42 is packing"}]
+
+
+def _histories(budget: int) -> list:
+    return [[_SYSTEM, *_pairs(budget)], _pairs(budget), [_SYSTEM, *_pairs(budget), *_FIVE], [_SYSTEM, *_filler(budget, "")]]
+
+
+def _described(history: list) -> str:
+    system = "a system message and " if history[0]["type"] == "system" else ""
+    sizes = [i for i, m in enumerate(history) if m["type"] == "human"] + [len(history)]
+    turns = sorted({b - a for a, b in zip(sizes, sizes[1:])})
+    return f"{system}{len(sizes) - 1} turns of {' or '.join(map(str, turns))} messages"
 
 
 def learner_budget(check) -> int:
@@ -31,18 +61,57 @@ def learner_budget(check) -> int:
 
 
 def channels(check, budget):
-    history = [{"type": "system", "id": "s", "content": "be brief"}, *_filler(budget, "")]
-    got = no_raise(check.probe("chat_channels", history, _NEXT), "StateGraph(ChatState)")
+    histories = _histories(budget)
+    got = no_raise(check.probe("chat_channels", histories, _NEXT), "StateGraph(ChatState)")
     if not got["keys"]:
         raise Abort("not_implemented", "ChatState has no keys yet: declare them as its docstring in "
                                        "agstate/messages.py says (notebook 30_budget_in_the_state.ipynb)")
-    return history, got
+    return histories, got
+
+
+def trim_blamed(check, added: list, budget: int) -> str:
+    """When the learner's own trim_removals (which budgeted applies) trims ``added`` wrong: the words that say so."""
+    try:
+        trimmed = check.probe("trim", added, budget)
+    except Abort:  # trim_removals not written yet, or stuck: the merge rule's own feedback is enough
+        return ""
+    removals = trimmed.get("removals") if isinstance(trimmed, dict) else None
+    if not isinstance(removals, list) or ids(removals) == model_trim(added, budget):
+        return ""
+    return (f": budgeted applies your trim_removals, which removes {_some(ids(removals))} of these {len(added)}, "
+            f"where it should remove {_some(model_trim(added, budget))} (messages.trim says why)")
+
+
+def _some(removed: list) -> str:
+    """Removed ids in a few words: a long list by its count, first and last."""
+    if len(removed) <= 4:
+        return str(removed)
+    return f"{len(removed)} messages ({removed[0]!r} to {removed[-1]!r})"
+
+
+def _cause(check, histories: list, merged: list, budget: int) -> str:
+    """Why ChatState's merge rule kept other messages, when the grader can tell: no budget, the learner's own
+    trim_removals (which budgeted applies), or another budget than MAX_MESSAGES."""
+    if all(result == model_add(history, _NEXT) for history, result in zip(histories, merged)):
+        return (f": it kept every message, as add_messages alone does; merge with budgeted(MAX_MESSAGES), which keeps "
+                f"at most MAX_MESSAGES ({budget})")
+    wrong = [(history, result) for history, result in zip(histories, merged) if result != model_reduce(history, _NEXT, budget)]
+    blamed = trim_blamed(check, model_add(wrong[0][0], _NEXT), budget)
+    if blamed:
+        return blamed
+    longest = max(map(len, histories)) + 1
+    like = [n for n in range(4, longest) if all(result == model_reduce(history, _NEXT, n)
+                                                for history, result in zip(histories, merged))]
+    if len(like) == 1:
+        return (f": it keeps what budgeted({like[0]}) keeps; merge with budgeted(MAX_MESSAGES), and MAX_MESSAGES is "
+                f"{budget}")
+    return how_many_kept(wrong[0][1], model_reduce(wrong[0][0], _NEXT, budget), budget)
 
 
 @budget_task.rule("ChatState has exactly messages, merged by budgeted(MAX_MESSAGES), and summary, overwritten")
 def chat_state(check):
     budget = learner_budget(check)
-    history, got = channels(check, budget)
+    histories, got = channels(check, budget)
     if got["keys"] != ["messages", "summary"]:
         raise Failure(f"ChatState has the keys {got['keys']}; expected exactly ['messages', 'summary']",
                       Counterexample("ChatState", [], ["messages", "summary"], got["keys"]))
@@ -50,14 +119,19 @@ def chat_state(check):
         raise Failure("ChatState.summary has a merge rule; expected none: each summary replaces the last")
     if got["merged"] is None:
         raise Failure("ChatState.messages has no merge rule; expected Annotated[list[AnyMessage], budgeted(MAX_MESSAGES)]")
-    expected = model_reduce(history, _NEXT, budget)
-    merged = no_raise(got["merged"], "ChatState.messages' merge rule")
-    expect_messages(f"ChatState.messages' merge rule on {len(history)} messages and a new question "
-                    f"(MAX_MESSAGES={budget})", merged, expected,
-                    Counterexample("ChatState.messages", [history, _NEXT], expected, merged))
+    merged = [no_raise(result, f"ChatState.messages' merge rule on {_described(history)} and a new question")
+              for history, result in zip(histories, got["merged"])]
+    for history, result in zip(histories, merged):
+        expected = model_reduce(history, _NEXT, budget)
+        if result != expected:
+            expect_messages(f"ChatState.messages' merge rule on {_described(history)} and a new question "
+                            f"(MAX_MESSAGES={budget})", result, expected,
+                            Counterexample("ChatState.messages", [history, _NEXT], expected, result),
+                            _cause(check, histories, merged, budget))
 
 
-@budget_task.rule("through a graph, messages never holds more than the budget allows and stays valid after every step")
+@budget_task.rule("through a graph, messages holds after every step what budgeted(MAX_MESSAGES) keeps: valid, "
+                  "within the budget, and no turn removed that still fits")
 def through_a_graph(check):
     budget = learner_budget(check)
     channels(check, budget)
@@ -81,6 +155,13 @@ def shorter_changes_nothing(check):
         judged(check, [*writes, [], held[-2:]], budget)  # nothing, then a message still held, re-sent
 
 
+def _written(write: list) -> str:
+    """A node's write in brief; a long one by its first and last messages (the counterexample has it whole)."""
+    if len(write) <= 6:
+        return briefs(write)
+    return f"[{brief(write[0])}, … {len(write) - 2} more, {brief(write[-1])}]"
+
+
 def judged(check, writes, budget):
     got = no_raise(check.probe("budget_graph", writes), lambda: f"a chain of nodes writing {briefs(writes)} to ChatState")
     if len(got["states"]) != len(writes):
@@ -89,7 +170,7 @@ def judged(check, writes, budget):
     held = []
     for number, (write, state) in enumerate(zip(writes, got["states"]), 1):
         expected = model_reduce(held, write, budget)
-        what = f"after step {number} of a graph whose nodes write {' then '.join(briefs(w) for w in writes[:number])}, " \
+        what = f"after step {number} of a graph whose nodes write {' then '.join(_written(w) for w in writes[:number])}, " \
                "ChatState.messages"
         example = Counterexample("ChatState graph", [writes[:number]], expected, state)
         expect_history(what, state, budget, example)
@@ -97,5 +178,8 @@ def judged(check, writes, budget):
         if resent and isinstance(state, list) and len(state) < len(held):
             raise Failure(f"{what} lost messages when a node returned {briefs(write)}: returning a shorter list or [] "
                           "to an add_messages key changes nothing", example)
-        expect_messages(what, state, expected, example)
+        if state != expected and isinstance(state, list):
+            before_trim = merged_before_trim(held, write)
+            cause = trim_blamed(check, before_trim, budget) if before_trim is not None else ""
+            expect_messages(what, state, expected, example, cause or how_many_kept(state, expected, budget))
         held = expected

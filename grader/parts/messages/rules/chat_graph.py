@@ -1,9 +1,9 @@
 """Notebook 32, messages.graph and messages.decisions: the chat agent over scripted runs, and why each key merges so."""
 
-from grader.checking import Abort, Counterexample, Failure, no_raise, show
+from grader.checking import Abort, Counterexample, Failure, counted, no_raise, show
 from grader.expectations import expect_decision_keys
 from grader.parts.messages import strategies as gen
-from grader.parts.messages.checks import briefs, expect_history
+from grader.parts.messages.checks import brief, briefs, expect_history
 from grader.parts.messages.model import comparable, in_rounds, simulate_chat
 from grader.tasks import task
 
@@ -20,20 +20,39 @@ _RESULTS = {"lookup_order": lambda args: f"order {args['order_id']}: shipped"}  
 _ERRORS = {"shipping_eta": ("RuntimeError", "carrier down"), "unknown_tool": ("KeyError", "unknown_tool")}
 
 
+def named(turn: dict) -> str:
+    """A turn in feedback: its text and its human message's id, ``'and 42?' (u2)``."""
+    return f"{turn['text']!r} ({turn['id']})"
+
+
 def expected_run(case, checkpointed=True):
     """The histories a correct graph gives the model, and holds after each invocation (grader.parts.messages.model)."""
     order = [*range(len(case["turns"])), *([len(case["turns"]) - 1] if checkpointed else [])]
     return simulate_chat(case["script"], case["turns"], order, case["budget"], _RESULTS)
 
 
-def run(check, case, checkpointed=True):
+def scenario(case, checkpointed=True) -> str:
+    """What the run sends, in the learner's words: every rule's feedback starts with it."""
+    texts = [turn["text"] for turn in case["turns"]]
+    if checkpointed:
+        return (f"build_chat_graph(model, tools, checkpointer, max_messages={case['budget']}) over the turns {texts}, "
+                f"then {named(case['turns'][-1])} sent again with the same id")
+    return (f"build_chat_graph(model, tools, max_messages={case['budget']}) without a checkpointer, over the turns "
+            f"{texts}, each sending the previous output's messages and the new question")
+
+
+def run(check, case, checkpointed=True, resend_judged=False):
+    """The run's answers; a raise fails the rule, except one while re-sending, which only the re-send rule judges."""
     resend = [len(case["turns"]) - 1] if checkpointed else []
-    what = f"build_chat_graph(model, tools, max_messages={case['budget']}) over the turns {[t['text'] for t in case['turns']]}"
+    what = scenario(case, checkpointed)
     got = no_raise(check.probe("chat_run", case["script"], case["turns"], case["budget"], checkpointed, resend,
                                limit=10.0), what)
-    example = Counterexample("build_chat_graph", [case["script"], case["turns"], case["budget"]], None, None)
-    if got["raised"] is not None:
-        no_raise(got["raised"], f"{what}, turn {got['at']}")
+    sent = [case["turns"][index]["id"] for index in [*range(len(case["turns"])), *resend]]
+    example = Counterexample("build_chat_graph", [case["script"], case["turns"], case["budget"], sent], None, None)
+    resending = len(got["turns"]) >= len(case["turns"])
+    if got["raised"] is not None and (resend_judged or not resending):
+        turn = case["turns"][got["at"]]
+        no_raise(got["raised"], f"{what}: {f'sending {named(turn)} again' if resending else f'turn {named(turn)}'}")
     return what, got, example
 
 
@@ -47,24 +66,34 @@ def graph_rule(sentence):
     return register
 
 
+def before_the_resend(case, got) -> tuple[list, list]:
+    """The turns up to the re-send, and the histories the model got over them: the re-send rule judges the rest."""
+    turns = got["turns"][:len(case["turns"])]
+    return turns, got["received"][:sum(done["model_calls"] for done in turns)]
+
+
 @graph_rule("the model always receives the history budgeted(max_messages) keeps: valid, at most max_messages "
             "messages, over scripted multi-turn runs")
 def received(check, case):
     what, got, example = run(check, case)
-    for number, history in enumerate(got["received"], 1):
-        expect_history(f"{what}: model call {number}", history, case["budget"], example)
+    turns, histories = before_the_resend(case, got)
+    turn_of = [case["turns"][done["turn"]] for done in turns for _ in range(done["model_calls"])]
+    for number, (history, turn) in enumerate(zip(histories, turn_of), 1):
+        where = f"{what}: model call {number} (turn {named(turn)})"
+        expect_history(where, history, case["budget"], example, holds="received")
         if len(history) > case["budget"]:
-            raise Failure(f"{what}: model call {number} received {len(history)} messages, {briefs(history)}; "
-                          f"the budget is {case['budget']}", example)
+            raise Failure(f"{where} received {len(history)} messages, {briefs(history)}; the budget is "
+                          f"{case['budget']}", example)
     calls, _ = expected_run(case)
-    for number, (history, wanted) in enumerate(zip(got["received"], calls), 1):
+    for number, (history, wanted, turn) in enumerate(zip(histories, calls, turn_of), 1):
         if in_rounds([comparable(m) for m in history]) != in_rounds(wanted):
-            raise Failure(f"{what}: model call {number} received {briefs(history)}; expected the "
-                          f"{len(wanted)} messages budgeted({case['budget']}) keeps: the oldest whole turns removed, "
-                          "no more", example)
-    if len(got["received"]) != len(calls):
-        raise Failure(f"{what}: the model was called {len(got['received'])} times; expected {len(calls)}, one per "
-                      "step of the script (the model is called while the last message asks for tools)", example)
+            raise Failure(f"{what}: model call {number} (turn {named(turn)}) received {counted(len(history), 'message')}, "
+                          f"{briefs(history)}; expected the {len(wanted)} messages budgeted({case['budget']}) keeps: the "
+                          "oldest whole turns removed, no more", example)
+    if len(histories) != len(calls):
+        raise Failure(f"{what}: over the {len(case['turns'])} turns the model was called {len(histories)} times; "
+                      f"expected {len(calls)}, one per step of the script (the model is called while the last message "
+                      "asks for tools)", example)
 
 
 @graph_rule("each turn ends with the script's answer; each tool call gets a ToolMessage with str(result) and its tool_call_id")
@@ -76,7 +105,7 @@ def answers(check, case):
         output = done["output"]
         last = output[-1] if isinstance(output, list) and output else None
         if not isinstance(last, dict) or last.get("type") != "ai" or last.get("content") != final:
-            raise Failure(f"{what}: turn {done['turn']} ended with {show(last)}; expected the AI answer {final!r}", example)
+            raise Failure(f"{what}: turn {named(turn)} ended with {brief(last)}; expected the AI answer {final!r}", example)
         expect_tool_results(what, output, example)
 
 
@@ -111,38 +140,50 @@ def tool_errors(check, case):
 def stored(check, case):
     what, got, example = run(check, case)
     _, after = expected_run(case)
-    for done, wanted in zip(got["turns"], after):
-        where = f"{what}: the checkpoint after turn {done['turn']}"
-        expect_history(where, done["stored"], case["budget"], example)
+    turns, histories = before_the_resend(case, got)
+    budget = case["budget"]
+    # The one cause of a checkpoint over the budget the grader can see: the model was given a trimmed history.
+    trimmed_for_the_model = (f" (the model received at most {budget} messages: trimming only what the model sees is "
+                             "not enough; merge messages with budgeted(max_messages) in the graph's state)"
+                             if histories and all(len(history) <= budget for history in histories) else "")
+    for done, wanted in zip(turns, after):
+        where = f"{what}: the checkpoint after turn {named(case['turns'][done['turn']])}"
+        expect_history(where, done["stored"], budget, example, over=trimmed_for_the_model)
         if in_rounds([comparable(m) for m in done["stored"]]) != in_rounds(wanted):
+            held = len(done["stored"])
             raise Failure(f"{where} holds {briefs(done['stored'])}; expected the {len(wanted)} messages "
-                          f"budgeted({case['budget']}) keeps (trimming only what the model sees is not enough)", example)
+                          f"budgeted({budget}) keeps" + (f", not {held}" if held != len(wanted) else ""), example)
+    for done in got["turns"]:
         if "summary" in done["stored_keys"] or "summary" in done["keys"]:
             raise Failure(f"{what}: the graph wrote summary; it never does (summarizing is another node's job)", example)
 
 
 @graph_rule("re-invoking an answered turn with the same ids changes nothing and does not call the model")
 def reinvoked(check, case):
-    what, got, example = run(check, case)
+    what, got, example = run(check, case, resend_judged=True)
     before, again = got["turns"][len(case["turns"]) - 1], got["turns"][-1]
     if again["model_calls"] or again["stored"] != before["stored"]:
-        raise Failure(f"{what}: invoking turn {again['turn']} again with the same id called the model "
-                      f"{again['model_calls']} time(s) and left {briefs(again['stored'])} (before: "
-                      f"{briefs(before['stored'])}); expected no change and no model call: end at once when the last "
-                      "message answers the turn", example)
+        held = {m.get("id") for m in before["stored"]}
+        added = [m for m in again["stored"] if m.get("id") not in held]
+        did = [f"called the model {counted(again['model_calls'], 'time')}"] if again["model_calls"] else []
+        did += [f"appended {briefs(added)}"] if added else \
+            [f"left {briefs(again['stored'])} (before: {briefs(before['stored'])})"] if again["stored"] != before["stored"] \
+            else []
+        raise Failure(f"{what}: sending {named(case['turns'][-1])} again, after it was answered, {' and '.join(did)}; "
+                      "expected no model call and no change: a turn already answered ends at once (its last message "
+                      "is the AI answer)", example)
 
 
 @graph_rule("without a checkpointer, each turn sending the previous messages on gives the same answers")
 def no_checkpointer(check, case):
     what, got, example = run(check, case, checkpointed=False)
     for done in got["turns"]:
-        final = case["script"][case["turns"][done["turn"]]["text"]][-1]
+        turn = case["turns"][done["turn"]]
+        final = case["script"][turn["text"]][-1]
         last = done["output"][-1] if isinstance(done["output"], list) and done["output"] else None
         if not isinstance(last, dict) or last.get("content") != final:
-            raise Failure(f"{what}, without a checkpointer: turn {done['turn']} ended with {show(last)}; expected "
-                          f"{final!r}", example)
-        expect_history(f"{what}, without a checkpointer: the output of turn {done['turn']}", done["output"],
-                       case["budget"], example)
+            raise Failure(f"{what}: turn {named(turn)} ended with {brief(last)}; expected {final!r}", example)
+        expect_history(f"{what}: the output of turn {named(turn)}", done["output"], case["budget"], example)
 
 
 @decisions.rule("DECISIONS has exactly the keys of ChatState")
@@ -150,18 +191,25 @@ def decision_keys(check):
     expect_decision_keys(check, "ChatState", ["messages", "summary"])
 
 
-@decisions.rule("each decision names its merge rule (budgeted/add_messages, or overwrite), visible or internal, and why")
+_RULES = {"messages": ("budgeted", "add_messages"), "summary": ("overwrite",)}  # each key's merge rule, in words
+_SENTENCE = 8  # words: fewer name a merge rule, not why
+
+
+@decisions.rule("each decision names its merge rule (budgeted/add_messages, or overwrite) and why")
 def decision_sentences(check):
     table = check.probe("attr", "DECISIONS")
     if type(table) is not dict or not table:
         raise Abort("not_implemented", "DECISIONS is empty: write one sentence per ChatState key")
-    rules = {"messages": ("budgeted", "add_messages"), "summary": ("overwrite",)}
-    for key, words in rules.items():
+    for key, words in _RULES.items():
         text = table.get(key)
-        if type(text) is not str or len(text.split()) < 6:
-            raise Failure(f"DECISIONS[{key!r}] is {show(text)}; expected a sentence: the merge rule, visible or internal, "
-                          "and why")
-        lowered = text.lower()
-        if not any(word in lowered for word in words) or not ("visible" in lowered or "internal" in lowered):
-            raise Failure(f"DECISIONS[{key!r}] is {show(text)}; expected it to name its merge rule "
-                          f"({' or '.join(words)}) and say whether the key is visible or internal")
+        rule = " or ".join(words)
+        if type(text) is not str:
+            raise Failure(f"DECISIONS[{key!r}] is {show(text)}; expected a sentence (a str) that names {key}'s merge "
+                          f"rule ({rule}) and says why")
+        if not any(word in text.lower() for word in words):
+            raise Failure(f"DECISIONS[{key!r}] is {show(text)}; expected it to name {key}'s merge rule ({rule}), "
+                          "and say why")
+        if len(text.split()) < _SENTENCE:
+            raise Failure(f"DECISIONS[{key!r}] is {show(text)}: {counted(len(text.split()), 'word')}, which name the "
+                          f"merge rule but not why; expected a sentence that also says why {key} merges so (what goes "
+                          "wrong with another rule)")

@@ -1,6 +1,6 @@
 """Notebook 31, messages.summary: ``summarize_removals`` says what it removes, and removes whole old turns."""
 
-from grader.checking import Counterexample, Failure, no_raise, show
+from grader.checking import Counterexample, Failure, Raised, contrast, no_raise, show
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import briefs, ids
 from grader.parts.messages.model import model_summary
@@ -11,7 +11,10 @@ summary = task("messages.summary")
 
 def summarized(check, history, keep_last):
     what = f"summarize_removals({briefs(history)}, {keep_last})"
-    got = no_raise(check.probe("summarize", history, keep_last), what)
+    got = check.probe("summarize", history, keep_last)
+    past_the_end = keep_last == 0 and isinstance(got, Raised) and got.is_a("IndexError")
+    got = no_raise(got, what, hint="keep_last=0 keeps the latest human turn: the cut starts at the last message and "
+                                   "moves earlier, never past the end" if past_the_end else "")
     text, gone = model_summary(history, keep_last)
     example = Counterexample("summarize_removals", [history, keep_last], [text, gone], got)
     if got.get("shape") != "pair":
@@ -33,14 +36,32 @@ def keeps(check):
                           "moving the cut earlier until the kept part starts with a human message", example)
 
 
-@summary.rule("the summary names every removed message as role: text [id] (calls NAME, … for a tool-calling AI "
-              "message), in order, joined by '; '")
+def _why_words(history: list, said: str, text: str) -> str:
+    """What the first differing item of the summary got wrong, when it is an AI message's text or calls."""
+    got_items, expected_items = said.split("; "), text.split("; ")
+    at = next((i for i, (a, b) in enumerate(zip(got_items, expected_items)) if a != b), None)
+    if at is None:
+        return ""
+    message = next((m for m in history if expected_items[at].endswith(f" [{m['id']}]")), None)
+    if message is None or message["type"] != "ai" or not message.get("tool_calls"):
+        return ""
+    if message.get("content"):
+        return (f" ({message['id']} has the text {show(message['content'])} and tool calls: calls NAME, … is only for "
+                "an AI message with no text, only tool calls)")
+    return f" ({message['id']} has no text, only tool calls: it is named by its calls, calls NAME, …)"
+
+
+@summary.rule("the summary names every removed message as role: text [id] (calls NAME, … for an AI message with no "
+              "text, only tool calls), in order, joined by '; '")
 def words(check):
     @check.forall(gen.conversations(), gen.keep_lasts)
     def summarized_case(history, keep_last):  # one name in every rule: shared examples, each answered once
         what, got, text, _, example = summarized(check, history, keep_last)
         if got["summary"] != text:
-            raise Failure(f"{what} gave the summary {show(got['summary'])}; expected {show(text)}", example)
+            said = got["summary"]
+            shown, wanted = contrast(said, text, width=120) if isinstance(said, str) else (show(said), show(text))
+            why = _why_words(history, said, text) if isinstance(said, str) else ""
+            raise Failure(f"{what} gave the summary {shown}; expected {wanted}{why}", example)
 
 
 @summary.rule("nothing to remove gives ('', [])")

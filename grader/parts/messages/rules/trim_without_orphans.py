@@ -10,6 +10,31 @@ from grader.tasks import task
 trim = task("messages.trim")
 
 
+def _turns(system: bool, pairs: int) -> list:
+    history = [{"type": "system", "id": "s", "content": "be brief"}] if system else []
+    return history + [message for n in range(1, pairs + 1) for message in (
+        {"type": "human", "id": f"h{n}", "content": "hi"}, {"type": "ai", "id": f"a{n}", "content": "hello"})]
+
+
+# Hand-picked, checked on every seed after the random examples: a budget that a cut meets only when the system
+# message counts, and one that a cut meets exactly (an off-by-one trim keeps one turn fewer).
+EDGES = [(_turns(True, 3), 6), (_turns(True, 3), 5), (_turns(False, 3), 4)]
+
+
+def trim_rule(sentence):
+    """A rule judged on the random trim cases (shrunk when one fails), then on the hand-picked ``EDGES``."""
+    def register(judge):
+        @trim.rule(sentence)
+        def rule(check):
+            def trimmed(case):  # one name in every rule: they share examples, and the child answers each once
+                judge(check, *case)
+
+            check.forall(gen.trim_cases())(trimmed)
+            check.each([(case,) for case in EDGES])(trimmed)
+        return rule
+    return register
+
+
 def removals(check, history, budget):
     """``trim_removals(history, budget)``'s answer, which must be a list of RemoveMessages of the history's ids."""
     what = f"trim_removals({briefs(history)}, {budget})"
@@ -26,66 +51,82 @@ def removals(check, history, budget):
     return what, got, removed, expected, example
 
 
-@trim.rule("trim_removals returns [] when the history fits, else RemoveMessages of its ids in history order")
-def shape(check):
-    @check.forall(gen.trim_cases)
-    def trimmed(case):  # one name in every rule: they share examples, and the child answers each once
-        history, budget = case
-        what, _, removed, expected, example = removals(check, *case)
-        if len(history) <= budget and removed:
-            raise Failure(f"{what} removes {ids(removed)}, but the history's {len(history)} messages fit the budget; "
-                          "expected []", example)
+def _protected(history: list) -> list:
+    latest = max(i for i, m in enumerate(history) if m["type"] == "human")
+    return [m for i, m in enumerate(history) if i >= latest or m["type"] == "system"]
 
 
-@trim.rule("the system message, the latest human message and everything after it are never removed")
-def keeps(check):
-    @check.forall(gen.trim_cases)
-    def trimmed(case):  # one name in every rule: they share examples, and the child answers each once
-        history, _ = case
-        what, _, removed, _, example = removals(check, *case)
-        latest = max(i for i, m in enumerate(history) if m["type"] == "human")
-        protected = [m for i, m in enumerate(history) if i >= latest or m["type"] == "system"]
-        lost = [m["id"] for m in protected if m["id"] in ids(removed)]
-        if lost:
-            raise Failure(f"{what} removes {lost}: the system message, the latest human message and what follows it "
-                          "are always kept", example)
+@trim_rule("trim_removals returns [] when the history fits, else RemoveMessages of its ids in history order")
+def shape(check, history, budget):
+    what, _, removed, expected, example = removals(check, history, budget)
+    if len(history) <= budget and removed:
+        exactly = " (a history of exactly max_messages messages fits)" if len(history) == budget else ""
+        raise Failure(f"{what} removes {ids(removed)}, but the history's {len(history)} messages fit the budget; "
+                      f"expected []{exactly}", example)
 
 
-@trim.rule("the removals leave a valid history: no tool result without its call, starting with a human turn")
-def valid(check):
-    @check.forall(gen.trim_cases)
-    def trimmed(case):  # one name in every rule: they share examples, and the child answers each once
-        history, _ = case
-        what, _, removed, _, example = removals(check, *case)
-        left = model_add(history, removed)
-        found = problems(left)
-        if found:
-            raise Failure(f"{what} leaves {briefs(left)}, which a chat API refuses: {found[0]}; remove a tool-calling "
-                          "AI message and its tool results together, and cut before a human message", example)
+@trim_rule("the system message, the latest human message and everything after it are never removed")
+def keeps(check, history, budget):
+    what, _, removed, _, example = removals(check, history, budget)
+    protected = _protected(history)
+    lost = [m["id"] for m in protected if m["id"] in ids(removed)]
+    if lost:
+        short = (f"; here they are {len(protected)} messages, over the budget of {budget}: when the budget cannot "
+                 "be met, remove every turn before the latest human message, and stop there"
+                 if len(protected) > budget else "")
+        raise Failure(f"{what} removes {lost}: the system message, the latest human message and what follows it "
+                      f"are always kept{short}", example)
 
 
-@trim.rule("the shortest such prefix is removed: at most max_messages remain whenever the rules allow it")
-def shortest(check):
-    @check.forall(gen.trim_cases)
-    def trimmed(case):  # one name in every rule: they share examples, and the child answers each once
-        history, budget = case
-        what, _, removed, expected, example = removals(check, *case)
-        if ids(removed) != expected:
-            left = len(history) - len(removed)
-            why = (f"{left} messages remain, over the budget of {budget}" if left > budget and len(expected) > len(removed)
-                   else "more than needed is removed" if len(removed) > len(expected) else "the cut is elsewhere")
-            raise Failure(f"{what} removes {ids(removed)}; expected {expected} ({why}: remove the oldest turns, "
-                          "whole, until the rest fits)", example)
+_FIXES = {  # the words of model.problems -> how a trim avoids it
+    "orphaned tool result": "remove an AI message that calls tools and its tool results together",
+    "are answered": "remove an AI message that calls tools and its tool results together",
+    "human message": "cut just before a human message, never past the latest one",
+}
 
 
-@trim.rule("trim_removals never mutates its arguments")
-def untouched(check):
-    @check.forall(gen.trim_cases)
-    def trimmed(case):  # one name in every rule: they share examples, and the child answers each once
-        what, got, _, _, example = removals(check, *case)
-        if not got["unchanged"]:
-            raise Failure(f"{what} changed its argument messages; return removals and leave the history as it is",
-                          example)
+@trim_rule("the removals leave a valid history: no tool result without its call, starting with a human turn")
+def valid(check, history, budget):
+    what, _, removed, _, example = removals(check, history, budget)
+    left = model_add(history, removed)
+    found = problems(left)
+    if found:
+        fix = next((words for cause, words in _FIXES.items() if cause in found[0]), "cut just before a human message")
+        raise Failure(f"{what} leaves {briefs(left)}, which a chat API refuses: {found[0]}; {fix}", example)
+
+
+def _why(history: list, budget: int, removed: list, expected: list) -> str:
+    """What made ``removed`` differ from ``expected``, as far as the grader can tell: said only when it is so."""
+    left, kept = len(history) - len(removed), len(history) - len(expected)
+    if history[0]["type"] == "system" and removed == model_trim(history, budget + 1):
+        return (f"{left} messages remain, over the budget of {budget}: max_messages counts every message, the system "
+                "message included")
+    if kept == budget and removed == model_trim(history, budget - 1):
+        return (f"removing only {expected} leaves {kept} messages, exactly the budget of {budget}: a history of "
+                "max_messages messages fits")
+    if kept > budget:
+        return (f"the budget of {budget} cannot be met: the latest turn alone is {len(_protected(history))} messages, "
+                "the system message included; remove every turn before the latest human message, and nothing more")
+    if left > budget:
+        return f"{left} messages remain, over the budget of {budget}: remove the oldest turns, whole, until the rest fits"
+    if len(removed) > len(expected):
+        return f"more than needed is removed: removing only {expected} leaves {kept} messages, within the budget"
+    return "the cut is elsewhere: remove the oldest turns, whole, until the rest fits"
+
+
+@trim_rule("the shortest such prefix is removed: at most max_messages remain whenever the rules allow it")
+def shortest(check, history, budget):
+    what, _, removed, expected, example = removals(check, history, budget)
+    if ids(removed) != expected:
+        raise Failure(f"{what} removes {ids(removed)}; expected {expected} "
+                      f"({_why(history, budget, ids(removed), expected)})", example)
+
+
+@trim_rule("trim_removals never mutates its arguments")
+def untouched(check, history, budget):
+    what, got, _, _, example = removals(check, history, budget)
+    if not got["unchanged"]:
+        raise Failure(f"{what} changed its argument messages; return removals and leave the history as it is", example)
 
 
 @trim.rule("trim_removals(messages, n) raises ValueError at once when n is not an int >= 4")

@@ -19,7 +19,7 @@ def reduced(check, writes, budget=gen.BIG):
         what = f"budgeted({budget})({briefs(held) if held is not None else None}, {briefs(write)})"
         example = Counterexample(f"budgeted({budget})", [held, write], expected, step["result"])
         expect_messages(what, step["result"], expected, example)
-        expect_untouched(what, step, write, example)
+        expect_untouched(what, step, held, write, example)
         held = expected
         yield number, write, step
     if got["raised"] is not None:
@@ -31,16 +31,40 @@ def _fields(message: dict) -> tuple:
             message.get("tool_call_id"))
 
 
-def expect_untouched(what: str, step: dict, write: list, example) -> None:
+def _ids_written(before: list, after) -> list[int] | None:
+    """The positions where only an id was written into a message that had none; None when anything else changed."""
+    if not isinstance(after, list) or len(after) != len(before):
+        return None
+    written = []
+    for position, (was, now) in enumerate(zip(before, after)):
+        if _fields(was) == _fields(now):
+            continue
+        if was.get("id") is not None or _fields({**now, "id": None}) != _fields(was):
+            return None
+        written.append(position)
+    return written
+
+
+def expect_untouched(what: str, step: dict, old: list | None, write: list, example) -> None:
     """The reducer left old and new as they were, and returned a list of its own."""
-    if not step["old_after"]:
-        raise Failure(f"{what} changed its argument old; a reducer never mutates its arguments", example)
+    changed_new = [_fields(m) for m in step["new_after"]] != [_fields(m) for m in write]
+    changed_old = step["old_now"] is not None
+    if changed_old or changed_new:
+        which = " and ".join(name for name, changed in (("old", changed_old), ("new", changed_new)) if changed)
+        old_ids = _ids_written(old or [], step["old_now"]) if changed_old else []
+        new_ids = _ids_written(write, step["new_after"]) if changed_new else []
+        if old_ids is None or new_ids is None:  # something else than an id changed
+            now = briefs(step["old_now"] if changed_old else step["new_after"])
+            raise Failure(f"{what} changed its argument{'s' if changed_old and changed_new else ''} {which} (now "
+                          f"{now}); a reducer never mutates its arguments", example)
+        where = " and ".join(f"{name}'s message{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}"
+                             for name, at in (("old", old_ids), ("new", new_ids)) if at)
+        raise Failure(f"{what} changed its argument{'s' if changed_old and changed_new else ''} {which}: add_messages "
+                      f"wrote an id into {where}, which had none. A reducer never mutates its arguments: add_messages "
+                      "writes ids into the id-less messages of both lists it is given, so hand it copies of every "
+                      "message, old's and new's (message.model_copy())", example)
     if step["returned_old"]:
         raise Failure(f"{what} returned its argument old itself; return a new list", example)
-    if [_fields(m) for m in step["new_after"]] != [_fields(m) for m in write]:
-        raise Failure(f"{what} changed its argument new to {briefs(step['new_after'])}: a message without an id gets "
-                      "one in the result only (add_messages writes ids into the messages it is given: pass it copies)",
-                      example)
 
 
 @upsert.rule("budgeted(n) appends a message with a new id and replaces a message whose id is stored, in place")
@@ -91,7 +115,7 @@ def pure(check):
         no_raise(got["raised"] or None, what)
         step = got["steps"][0]
         example = Counterexample(f"budgeted({gen.BIG})", [old, write], "old and new unchanged", step["new_after"])
-        expect_untouched(what, step, write, example)
+        expect_untouched(what, step, old, write, example)
         result = step["result"]
         fresh = [m.get("id") for m in result] if isinstance(result, list) else []
         if len(fresh) != len(old) + 1 or not all(isinstance(i, str) and i for i in fresh):
