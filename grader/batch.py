@@ -71,9 +71,11 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int | list[int], exampl
             report = {**report, "tasks": [{"seconds": None, **task} for task in report["tasks"]]}
         on_report(index, report)
 
-    if len(plans) > 1 and len(set(seeds)) == 1:  # drawn once, split over the jobs, not once by each first worker
-        drawing.draw_in_parallel(list(dict.fromkeys(t for _, task_ids in plans for t in task_ids)), seeds[0], examples,
-                                 jobs)
+    every_task = list(dict.fromkeys(t for _, task_ids in plans for t in task_ids))
+    # Drawn once, split over the jobs: not once by each first worker of a batch, nor one task after another by the
+    # one worker of a single submission (a whole part's examples, drawn on every core).
+    if len(set(seeds)) == 1 and jobs > 1 and (len(plans) > 1 or len(every_task) > 1):
+        drawing.draw_in_parallel(every_task, seeds[0], examples, jobs)
     pending = deque(enumerate(plans))
     running = {}  # connection -> (index, process, deadline)
     try:

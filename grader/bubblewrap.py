@@ -39,8 +39,7 @@ __all__ = ["SUBMISSION", "UID_SLOTS", "Sandbox", "executable", "choice", "adopt"
            "INSTALL_HINT", "NOT_INSTALLED", "learner_uid"]
 
 SUBMISSION = "/submission"  # where the sandbox sees its submission
-INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), "
-                "or pass --no-sandbox to grade one trusted submission without it")
+INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
 NOT_INSTALLED = f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
 # Learner uids when the grader runs as root: one per running task, far above real accounts, and below
 # 2**31 (pids stay below 2**22), which bubblewrap cannot map (it parses uids as signed ints).
@@ -104,7 +103,7 @@ def unavailable() -> str | None:
         reason = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
         return (f"bubblewrap cannot make a sandbox here ({reason}); it needs unprivileged user namespaces "
                 "(sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also "
-                "kernel.apparmor_restrict_unprivileged_userns=0), or pass --no-sandbox to grade one trusted submission")
+                "kernel.apparmor_restrict_unprivileged_userns=0)")
     return None
 
 

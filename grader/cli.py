@@ -206,19 +206,20 @@ def _tasks_text(tasks: list[str]) -> str:
     return "part " + ", ".join(parts) if parts else ", ".join(tasks)
 
 
-def _sandbox(args, submissions: int) -> bool:
-    """Whether to grade in bubblewrap; raises ``UsageError`` for a batch that cannot be sandboxed."""
+def _sandbox(args, submissions: int) -> str | None:
+    """None to grade in bubblewrap, else why not; raises ``UsageError`` for a batch that cannot be sandboxed."""
     if args.no_sandbox:
         print(f"agstate-grade: --no-sandbox: {NO_SANDBOX_WARNING}", file=sys.stderr)
-        return False
+        return "--no-sandbox was given"
     reason = bubblewrap.unavailable()
     if reason is None:
-        return True
+        return None
     if submissions > 1:
-        raise UsageError(f"refusing to grade {submissions} submissions without a sandbox: {reason}")
+        raise UsageError(f"refusing to grade {submissions} submissions without a sandbox: {reason}; or pass "
+                         "--no-sandbox to grade trusted submissions without it")
     print(f"agstate-grade: {reason}", file=sys.stderr)
     print(f"agstate-grade: {NO_SANDBOX_WARNING}", file=sys.stderr)
-    return False
+    return reason
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         plan = _plan(args)
         plans, seed, done = plan.plans, plan.seed, plan.done
-        sandbox = _sandbox(args, len(plans) - len(done))
+        unsandboxed = _sandbox(args, len(plans) - len(done))
     except UsageError as exc:
         print(f"agstate-grade: {exc}", file=sys.stderr)
         return 2
@@ -259,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     single = len(plans) == 1
 
     def finished(position: int, report: dict) -> None:
+        if unsandboxed:  # why, for the scorecards: a learner told to install a bubblewrap they have is lost
+            report = {**report, "unsandboxed": unsandboxed}
         if students[position] is not None:  # whose it is (for the LMS, told apart from the batch's others), and
             # with --seed-per-student whose variant: after the submission and its seed
             variant = {"batch_seed": seed} if plan.per_student else {}
@@ -275,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         grade_many([plans[i] for i in todo], seeds, args.examples, args.timeout, args.memory, args.jobs, finished,
-                   sandbox=sandbox, costs="seconds" if args.timings or args.out else None)
+                   sandbox=unsandboxed is None, costs="seconds" if args.timings or args.out else None)
     except KeyboardInterrupt:
         progress.close()
         print(f"agstate-grade: interrupted; {sum(r is not None for r in reports)} of {len(plans)} graded"

@@ -78,7 +78,7 @@ def draw_in_parallel(task_ids: list[str], seed: int, examples: int, jobs: int) -
         drawers.append((receiver, process))
     for receiver, process in drawers:
         try:
-            bank.merge_json(receiver.recv_bytes())
+            bank.merge_json(receiver.recv_bytes(), ours=True)  # drawn for this process: passed on as its own
         except (EOFError, OSError, ValueError):
             pass  # a drawer that died: its tasks draw their own examples when graded
         receiver.close()

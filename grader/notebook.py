@@ -27,9 +27,10 @@ from pathlib import Path
 from grader.catalog import target_options
 from grader.scorecard import render_text, scorecard_html
 
-__all__ = ["check", "Points", "warm_up", "workspace", "target_options", "scorecard_html", "STARTING"]
+__all__ = ["check", "Points", "warm_up", "workspace", "target_options", "scorecard_html", "STARTING", "GRADING"]
 
 STARTING = "starting the grader…"
+GRADING = "grading…"
 
 
 def workspace() -> Path:
@@ -83,11 +84,14 @@ def _await_ready(warm: subprocess.Popen, slot: "_Slot | None") -> None:
     """Read the warm grader's first line ("ready"); while it has not come, ``slot`` says "starting the grader…"."""
     if _READY[0]:
         return
-    if slot is not None and not select.select([warm.stdout], [], [], 0)[0]:
-        slot.starting()
+    starting = slot is not None and not select.select([warm.stdout], [], [], 0)[0]
+    if starting:
+        slot.say(STARTING)
     if json.loads(warm.stdout.readline()).get("ready") is not True:
         raise ValueError("the warm grader did not say it was ready")
     _READY[0] = True
+    if starting:
+        slot.say(GRADING)  # a whole lab's first check grades for seconds more: no longer "starting"
 
 
 class _Slot:
@@ -96,13 +100,20 @@ class _Slot:
     def __init__(self):
         self._handle = None
 
-    def starting(self) -> None:
-        if _in_kernel():
-            from IPython.display import HTML, display
+    def say(self, words: str) -> None:
+        """Show ``words`` in the slot (in a kernel; a terminal gets the first only)."""
+        if not _in_kernel():
+            if self._handle is None:
+                print(words, flush=True)
+                self._handle = False
+            return
+        from IPython.display import HTML, display
 
-            self._handle = display(HTML(f"<p><i>{html.escape(STARTING)}</i></p>"), display_id=True)
+        shown = HTML(f"<p><i>{html.escape(words)}</i></p>")
+        if self._handle:
+            self._handle.update(shown)
         else:
-            print(STARTING, flush=True)
+            self._handle = display(shown, display_id=True)
 
     def show(self, report: dict) -> None:
         if not _in_kernel():
@@ -110,13 +121,13 @@ class _Slot:
             return
         from IPython.display import HTML, display
 
-        if self._handle is not None:
+        if self._handle:
             self._handle.update(HTML(scorecard_html(report)))
         else:
             display(HTML(scorecard_html(report)))
 
     def failed(self) -> None:
-        if self._handle is not None:
+        if self._handle:
             from IPython.display import HTML
 
             self._handle.update(HTML(""))

@@ -59,16 +59,22 @@ def next_step(tasks: list[dict]) -> list[str]:
     passing. With none in progress, the part after the last one finished.
     """
     groups = [(part, mine) for part, mine in _parts(tasks) if part in MODULES]
-    if not groups:
+    waiting = [task for task in tasks if task["status"] != "passed" and task["id"] in TASKS]
+    if not groups or not waiting:
         return []
+    first = f"next: {waiting[0]['id']}, in notebook {TASKS[waiting[0]['id']].notebook}"
     if all(untouched(mine) for _, mine in groups):
+        if whole_parts([task["id"] for task in tasks]) is None:  # some tasks only: about them, not the part
+            return [first]
         where = "00_welcome.ipynb" if len(groups) > 1 else _first_lesson(groups[0][0])
         return [f"nothing is written yet: start with notebook {where}"]
     for _, mine in groups:
-        waiting = [task for task in mine if task["status"] != "passed" and task["id"] in TASKS]
-        if waiting and not untouched(mine):
-            return [f"next: {waiting[0]['id']}, in notebook {TASKS[waiting[0]['id']].notebook}"]
+        begun = [task for task in mine if task["status"] != "passed" and task["id"] in TASKS]
+        if begun and not untouched(mine):
+            return [f"next: {begun[0]['id']}, in notebook {TASKS[begun[0]['id']].notebook}"]
     done = [index for index, (_, mine) in enumerate(groups) if all(t["status"] == "passed" for t in mine)]
+    if not done:
+        return [first]
     later = groups[done[-1] + 1:] + groups[:done[-1]]
     following = next((part for part, mine in later if untouched(mine)), None)
     if following is None:
@@ -86,6 +92,8 @@ def render_text(report: dict, verbose: bool = False) -> str:
     lines = [f"agstate-grade {report['submission']} (seed {report['seed']})"]
     if report.get("sandbox") == "none":
         lines.append(f"  WARNING: {NO_SANDBOX_WARNING}")
+        if report.get("unsandboxed"):
+            lines.append(f"  (no sandbox: {report['unsandboxed']})")
     if any(task["status"] == "grader_error" for task in report["tasks"]):
         lines.append(f"  WARNING: {GRADER_FAILED_WARNING}")
     width = max((len(t["id"]) for t in report["tasks"]), default=10)
@@ -169,8 +177,9 @@ def scorecard_html(report: dict, repeat: str | None = None) -> str:
     ahead = "".join(f"<p><b>{html.escape(line)}</b></p>" for line in next_step(report["tasks"]))
     warning = ""
     if report.get("sandbox") == "none":
-        warning = ("<p><b>Graded without a sandbox:</b> your code ran with your own rights. Install bubblewrap "
-                   "(<code>apt-get install bubblewrap</code>) for a grade an instructor would give.</p>")
+        why = report.get("unsandboxed") or "bubblewrap is not installed: install it (apt-get install bubblewrap)"
+        warning = (f"<p><b>Graded without a sandbox</b> ({html.escape(why)}): your code ran with your own rights. "
+                   "The scores are the same; an instructor's grading runs your code in the sandbox.</p>")
     if any(task["status"] == "grader_error" for task in report["tasks"]):
         warning += f"<p><b>The grader failed:</b> {html.escape(GRADER_FAILED_WARNING.split(': ', 1)[1])}.</p>"
     return warning + (

@@ -66,7 +66,9 @@ def _outcome(reply: dict):
     if "missing" in reply:
         return MissingName(reply["missing"])
     if "grader_error" in reply:
-        raise RuntimeError(reply["grader_error"])
+        # Said by the learner's process, which the learner's code may have rewritten: never the grader's failure.
+        raise ChildFailed("crashed", f"the process running your code answered a check with an error of its own "
+                                     f"({str(reply['grader_error'])[:200]})")
     return wire.decode(reply["value"])
 
 

@@ -27,16 +27,21 @@ the zygote's sandboxed children. It exits when its stdin closes (the kernel
 has gone).
 """
 
+import ctypes
+import glob
 import json
 import os
 import random
 import re
 import select
+import shutil
 import signal
 import sys
 import tempfile
 
 __all__ = ["serve", "tasks_in_order"]
+
+_PR_SET_PDEATHSIG = 1
 
 
 def tasks_in_order(notebook: str | None) -> list[str]:
@@ -51,6 +56,20 @@ def tasks_in_order(notebook: str | None) -> list[str]:
     return sorted(TASKS, key=lambda task_id: TASKS[task_id].part != part)
 
 
+def _sweep() -> None:
+    """Remove the drawers' folders of warm graders that were killed before they could (a check interrupted)."""
+    from grader.containment import alive
+
+    for path in glob.glob(os.path.join(tempfile.gettempdir(), "agstate-warm-*-*")):
+        owner = os.path.basename(path).split("-")[2]
+        try:
+            mine = os.stat(path).st_uid == os.getuid()
+        except OSError:
+            continue
+        if mine and owner.isdigit() and not alive(int(owner)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
 class _Drawer:
     """A fork of the warm grader, at the lowest priority, drawing a seed's examples and handing each task's over."""
 
@@ -59,12 +78,13 @@ class _Drawer:
 
         # Each task's examples go in a file of this folder; the pipe only names it, so the drawer never waits
         # for the warm grader to read (it reads while idle, and before each check).
-        self._folder = tempfile.TemporaryDirectory(prefix="agstate-warm-")
+        self._folder = tempfile.TemporaryDirectory(prefix=f"agstate-warm-{os.getpid()}-")  # named after its owner
         readable, writable = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:
             os.close(readable)
             try:
+                ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # it dies with the warm grader
                 os.nice(19)
                 quiet = os.open(os.devnull, os.O_RDWR)
                 for fd in (0, 1):  # the kernel's pipes are the warm grader's to answer: their ends are not kept here
@@ -200,6 +220,7 @@ def serve(requests, replies, seed: int | None = None, draw_ahead: bool = True) -
     from grader import caches, zygote
 
     caches.keep_hypothesis_out_of_the_workspace()
+    _sweep()
     zygote.shared()  # first: the zygote imports LangGraph while this process imports the grader
     from grader import cli  # noqa: F401 - imported once, here: every fork starts with them
     from grader.batch import grade_many  # noqa: F401

@@ -15,6 +15,7 @@ It also writes the lab's kernel configuration into this environment
 """
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 
@@ -64,6 +65,14 @@ def write_workspace(folder: Path) -> tuple[list[str], list[str]]:
     return written, kept
 
 
+def _jupyter() -> str:
+    """The command that starts this environment's JupyterLab: ``jupyter`` when the shell finds this one, else its path
+    (the environment was not activated: another jupyter, or none, would answer)."""
+    mine = Path(sys.prefix) / "bin" / "jupyter"
+    found = shutil.which("jupyter")
+    return "jupyter" if found and Path(found).resolve() == mine.resolve() else str(mine)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="agstate-workspace", description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", default="agstate-lab", help="where to write it (default: ./agstate-lab)")
@@ -78,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     lab_kernel.install(sys.prefix)
     print(f"wrote {len(written)} files into {folder}" + (f"; kept {len(kept)} already there (yours)" if kept else ""))
-    print(f"next: cd {folder} && jupyter lab   (start with 00_welcome.ipynb)")
+    print(f"next: cd {folder} && {_jupyter()} lab   (start with 00_welcome.ipynb)")
     return 0
 
 

@@ -89,7 +89,10 @@ def test_a_scorecard_says_where_to_go_next():
         return render_text({"submission": "sub", "seed": 7, "score": 0.0, "max_score": 3.0, "tasks": tasks}).splitlines()
 
     assert report("not_implemented", "not_implemented", "not_implemented")[-2] == \
-        "nothing is written yet: start with notebook 01_overwrite.ipynb"  # the part's first lesson
+        "next: state.overwrite, in notebook 01_overwrite.ipynb"  # three tasks of part A, not the part
+    whole = [{"id": spec.id, "part": "state", "score": 0.0, "max_score": spec.max_score, "status": "not_implemented",
+              "feedback": "not written yet"} for spec in catalog.tasks_of("state")]
+    assert next_step(whole) == ["nothing is written yet: start with notebook 01_overwrite.ipynb"]  # its first lesson
     assert report("passed", "failed", "not_implemented")[-2] == "next: state.append, in notebook 02_append_and_budget.ipynb"
     assert report("passed", "passed", "passed")[-2].startswith("  state.budget")  # all passed: no hint
 
@@ -115,6 +118,8 @@ def test_next_follows_the_part_in_progress_then_the_part_after_the_last_one_done
         ["part A, B done; next: part C. Event sourcing, notebook 13_invoice_timeout.ipynb"]
     assert next_step(_whole_lab(state="passed", board="passed", events="passed", branches="passed",
                                 messages="passed")["tasks"]) == []
+    one = [task for task in _whole_lab(messages="passed")["tasks"] if task["id"] == "state.dedupe"]
+    assert next_step(one) == ["next: state.dedupe, in notebook 03_dedupe.ipynb"]  # a task, not a part: not "nothing"
 
 
 def test_a_part_not_started_is_one_line():

@@ -169,7 +169,8 @@ def test_without_bubblewrap_one_submission_is_graded_and_says_so_and_a_batch_is_
                          capture_output=True, text=True, env=no_bwrap, cwd=ROOT, timeout=120)
     assert two.returncode == 2 and two.stdout == ""
     assert two.stderr.strip().splitlines() == [
-        f"agstate-grade: refusing to grade 2 submissions without a sandbox: {bubblewrap.NOT_INSTALLED}"]
+        f"agstate-grade: refusing to grade 2 submissions without a sandbox: {bubblewrap.NOT_INSTALLED}; or pass "
+        "--no-sandbox to grade trusted submissions without it"]
 
 
 def test_no_sandbox_is_a_loud_explicit_choice():

@@ -168,3 +168,12 @@ def test_the_command_line_exits_2_when_the_grader_failed(monkeypatch, capsys):
     assert cli.main([str(SOLUTIONS), "--task", "state.dedupe", "--seed", "1", "--jobs", "1"]) == 2
     shown = capsys.readouterr().out
     assert "grader_error" in shown and "the grader itself failed" in shown
+
+
+def test_a_grader_error_said_by_the_learners_process_is_not_the_graders():
+    """The learner's process can be made to say anything: its word never makes a task the grader's failure."""
+    from grader import session
+
+    with pytest.raises(session.ChildFailed) as raised:
+        session._outcome({"grader_error": "unknown probe 'x'"})
+    assert raised.value.status == "crashed" and "unknown probe 'x'" in raised.value.message

@@ -76,11 +76,15 @@ print(scratch_module.ANSWER)
 
 # %%
 # An edit, saved, as you will save agstate/state.py:
-(scratch / "scratch_module.py").write_text("ANSWER = 'after the edit, reloaded'\n")
+_ = (scratch / "scratch_module.py").write_text("ANSWER = 'after the edit, reloaded'\n")
 
 # %%
+import shutil
+
 print(scratch_module.ANSWER)  # this cell ran after the reload: no kernel restart
 assert scratch_module.ANSWER == "after the edit, reloaded", "this kernel does not reload edited modules: restart it"
+sys.path.remove(str(scratch))
+shutil.rmtree(scratch)  # the scratch module has served
 
 # %% [markdown]
 # The tasks each part grades, with their notebooks and points (each part

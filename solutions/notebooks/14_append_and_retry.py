@@ -263,9 +263,9 @@ assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone()[0] == 
 #
 # `PostgresEventStore(dsn)` is provided, built on psycopg 3, with the same
 # rules (a per-task advisory lock plays `BEGIN IMMEDIATE`'s part), and
-# `open_store(url)` picks the backend from a URL. The lab's tests run one
-# contract suite on SQLite in memory, SQLite on a file and a real PostgreSQL
-# server (`tests/test_event_store_contract.py`). If you have a server, set
+# `open_store(url)` picks the backend from a URL. The lab's own test suite
+# (in its repository) runs one contract suite on SQLite in memory, SQLite on
+# a file and a real PostgreSQL server. If you have a server, set
 # `AGSTATE_EVENTS_URL=postgresql://user@host:port/db` before starting the lab
 # and this cell uses it; without it, it uses SQLite.
 

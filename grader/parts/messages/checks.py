@@ -6,10 +6,10 @@ text in quotes, then what it calls or answers: ``human h1 'hi'``,
 shows only its calls), ``tool t3 'shipped' for c1``, ``remove h1``.
 """
 
-from grader.checking import Counterexample, Failure, show
-from grader.parts.messages.model import fits, model_add, problems
+from grader.checking import Abort, Counterexample, Failure, show
+from grader.parts.messages.model import fits, model_add, model_trim, problems
 
-__all__ = ["brief", "briefs", "contrast_briefs", "ids", "expect_history", "expect_messages", "how_many_kept"]
+__all__ = ["brief", "briefs", "contrast_briefs", "ids", "expect_history", "expect_messages", "how_many_kept", "trim_blamed"]
 
 WINDOW = 8  # messages shown of a long history: those around the first difference
 
@@ -108,3 +108,25 @@ def merged_before_trim(old: list, new: list):
         return model_add(old, new)
     except ValueError:
         return None
+
+
+def trim_blamed(check, added: list, budget: int) -> str:
+    """When the learner's own trim_removals (which budgeted applies) trims ``added`` wrong: the words that say so."""
+    try:
+        trimmed = check.probe("trim", added, budget)
+    except Abort:  # trim_removals not written yet, or stuck: the merge rule's own feedback is enough
+        return ""
+    removals = trimmed.get("removals") if isinstance(trimmed, dict) else None
+    if not isinstance(removals, list) or ids(removals) == model_trim(added, budget):
+        return ""
+    return (f": budgeted applies your trim_removals, which removes {_some(ids(removals))} of these {len(added)}, "
+            f"where it should remove {_some(model_trim(added, budget))} (messages.trim says why)")
+
+
+def _some(removed: list) -> str:
+    """Removed ids in a few words: a long list by its count, first and last."""
+    if not removed:
+        return "none"
+    if len(removed) <= 4:
+        return str(removed)
+    return f"{len(removed)} messages ({removed[0]!r} to {removed[-1]!r})"

@@ -123,39 +123,48 @@ def model_summary(history: list, keep_last: int) -> tuple[str, list[str]]:
     return "; ".join(text_of(m) for m in removed), [m["id"] for m in removed]
 
 
-def simulate_chat(script: dict, turns: list, order: list, budget: int, results: dict) -> list:
+def simulate_chat(script: dict, turns: list, order: list, budget: int, results: dict,
+                  before_trim: list | None = None) -> list:
     """What a correct chat graph gives the model, call by call, over ``turns`` invoked in ``order`` on one thread.
 
     The model's messages (and their ids) follow from the script; a tool message is ``{"type": "tool",
     "tool_call_id", "status", "content"}`` with the content ``results[name](args)`` for a tool that answers, None
     (any text) for one that fails, and the id None: its id is the learner's to choose.
     Returns one history per model call and the history held after each invocation, each message as the rules
-    compare it (``comparable``).
+    compare it (``comparable``); ``before_trim``, when given, gets for each model call the messages the last write
+    before it merged, before the trim took its share (what budgeted's trim saw).
     """
     held, calls, after = [], [], []
+    merged = []  # the last write's messages, merged, before the trim
+
+    def reduce(new: list) -> list:
+        merged[:] = model_add(held, new)
+        return model_reduce(held, new, budget)
+
     for index in order:
         turn = turns[index]
         answered = held and held[-1]["type"] == "ai" and not held[-1].get("tool_calls")
         if any(m["id"] == turn["id"] for m in held) and answered:
             after.append([comparable(m) for m in held])
             continue  # a turn answered already: no model call
-        held = model_reduce(held, [{"type": "human", "id": turn["id"], "content": turn["text"]}], budget)
+        held = reduce([{"type": "human", "id": turn["id"], "content": turn["text"]}])
         steps = script.get(turn["text"], ["(not in the script)"])
         for step in range(len(steps)):
             calls.append([comparable(m) for m in held])
+            if before_trim is not None:
+                before_trim.append([dict(m) for m in merged])
             answer, message_id = steps[step], f"ai-{turn['id']}-{step}"
             if isinstance(answer, str):
-                held = model_reduce(held, [{"type": "ai", "id": message_id, "content": answer}], budget)
+                held = reduce([{"type": "ai", "id": message_id, "content": answer}])
                 break
             tool_calls = [{"name": name, "args": dict(args), "id": f"call-{turn['id']}-{step}-{k}"}
                           for k, (name, args) in enumerate(answer)]
-            held = model_reduce(held, [{"type": "ai", "id": message_id, "content": "", "tool_calls": tool_calls}],
-                                budget)
+            held = reduce([{"type": "ai", "id": message_id, "content": "", "tool_calls": tool_calls}])
             answers = [{"type": "tool", "id": f"(tool message {call['id']})", "tool_call_id": call["id"],
                         "status": "success" if call["name"] in results else "error",
                         "content": results[call["name"]](call["args"]) if call["name"] in results else None}
                        for call in tool_calls]
-            held = model_reduce(held, answers, budget)
+            held = reduce(answers)
         after.append([comparable(m) for m in held])
     return calls, after
 

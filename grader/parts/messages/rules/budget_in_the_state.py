@@ -2,8 +2,16 @@
 
 from grader.checking import Abort, Counterexample, Failure, no_raise, show
 from grader.parts.messages import strategies as gen
-from grader.parts.messages.checks import brief, briefs, expect_history, expect_messages, how_many_kept, ids, merged_before_trim
-from grader.parts.messages.model import model_add, model_reduce, model_trim
+from grader.parts.messages.checks import (
+    brief,
+    briefs,
+    expect_history,
+    expect_messages,
+    how_many_kept,
+    merged_before_trim,
+    trim_blamed,
+)
+from grader.parts.messages.model import model_add, model_reduce
 from grader.tasks import task
 
 budget_task = task("messages.budget")
@@ -67,26 +75,6 @@ def channels(check, budget):
         raise Abort("not_implemented", "ChatState has no keys yet: declare them as its docstring in "
                                        "agstate/messages.py says (notebook 30_budget_in_the_state.ipynb)")
     return histories, got
-
-
-def trim_blamed(check, added: list, budget: int) -> str:
-    """When the learner's own trim_removals (which budgeted applies) trims ``added`` wrong: the words that say so."""
-    try:
-        trimmed = check.probe("trim", added, budget)
-    except Abort:  # trim_removals not written yet, or stuck: the merge rule's own feedback is enough
-        return ""
-    removals = trimmed.get("removals") if isinstance(trimmed, dict) else None
-    if not isinstance(removals, list) or ids(removals) == model_trim(added, budget):
-        return ""
-    return (f": budgeted applies your trim_removals, which removes {_some(ids(removals))} of these {len(added)}, "
-            f"where it should remove {_some(model_trim(added, budget))} (messages.trim says why)")
-
-
-def _some(removed: list) -> str:
-    """Removed ids in a few words: a long list by its count, first and last."""
-    if len(removed) <= 4:
-        return str(removed)
-    return f"{len(removed)} messages ({removed[0]!r} to {removed[-1]!r})"
 
 
 def _cause(check, histories: list, merged: list, budget: int) -> str:

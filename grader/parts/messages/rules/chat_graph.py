@@ -3,7 +3,7 @@
 from grader.checking import Abort, Counterexample, Failure, counted, no_raise, show
 from grader.expectations import expect_decision_keys
 from grader.parts.messages import strategies as gen
-from grader.parts.messages.checks import brief, briefs, expect_history
+from grader.parts.messages.checks import brief, briefs, expect_history, trim_blamed
 from grader.parts.messages.model import comparable, in_rounds, simulate_chat
 from grader.tasks import task
 
@@ -25,10 +25,10 @@ def named(turn: dict) -> str:
     return f"{turn['text']!r} ({turn['id']})"
 
 
-def expected_run(case, checkpointed=True):
+def expected_run(case, checkpointed=True, before_trim=None):
     """The histories a correct graph gives the model, and holds after each invocation (grader.parts.messages.model)."""
     order = [*range(len(case["turns"])), *([len(case["turns"]) - 1] if checkpointed else [])]
-    return simulate_chat(case["script"], case["turns"], order, case["budget"], _RESULTS)
+    return simulate_chat(case["script"], case["turns"], order, case["budget"], _RESULTS, before_trim)
 
 
 def scenario(case, checkpointed=True) -> str:
@@ -66,6 +66,16 @@ def graph_rule(sentence):
     return register
 
 
+def trimmed_too_much(check, got: list, wanted: list, before: list, budget: int) -> str:
+    """When the model got fewer messages than budgeted keeps and the learner's own trim_removals, on what the last
+    write merged (``before``), removes other messages than the rules do: the words that name it; else nothing."""
+    if not isinstance(got, list) or len(got) >= len(wanted):
+        return ""
+    # A failing tool's text is the learner's to write: any text stands for it here.
+    return trim_blamed(check, [{**m, "content": m["content"] if m["content"] is not None else "error"} for m in before],
+                       budget)
+
+
 def before_the_resend(case, got) -> tuple[list, list]:
     """The turns up to the re-send, and the histories the model got over them: the re-send rule judges the rest."""
     turns = got["turns"][:len(case["turns"])]
@@ -84,12 +94,14 @@ def received(check, case):
         if len(history) > case["budget"]:
             raise Failure(f"{where} received {len(history)} messages, {briefs(history)}; the budget is "
                           f"{case['budget']}", example)
-    calls, _ = expected_run(case)
-    for number, (history, wanted, turn) in enumerate(zip(histories, calls, turn_of), 1):
+    merged = []
+    calls, _ = expected_run(case, before_trim=merged)
+    for number, (history, wanted, turn, before) in enumerate(zip(histories, calls, turn_of, merged), 1):
         if in_rounds([comparable(m) for m in history]) != in_rounds(wanted):
             raise Failure(f"{what}: model call {number} (turn {named(turn)}) received {counted(len(history), 'message')}, "
                           f"{briefs(history)}; expected the {len(wanted)} messages budgeted({case['budget']}) keeps: the "
-                          "oldest whole turns removed, no more", example)
+                          "oldest whole turns removed, no more" + trimmed_too_much(check, history, wanted, before,
+                                                                                   case["budget"]), example)
     if len(histories) != len(calls):
         raise Failure(f"{what}: over the {len(case['turns'])} turns the model was called {len(histories)} times; "
                       f"expected {len(calls)}, one per step of the script (the model is called while the last message "
