@@ -102,6 +102,7 @@ def test_every_mutant_scores_without_user_namespaces_what_it_scores_in_the_sandb
     assert boxed[0]["score"] == 100.0, [(t["id"], t["feedback"][:300]) for t in boxed[0]["tasks"] if t["status"] != "passed"]
     for inside, outside in zip(boxed, bare):
         shown = [(t["id"], t["status"], t["score"]) for t in outside["tasks"]]
+        assert outside.pop("unsandboxed") == "--no-sandbox was given" and "unsandboxed" not in inside
         assert {**outside, "sandbox": "bubblewrap"} == inside, f"{inside['submission']}: {shown}"
     assert "Traceback" not in unsandboxed.stderr, unsandboxed.stderr[-3000:]
 
@@ -116,7 +117,7 @@ def test_without_bubblewrap_the_cli_and_check_grade_and_say_so(clone, folder):
     done = grade(clone, [str(reference), "--part", "messages", "--seed", "4"], path=hidden)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "bubblewrap (bwrap) is not installed" in done.stderr and "Traceback" not in done.stderr
-    assert "WARNING: graded WITHOUT a sandbox" in done.stdout
+    assert "WARNING: graded WITHOUT a sandbox" in done.stdout and "(no sandbox: bubblewrap (bwrap) is not installed" in done.stdout
     assert done.stdout.rstrip().endswith(f"(repeat: agstate-grade {reference} --part messages --seed 4 --no-sandbox)")
 
     started = grade(clone, [str(stubs), "--json", "--seed", "4"], path=hidden)
