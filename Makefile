@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 # JupyterLab refuses to run as root without this flag (containers, CI).
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test test-fast test-hostile lint grade learner check-learner kit clean browser sandbox kernel
+.PHONY: lab test test-fast test-parts test-hostile lint grade learner check-learner kit clean browser sandbox kernel
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("agstate lab needs Python 3.11 or newer" if sys.version_info < (3, 11) else 0)'
@@ -20,9 +20,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
 	@touch $(STAMP)
 
-# The kernel reloads a learner module whose file changed (grader/lab_kernel.py): cheap, so always run.
+# The kernel reloads a learner module whose file changed (grader/notebook/kernel.py): cheap, so always run.
 kernel: $(STAMP)
-	@$(PY) -m grader.lab_kernel
+	@$(PY) -m grader.notebook.kernel
 
 lab: $(STAMP) sandbox kernel
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG)
@@ -30,17 +30,23 @@ lab: $(STAMP) sandbox kernel
 test: $(STAMP) browser sandbox kernel
 	$(PY) -m pytest -n auto
 
-# The inner loop: the grader's own unit tests and the quick checks (no notebooks, servers, corpora or browsers).
-test-fast: $(STAMP) sandbox kernel
-	$(PY) -m pytest -n auto -m "not slow" --ignore=tests/test_hostile.py --ignore=tests/test_mutants.py
+# The inner loop: the unit tier (tests/README.md): no learner process, no notebook, server, corpus or browser.
+test-fast: $(STAMP)
+	$(PY) -m pytest -n auto -m "unit and not part and not corpus and not slow"
 
-# ruff, with the configuration in pyproject.toml (tests/test_lint.py runs it in every test target too).
+# ruff and the import contracts between grader/'s rooms, as pyproject.toml configures them (tests/test_lint.py and
+# tests/test_contracts.py run them in every test target too).
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 # The hostile corpus alone (as root: also as an ordinary user, from private checkouts).
 test-hostile: $(STAMP) sandbox
 	$(PY) -m pytest -n auto tests/test_hostile.py
+
+# The unit and part tiers: everything the grader does on one machine, without corpora, notebooks or browsers.
+test-parts: $(STAMP) sandbox kernel
+	$(PY) -m pytest -n auto -m "not corpus and not slow"
 
 # The browser test (tests/test_board_browser.py) drives Debian's Chromium through Playwright;
 # Playwright's own browser download is never used.
@@ -61,13 +67,14 @@ grade: $(STAMP) sandbox
 	@$(VENV)/bin/agstate-grade . || [ $$? -eq 1 ]
 
 learner: $(STAMP)
-	$(PY) -m grader.release
+	$(PY) -m grader.authoring.release
 
 check-learner: $(STAMP)
-	$(PY) -m grader.release --check
+	$(PY) -m grader.authoring.release --check
 
 # The learner's kit: the grader, the notebooks and the stubs, without solutions/ (README: the learner's kit).
 kit: $(STAMP)
+	@rm -rf build  # setuptools' staging folder: a module deleted since the last build would ship again
 	$(PY) -m build --wheel --outdir dist .
 
 clean:

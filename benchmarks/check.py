@@ -1,4 +1,4 @@
-"""How long a notebook's check() takes: the warm grader (grader.warm) against a cold agstate-grade, on the reference.
+"""How long a notebook's check() takes: the warm grader (grader.notebook.warm) against a cold agstate-grade, on the reference.
 
     .venv/bin/python benchmarks/check.py [--runs 5] [--settle 40]
 
@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader import notebook  # after the path: this checkout's grader
+from grader.notebook import check as notebook  # after the path: this checkout's grader
 
 TARGETS = ["state.dedupe", "board.move", "events.append", "branches.laws", "messages.upsert", "messages.graph", "state", "board",
            "events", "branches", "messages"]

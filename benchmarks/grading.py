@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from mutants.corpus import REFERENCE_PACKAGE
 from mutants.state_mutants import MUTANTS, build_submission
 
-from grader.tasks import TASKS
+from grader.engine.registry import TASKS
 
 ASSIGNMENT = "part_a"
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/kernel.py [--runs 3] [--target messages.upsert] [--after 0]
 
 Each run starts a fresh kernel of this environment (the lab's kernel
-configuration, ``grader.lab_kernel``, as ``make lab`` installs it) in a
+configuration, ``grader.notebook.kernel``, as ``make lab`` installs it) in a
 workspace holding the reference's ``agstate/``, waits until it is ready,
 then, ``--after`` seconds later (0: a check cell run at once, as "run all"
 on a notebook whose first cell checks), asks ``check(TARGET)`` three times.
@@ -27,7 +27,7 @@ from jupyter_client.manager import KernelManager
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = ("import sys; print(sorted(m for m in sys.modules if m.split('.')[0] == 'hypothesis' or "
-          "m in ('grader.tasks', 'grader.runner', 'grader.checking', 'grader.session')))")
+          "m in ('grader.engine.registry', 'grader.engine.runner', 'grader.engine.checking', 'grader.sandbox.session')))")
 
 
 def execute(client, code: str, timeout: float = 300) -> tuple[float, list[str]]:

@@ -49,7 +49,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--skip-notebooks", action="store_true")
     args = parser.parse_args()
-    from grader.tasks import MODULES
+    from grader.engine.registry import MODULES
 
     print(f"agstate-grade solutions (default settings), {args.runs} fresh runs each:")
     for part in [*MODULES, None]:

@@ -6,7 +6,7 @@
 Grades a batch built like ``benchmarks/sandbox.py``'s whole-lab one (references,
 and mutants of every part in turn; references only with ``--references``), sandbox on, every part, with
 ``grade_many(..., costs="profile")``. Each task's seconds are split
-(``grader.costs``) into
+(``grader.engine.costs``) into
 
 - the task's start: its sandbox and learner process made (``start``), the
   learner's module imported (``import``, as the child measured it);
@@ -38,8 +38,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from sandbox import grade, reference, repeat_line, whole_lab, worktree
 
-from grader import batch
-from grader.tasks import TASKS
+from grader.engine import batch
+from grader.engine.registry import TASKS
 
 COLUMNS = ["wall", "start", "import", "drawing", "judging", "shrinking", "child", "transport"]
 

@@ -89,7 +89,7 @@ def grade(code: Path, paths: list[Path], extra: list[str], args) -> tuple[float,
 def worktree(rev: str, where: Path) -> Path:
     """A checkout of ``rev`` with an environment of its own (``.venv``, the package installed from the checkout).
 
-    Its own environment, not this one: the zygote starts as ``python -P -m grader.zygote`` from "/", so with this
+    Its own environment, not this one: the zygote starts as ``python -P -m grader.sandbox.zygote`` from "/", so with this
     environment every learner process would run this checkout's probes (its ``grader`` is installed here).
     """
     target = where / f"baseline-{rev}"

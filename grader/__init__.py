@@ -9,6 +9,6 @@ __all__ = ["check"]
 
 def check(target: str | None = None, *, seed: int | None = None):
     """Grade your workspace from disk in a fresh process; show a scorecard; return the points."""
-    from grader.notebook import check as _check
+    from grader.notebook.check import check as _check
 
     return _check(target, seed=seed)

@@ -3,17 +3,17 @@
 The kernel's ``check()``, the scorecards, the gradebook and the course read
 names and points here: importing it costs the parts' descriptors
 (``grader/parts/<part>/__init__.py``), a few milliseconds. The rules that
-grade each task are registered on top of it by ``grader.tasks``, which only
+grade each task are registered on top of it by ``grader.engine.registry``, which only
 the grading side imports. Task ids are public API (LAB-SPEC §7); the
 catalog refuses parts that do not add up (``check_parts``) as it loads.
 """
 
-from grader.parts import descriptors
+import importlib
+
 from grader.parts.descriptor import Part, TaskSpec
 
-__all__ = ["PARTS", "TASKS", "MODULES", "RegistryError", "check_parts", "part_title", "notebook_span", "tasks_of",
-           "target_options",
-           "whole_parts", "Part", "TaskSpec"]
+__all__ = ["NAMES", "PARTS", "TASKS", "MODULES", "RegistryError", "check_parts", "descriptors", "part_title",
+           "notebook_span", "tasks_of", "target_options", "whole_parts", "Part", "TaskSpec"]
 
 
 class RegistryError(Exception):
@@ -40,6 +40,21 @@ def check_parts(parts) -> None:
         notebooks = [spec.notebook for spec in part.tasks]
         if notebooks != sorted(notebooks):
             raise RegistryError(f"the tasks of part {part.name!r} are not in notebook order: {notebooks}")
+
+
+# The parts, in the lab's order: a new part is its folder, grader/parts/<name>/, and its name here.
+NAMES = (
+    "state",  # A: reducers and schemas
+    "board",  # B: operations, not replacements
+    "events",  # C: event sourcing
+    "branches",  # D: parallel branches
+    "messages",  # E: the messages key
+)
+
+
+def descriptors() -> list[Part]:
+    """Every part's descriptor, in the lab's order (light: no rules, models or probes are imported)."""
+    return [importlib.import_module(f"grader.parts.{name}").PART for name in NAMES]
 
 
 PARTS: list[Part] = descriptors()

@@ -12,14 +12,16 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
-from grader import bubblewrap, caches, gradebook, lms
+from grader import caches
 from grader.catalog import MODULES, TASKS, whole_parts
-from grader.containment import DEFAULT_MEMORY_MB
-from grader.output import clean, display_path, for_terminal
-from grader.runner import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
-from grader.scorecard import NO_SANDBOX_WARNING, render_text
-from grader.session import GRADER_ERROR
-from grader.students import StudentIdError, student_ids, student_seed
+from grader.engine import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
+from grader.reports import gradebook, lms
+from grader.reports.report import GRADER_ERROR, without_seconds
+from grader.reports.safe import clean, display_path, for_terminal
+from grader.reports.scorecard import NO_SANDBOX_WARNING, render_text
+from grader.reports.students import StudentIdError, student_ids, student_seed
+from grader.sandbox import bubblewrap
+from grader.sandbox.containment import DEFAULT_MEMORY_MB
 
 __all__ = ["main", "select_tasks", "render_text", "expand_paths"]
 
@@ -45,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, help="randomization seed (default: fresh, printed)")
     parser.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES,
                         help=f"random examples per rule (default {DEFAULT_EXAMPLES}); a rule whose example costs more (a graph run, "
-                             "a killed writer) draws a named share of them: grader.checking.BUDGETS")
+                             "a killed writer) draws a named share of them: grader.engine.checking.BUDGETS")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help=f"seconds per task (default {DEFAULT_TIMEOUT:g})")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: cores)")
     parser.add_argument("--memory", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
@@ -125,9 +127,9 @@ class Plan(NamedTuple):
 
     plans: list
     seed: int
-    roster: object  # grader.lms.Roster, with --lms
+    roster: object  # grader.reports.lms.Roster, with --lms
     per_student: bool  # --seed-per-student, asked or as the log was graded
-    students: dict  # submission -> student id, when a seed or the LMS needs them (grader.students.student_ids)
+    students: dict  # submission -> student id, when a seed or the LMS needs them (grader.reports.students.student_ids)
     done: dict  # submission -> report: graded already, skipped (--resume)
     logged: dict  # submission -> report: the log's, kept in the gradebook (--resume, --regrade)
 
@@ -229,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     # unless what follows is a log or gradebook file.
     if argv[:1] == ["report"] and (not Path("report").is_dir() or any(Path(a).suffix in (".jsonl", ".csv") and
                                                                       Path(a).is_file() for a in argv[1:2])):
-        from grader import reportpage
+        from grader.reports import class_page as reportpage
 
         return reportpage.main(argv[1:])
     args = _parser().parse_args(argv)
@@ -240,10 +242,10 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"agstate-grade: {exc}", file=sys.stderr)
         return 2
-    from grader import zygote
+    from grader.sandbox import zygote
 
     zygote.shared()  # starts importing LangGraph in the zygote while this process imports the tasks
-    from grader.batch import grade_many  # the heavy imports, only once the arguments are known
+    from grader.engine.batch import grade_many  # the heavy imports, only once the arguments are known
 
     reports: list[dict | None] = [done.get(display_path(path)) for path, _ in plans]
     reports = [r if r is None else _printed(gradebook.unlogged(r), args.timings) for r in reports]
@@ -322,11 +324,6 @@ def _lms_export(args, roster, book: gradebook.Gradebook) -> bool:
 def _printed(report: dict, timings: bool) -> dict:
     """A report as printed: without its seconds unless asked for (the log keeps them; what is printed repeats)."""
     return report if timings else without_seconds(report)
-
-
-def without_seconds(report: dict) -> dict:
-    """``report`` without its tasks' wall seconds (``--timings``), the one part of a report a seed does not repeat."""
-    return {**report, "tasks": [{k: v for k, v in task.items() if k != "seconds"} for task in report["tasks"]]}
 
 
 def _say(text: str) -> None:

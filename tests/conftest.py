@@ -27,3 +27,15 @@ def make_submission(tmp_path):
         return build_submission(tmp_path / name, modules={"state.py": source})
 
     return build
+
+
+TIERS = ("unit", "part", "corpus", "slow")  # tests/README.md: what each costs, and the make target that runs it
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test says its tier (a module's ``pytestmark``, a test's own mark for a dearer one): none is left out of
+    every target by accident."""
+    untiered = [item.nodeid for item in items if not any(item.get_closest_marker(tier) for tier in TIERS)]
+    if untiered:
+        raise pytest.UsageError(f"tests without a tier ({', '.join(TIERS)}): {', '.join(untiered[:5])}"
+                                + (f" and {len(untiered) - 5} more" if len(untiered) > 5 else ""))

@@ -42,7 +42,7 @@ def build_submission(directory: Path, *, modules: dict[str, str] | None = None, 
     ``parts``: only these parts' exercise modules are kept (a class handing in
     part A has no ``board.py``); None keeps every part. Returns ``directory``.
     """
-    from grader.tasks import MODULES  # here: building the registry imports every part's rules
+    from grader.engine.registry import MODULES  # here: building the registry imports every part's rules
 
     directory = Path(directory)
     left_out = [f"{module}.py" for part, module in MODULES.items() if parts is not None and part not in parts]

@@ -6,9 +6,11 @@ import pytest
 from conftest import SOLUTIONS, run_cli
 from submissions import build_submission
 
-from grader.reach import INTEGRITY
-from grader.runner import grade_submission
-from grader.tasks import TASKS
+from grader.engine.registry import TASKS
+from grader.engine.runner import grade_submission
+from grader.sandbox.reach import INTEGRITY
+
+pytestmark = pytest.mark.part
 
 PART_A = [task_id for task_id in TASKS if task_id.startswith("state.")]
 

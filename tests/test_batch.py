@@ -14,8 +14,10 @@ import pytest
 from conftest import ROOT, SOLUTIONS, run_cli
 from submissions import LEARNER, REFERENCE, build_submission
 
-from grader.students import student_seed
-from grader.tasks import MODULES, TASKS
+from grader.engine.registry import MODULES, TASKS
+from grader.reports.students import student_seed
+
+pytestmark = pytest.mark.part
 
 PART_A = [task_id for task_id in TASKS if task_id.startswith("state.")]
 
@@ -149,7 +151,7 @@ def test_regrade_appends_one_students_new_record_and_touches_no_other(classroom)
 
 
 def test_lms_writes_the_grades_canvas_imports_next_to_the_gradebook(classroom):
-    """The CLI's end of grader.lms (tests/test_lms.py checks the format's rules): a roster, a file, the warnings."""
+    """The CLI's end of grader.reports.lms (tests/test_lms.py checks the format's rules): a roster, a file, the warnings."""
     out, roster = classroom / "grades.csv", ROOT / "tests" / "lms_fixtures" / "canvas_gradebook.csv"
     done = run_cli(str(classroom / "submitted" / "*" / "agstate-lab"), "--part", "state", "--seed", "4", "--out", str(out),
                    "--lms", "canvas", "--roster", str(roster), "--lms-assignment", "agstate lab (1234)")
@@ -194,7 +196,7 @@ def test_a_regrade_of_someone_not_in_the_log_grades_them_as_new(classroom):
 
 
 def test_student_ids_are_told_apart_or_refused(tmp_path):
-    from grader.students import StudentIdError, student_ids
+    from grader.reports.students import StudentIdError, student_ids
 
     assert student_ids(["submitted/ana/lab", "submitted/bo/lab"]) == {"submitted/ana/lab": "ana", "submitted/bo/lab": "bo"}
     assert student_ids(["clones/ana/lab", "clones/bo/lab"]) == {"clones/ana/lab": "ana", "clones/bo/lab": "bo"}

@@ -7,7 +7,9 @@ import logging
 import pytest
 from conftest import ROOT, SOLUTIONS, run_cli
 
-from grader.tasks import TASKS
+from grader.engine.registry import TASKS
+
+pytestmark = pytest.mark.unit
 
 PART_B = [task_id for task_id in TASKS if task_id.startswith("board.")]
 
@@ -35,6 +37,7 @@ def board():
 # The learner's default example count on two seeds, half of it on four more (CI time).
 
 
+@pytest.mark.part
 def test_untouched_stub_is_not_implemented_everywhere():
     done = run_cli(str(ROOT), "--json", "--seed", "7", "--part", "board")
     assert done.returncode == 1

@@ -3,6 +3,8 @@
 import pytest
 from conftest import SOLUTIONS
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture
 def view(monkeypatch):

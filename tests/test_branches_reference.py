@@ -10,8 +10,10 @@ import threading
 import pytest
 from conftest import SOLUTIONS
 
-from grader.child import load_learner_module
+from grader.child.serve import load_learner_module
 from grader.parts.branches.model import model_classify, model_refund, table_rows
+
+pytestmark = pytest.mark.unit
 
 
 @pytest.fixture(scope="module")

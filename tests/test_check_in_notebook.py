@@ -1,9 +1,12 @@
 """``check()`` as a notebook calls it: grades the workspace on disk, shows a scorecard, returns the points."""
 
+import pytest
 from conftest import ROOT, SOLUTIONS
 
 from grader import check
-from grader.notebook import workspace
+from grader.notebook.check import workspace
+
+pytestmark = pytest.mark.part
 
 
 def test_check_grades_the_untouched_stub_without_raising(monkeypatch, capsys):
@@ -84,7 +87,7 @@ def test_in_a_kernel_the_points_show_as_the_scorecard_only_and_under_nbgrader_as
 def test_the_progress_view_shows_every_task_by_part_with_its_notebook_and_where_to_go_next(monkeypatch):
     """check() with no target: passed, failing, not started, each task's notebook, a row per part, the next notebook."""
     from grader.catalog import TASKS, tasks_of
-    from grader.notebook import scorecard_html
+    from grader.notebook.check import scorecard_html
 
     report = {"seed": 1, "score": 15.0, "max_score": 400.0, "tasks": [
         {"id": task_id, "score": 0.0, "max_score": task.max_score, "status": "not_implemented", "feedback": "not written",
@@ -104,7 +107,7 @@ def test_an_interrupted_check_leaves_no_reply_behind_for_the_next(monkeypatch):
     """The stop button during check(): the warm grader that was grading goes, so its late reply answers nobody."""
     import pytest
 
-    from grader import notebook
+    from grader.notebook import check as notebook
 
     warm = notebook.warm_up()
 
@@ -128,11 +131,11 @@ def test_a_kernel_checks_without_the_engine_and_its_warm_grader_is_not_in_the_ke
     from nbclient import NotebookClient
 
     shutil.copytree(SOLUTIONS / "agstate", tmp_path / "agstate")
-    cells = ["import os, sys\nfrom grader import notebook\nstarted = notebook._WARM",
+    cells = ["import os, sys\nfrom grader.notebook import check as notebook\nstarted = notebook._WARM",
              'from grader import check\npoints = check("state.dedupe", seed=4)',
              "print(points, started is notebook._WARM, os.getsid(notebook._WARM.pid) != os.getsid(0),\n"
              "      sorted(m for m in sys.modules if m.split('.')[0] in ('hypothesis', 'langgraph') or\n"
-             "             m in ('grader.tasks', 'grader.runner', 'grader.checking', 'grader.session')))"]
+             "             m in ('grader.engine.registry', 'grader.engine.runner', 'grader.engine.checking', 'grader.sandbox.session')))"]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
     NotebookClient(notebook, kernel_name="python3", timeout=120, resources={"metadata": {"path": str(tmp_path)}}).execute()
     assert notebook.cells[2].outputs[0]["text"].strip() == "15.0 True True []"

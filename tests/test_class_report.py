@@ -18,8 +18,10 @@ from conftest import ROOT, run_cli
 from mutants import state_mutants
 from submissions import LEARNER, REFERENCE, apply_edits, build_submission
 
-from grader.classreport import difference, shape_of, summarize
-from grader.reportpage import load
+from grader.reports.class_page import load
+from grader.reports.class_summary import difference, shape_of, summarize
+
+pytestmark = pytest.mark.part
 
 ARTIFACT = ROOT / "artifacts" / "class_report.png"
 HOSTILE_NAME = "<img src=x onerror=alert(1)>"

@@ -22,8 +22,10 @@ from conftest import ROOT
 from lab_server import running_lab
 from mutants.state_mutants import MUTANTS, mutant_source
 
-from grader.assignment import check_target, part_of, source_notebook
-from grader.tasks import TASKS, tasks_of
+from grader.authoring.assignment import check_target, part_of, source_notebook
+from grader.engine.registry import TASKS, tasks_of
+
+pytestmark = pytest.mark.part
 
 BIN = Path(sys.executable).parent
 ASSIGNMENT = "agstate-lab"
@@ -161,8 +163,8 @@ def test_init_can_give_each_student_a_variant_for_autograde(tmp_path):
     """--seed-per-student reaches autograde's batch, its audit, and the command each student is told to repeat."""
     from traitlets.config import Config
 
-    from grader.autograde import ScoreChecks
-    from grader.students import student_seed
+    from grader.course.autograde import ScoreChecks
+    from grader.reports.students import student_seed
 
     course = tmp_path / "course"
     assert init(course, "--part", "state", "--seed", "99", "--seed-per-student").returncode == 0
@@ -380,7 +382,7 @@ def test_autograde_runs_no_student_cell_and_scores_equal_agstate_grade(tmp_path)
         linked = {n.stem for n in notebooks if f"href='{n.stem}.html'" in summary}
         assert linked == {Path(task.notebook).stem for task in tasks_of("state")}, student
         text = "\n".join(page.read_text() for page in pages)
-        assert not [leak for leak in ("grader/checking.py", "grader/runner.py", "site-packages/hypothesis") if leak in text]
+        assert not [leak for leak in ("grader/engine/checking.py", "grader/engine/runner.py", "site-packages/hypothesis") if leak in text]
     ben = (feedback / "ben" / ASSIGNMENT / "01_overwrite.html").read_text()
     assert "ben&#39;s own run printed this" in ben or "ben's own run printed this" in ben
     assert "alert(&#39;ben&#39;)" not in ben and "alert('ben')" not in ben

@@ -11,9 +11,12 @@ import time
 import pytest
 from hypothesis import strategies as st
 
-from grader import bank, wire
-from grader.checking import Abort, Checker, Counterexample, Failure, contrast, no_raise, show
+from grader import wire
+from grader.engine import bank
+from grader.engine.checking import Abort, Checker, Counterexample, Failure, contrast, no_raise, show
 from grader.wire import Raised
+
+pytestmark = pytest.mark.unit
 
 
 class FakeSession:
@@ -22,7 +25,7 @@ class FakeSession:
     def __init__(self, **functions):
         self.functions = functions
         self.probes = self.batches = 0
-        self.waited = 0.0  # what grader.costs reads of a session
+        self.waited = 0.0  # what grader.engine.costs reads of a session
 
     def _answer(self, name, args):
         assert name == "call"
@@ -215,7 +218,7 @@ def test_the_time_budget_stops_a_task():
 
 
 def test_every_budget_is_named_and_scales_with_examples():
-    from grader.checking import BUDGETS
+    from grader.engine.checking import BUDGETS
 
     for name, budget in BUDGETS.items():
         assert budget.why and budget.of(1) >= budget.floor >= 1, name
@@ -287,7 +290,7 @@ def test_hand_picked_cases_go_in_one_batch_and_the_first_failing_one_in_order_is
 
 
 def test_drawing_ahead_skips_hand_picked_cases_and_draws_what_follows():
-    from grader import drawing
+    from grader.engine import predraw as drawing
 
     check = drawing._DrawingChecker(drawing._NoLearner(), "engine.demo", 31337, 7, float("inf"))
     ran = []

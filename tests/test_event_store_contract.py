@@ -15,6 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from postgres_server import postgres_url  # noqa: F401  (fixture)
 
+pytestmark = pytest.mark.unit
+
 EventStoreError = reference.EventStoreError
 ConcurrencyError = reference.ConcurrencyError
 
@@ -209,6 +211,7 @@ class TestSqliteFile(EventStoreContract):
         return sqlite_file_opener(tmp_path)
 
 
+@pytest.mark.slow  # a PostgreSQL server of its own
 class TestPostgres(EventStoreContract):
     @pytest.fixture
     def opener(self, postgres_url):  # noqa: F811

@@ -14,7 +14,9 @@ import pytest
 from event_stores import postgres_opener, reference, sqlite_file_opener
 from postgres_server import postgres_url  # noqa: F401  (fixture)
 
-from grader.parts.events.probes import crash_writer
+from grader.parts.events.probes.processes import crash_writer
+
+pytestmark = pytest.mark.unit
 
 KILLS = 40
 
@@ -50,6 +52,7 @@ def test_sqlite_file_survives_sigkill_mid_append(tmp_path):
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+@pytest.mark.slow
 def test_postgres_survives_sigkill_mid_append(postgres_url):  # noqa: F811
     assert kill_many_times(postgres_opener(postgres_url), random.Random(2)) > KILLS
 

@@ -2,11 +2,14 @@
 
 import json
 
+import pytest
 from conftest import run_cli
 from mutants import state_mutants
 
-from grader.notebook import scorecard_html
-from grader.output import ALSO
+from grader.notebook.check import scorecard_html
+from grader.reports.safe import ALSO
+
+pytestmark = pytest.mark.part
 
 
 def _graded(tmp_path, *options):

@@ -56,10 +56,12 @@ from mutants.state_mutants import MUTANTS, OVERWRITE, SCHEMAS
 from mutants.state_mutants import build_submission as build_mutant
 from private_clone import ORDINARY_USER, as_account, private_clone
 
-from grader.cli import without_seconds
-from grader.gradebook import unlogged
-from grader.output import display_path
-from grader.reach import INTEGRITY
+from grader.reports.gradebook import unlogged
+from grader.reports.report import without_seconds
+from grader.reports.safe import display_path
+from grader.sandbox.reach import INTEGRITY
+
+pytestmark = pytest.mark.corpus
 
 SEED = 5
 # Seconds per task, and so for the import (the grader gives an import min(timeout, 10) s): 8, not less, because the
@@ -334,8 +336,8 @@ def run_batch(cases: list[Hostile], account: str) -> Batch:
         overall = len(names) * len(PART_A) * TIMEOUT + 120
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": clone.home, "LANG": "C.UTF-8",
                "AGSTATE_HOSTILE_TOKEN": token, "TMPDIR": str(grader_tmp), "PYTHONDONTWRITEBYTECODE": "1",
-               # The attacks import os, ctypes, gc ...: the reading of their source (grader.reach) would stop
-               # each before it runs, the learner process's hook (grader.guard) some of them: these cases
+               # The attacks import os, ctypes, gc ...: the reading of their source (grader.sandbox.reach) would stop
+               # each before it runs, the learner process's hook (grader.child.guard) some of them: these cases
                # prove the sandbox holds on its own (tests/test_reach.py proves the other two).
                INTEGRITY: "off"}
         out_path, err_path = token_dir.parent / f"{token_dir.name}.stdout", token_dir.parent / f"{token_dir.name}.stderr"
@@ -403,7 +405,7 @@ def run_batch(cases: list[Hostile], account: str) -> Batch:
         result.planted_pth = _planted(token, [Path(sys.prefix), Path(sys.base_prefix), clone.python.parent.parent,
                                               clone.lab / "grader", ROOT / "grader"])
         result.phoned_home = list(listener.accepted)
-        from grader import cgroups
+        from grader.sandbox import cgroups
 
         result.cgroups = account == "grader" and not isinstance(cgroups.detect(), str)
         return result

@@ -2,7 +2,11 @@
 
 import sys
 
-from grader import lab_kernel
+import pytest
+
+from grader.notebook import kernel as lab_kernel
+
+pytestmark = pytest.mark.unit
 
 
 def test_install_writes_the_kernel_config_once(tmp_path):
@@ -23,7 +27,7 @@ def test_ipython_reads_the_environments_config_folder():
 
 
 def test_a_lab_kernel_names_an_unwritten_exercise_in_one_line_and_keeps_other_tracebacks():
-    """Run in the environment's own kernel, as a notebook is: make test installs its config first (grader.lab_kernel)."""
+    """Run in the environment's own kernel, as a notebook is: make test installs its config first (grader.notebook.kernel)."""
     import nbformat
     from nbclient import NotebookClient
 

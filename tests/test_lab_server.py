@@ -5,6 +5,8 @@ import requests
 from conftest import ROOT
 from lab_server import running_lab
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.slow
 def test_jupyter_lab_serves_the_notebooks(tmp_path):

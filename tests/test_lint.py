@@ -4,7 +4,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import ROOT
+
+pytestmark = pytest.mark.unit
 
 
 def test_ruff_finds_nothing():

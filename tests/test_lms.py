@@ -1,4 +1,4 @@
-"""grader.lms: the Canvas and Moodle files follow the rules its docstring cites, and bad input gets a one-line error.
+"""grader.reports.lms: the Canvas and Moodle files follow the rules its docstring cites, and bad input gets a one-line error.
 
 The fixtures are written as the LMSs export: tests/lms_fixtures/canvas_gradebook.csv has Canvas's byte-order mark,
 its student columns up to Section, a custom column, a Manual Posting row, the "    Points Possible" row, read-only
@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.lms import FORMATS, LmsError, load_roster
-from grader.lms import export as lms_export
+from grader.reports.lms import FORMATS, LmsError, load_roster
+from grader.reports.lms import export as lms_export
+
+pytestmark = pytest.mark.unit
 
 FIXTURES = Path(__file__).parent / "lms_fixtures"
 CANVAS = FIXTURES / "canvas_gradebook.csv"

@@ -1,11 +1,13 @@
-"""Lockstep threads (grader.lockstep): a racy check-then-append loses on every run; a correct one never does."""
+"""Lockstep threads (grader.child.lockstep): a racy check-then-append loses on every run; a correct one never does."""
 
 import importlib.util
 import textwrap
 
 import pytest
 
-from grader.lockstep import CooperativeLock, TracingRemoved, cooperative_locks, run_in_lockstep
+from grader.child.lockstep import CooperativeLock, TracingRemoved, cooperative_locks, run_in_lockstep
+
+pytestmark = pytest.mark.unit
 
 STREAMS = textwrap.dedent('''
     import copy

@@ -11,7 +11,9 @@ import re
 import pytest
 from mutants import board_mutants, branches_mutants, events_mutants, state_mutants
 
-from grader.runner import grade_submission
+from grader.engine.runner import grade_submission
+
+pytestmark = pytest.mark.part
 
 MESSAGES = [
     # A key's merge rule failing inside LangGraph: the smallest graph and where the error is, not only the TypeError.

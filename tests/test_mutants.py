@@ -17,15 +17,17 @@ import pytest
 from mutants import board_mutants, branches_mutants, events_mutants, messages_mutants, state_mutants
 from mutants.corpus import REFERENCE_PACKAGE, Mutant, StaleMutant, apply_edits
 
-from grader.runner import grade_submission
-from grader.tasks import MODULES, TASKS
+from grader.engine.registry import MODULES, TASKS
+from grader.engine.runner import grade_submission
+
+pytestmark = pytest.mark.corpus
 
 CORPORA = [state_mutants, board_mutants, events_mutants, branches_mutants, messages_mutants]
 
 
 def _internal_words() -> set[str]:
     """Names a learner never wrote, which feedback must not show: the probes', the grader's types and paths."""
-    from grader import probes
+    from grader.child import probes
 
     probes.load()
     learner_names = set()

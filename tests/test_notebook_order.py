@@ -1,7 +1,7 @@
 """Every check passes on its own notebook's material: a learner who has done notebooks 00…N passes N's checks.
 
 The learner is the reference restricted to the exercises of notebooks up to
-N (``grader.release.stub_module``'s ``written``: a solution region is the
+N (``grader.authoring.release.stub_module``'s ``written``: a solution region is the
 exercise of its first task, in that task's notebook); every later exercise is
 still its stub. Grading notebook N's tasks on it must give full marks: a check
 that needs a later notebook's exercise would send the learner ahead with
@@ -13,8 +13,10 @@ import json
 import pytest
 from conftest import run_cli
 
-from grader.release import learner_package
-from grader.tasks import TASKS
+from grader.authoring.release import learner_package
+from grader.engine.registry import TASKS
+
+pytestmark = pytest.mark.part
 
 
 def _number(notebook: str) -> int:
@@ -25,7 +27,7 @@ NOTEBOOKS = sorted({task.notebook for task in TASKS.values()}, key=_number)
 
 
 def test_the_restricted_learner_is_the_stub_before_any_notebook_and_the_reference_after_all(tmp_path):
-    from grader.release import ROOT
+    from grader.authoring.release import ROOT
 
     nothing = learner_package()
     assert all(text == (ROOT / path).read_text() for path, text in nothing.items())  # as released

@@ -8,6 +8,8 @@ import pytest
 from conftest import ROOT, SOLUTIONS
 from nbclient import NotebookClient
 
+pytestmark = pytest.mark.slow
+
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 

@@ -15,12 +15,14 @@ from hypothesis import strategies as st
 
 from grader import catalog
 from grader.cli import render_text
-from grader.gradebook import Gradebook, read_log, record
-from grader.notebook import scorecard_html
-from grader.output import MAX_ITEMS, MAX_TEXT, clean, display_path, for_terminal
-from grader.runner import _missing_module
-from grader.scorecard import next_step
-from grader.staging import MAX_BYTES, MAX_FILES, StagingError, staged
+from grader.engine.runner import _missing_module
+from grader.notebook.check import scorecard_html
+from grader.reports.gradebook import Gradebook, read_log, record
+from grader.reports.safe import MAX_ITEMS, MAX_TEXT, clean, display_path, for_terminal
+from grader.reports.scorecard import next_step
+from grader.sandbox.staging import MAX_BYTES, MAX_FILES, StagingError, staged
+
+pytestmark = pytest.mark.unit
 
 # JSON-like data as a learner's process could make it: any text (lone surrogates too), any float.
 learner_data = st.recursive(
@@ -246,6 +248,7 @@ def test_a_folder_named_like_the_module_is_not_the_module(tmp_path):
 
 
 @pytest.mark.parametrize("options", [["--part", "state"], ["--part", "state", "--json"]])
+@pytest.mark.part
 def test_a_reader_that_stops_reading_gets_no_traceback_and_the_grade_its_status(options):
     """``agstate-grade . | grep -q ...`` or ``| head``: the pipe closes before the report is written."""
     grading = subprocess.Popen([sys.executable, "-m", "grader", str(REFERENCE.parent), "--seed", "3", *options],
@@ -259,6 +262,7 @@ def test_a_reader_that_stops_reading_gets_no_traceback_and_the_grade_its_status(
 @pytest.mark.parametrize("argv", [["--task", "state.dedupe", "--task", "state.window"],
                                   ["--task", "state.dedupe", "state.window"],
                                   ["--lab", "state", "--task", "state.dedupe", "state.window"]])
+@pytest.mark.part
 def test_repeated_and_listed_tasks_are_all_graded(argv):
     """``--task A --task B`` grades A and B, not only B (a learner's report); ``--lab`` is ``--part``'s old name."""
     from grader import cli
@@ -267,6 +271,7 @@ def test_repeated_and_listed_tasks_are_all_graded(argv):
     assert [task_ids for _, task_ids in plans] == [["state.dedupe", "state.window"]]
 
 
+@pytest.mark.part
 def test_a_report_counts_each_tasks_cases_and_gives_seconds_only_when_asked(tmp_path):
     """``cases`` repeat with the seed and are always there; wall ``seconds`` only with --timings, and always in the log."""
     grade = [sys.executable, "-m", "grader", str(REFERENCE.parent), "--task", "state.dedupe", "state.decisions", "--seed", "3"]

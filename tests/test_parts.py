@@ -5,9 +5,11 @@ the untouched stub gets nothing, and one seed gives one report. A new part is te
 import pytest
 from conftest import ROOT, SOLUTIONS
 
-from grader.parts import NAMES
-from grader.runner import grade_submission
-from grader.tasks import tasks_of
+from grader.catalog import NAMES
+from grader.engine.registry import tasks_of
+from grader.engine.runner import grade_submission
+
+pytestmark = pytest.mark.part
 
 # Per part: (seed, examples per rule, seconds per task) of the reference runs; None = the learner's defaults.
 # Fewer examples on most seeds keep CI's time; each part also runs once with the defaults.

@@ -15,7 +15,9 @@ import subprocess
 import pytest
 from private_clone import ORDINARY_USER, as_account, private_clone
 
-from grader.tasks import MODULES
+from grader.engine.registry import MODULES
+
+pytestmark = pytest.mark.slow
 
 ACCOUNTS = [None, ORDINARY_USER] if os.geteuid() == 0 else [None]
 

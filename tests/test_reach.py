@@ -1,15 +1,15 @@
-"""A module that reaches into the grader's process is not graded (``grader.reach``), and the hook behind it holds.
+"""A module that reaches into the grader's process is not graded (``grader.sandbox.reach``), and the hook behind it holds.
 
 The probes watch the learner's code from inside its own process, so a module
 that rewrites them could claim what its code does not do: a stub that answers
 the grader's ``call`` probe itself scored 12/15 on ``state.append`` before
 this. Two lines stop it, each tested here on its own:
 
-- the reading of the source (``grader.reach``): every construct that reaches
+- the reading of the source (``grader.sandbox.reach``): every construct that reaches
   the interpreter's internals is named with its file and line, and costs the
   part's tasks; the references, the stubs, the provided helpers and every
   mutant read clean, so none of them loses a mark to it;
-- the learner process's audit hook (``grader.guard``), with the reading
+- the learner process's audit hook (``grader.child.guard``), with the reading
   switched off (``AGSTATE_INTEGRITY=hook``): the forgery that scored 12/15 scores
   nothing, a heap walk, ``/proc``, a tracer, a built string that names the
   internals and the probes' evidence files are refused.
@@ -25,10 +25,12 @@ import pytest
 import submissions
 from conftest import ROOT
 
-from grader import reach
-from grader.reach import INTEGRITY
-from grader.runner import grade_submission
-from grader.tasks import MODULES, TASKS
+from grader.engine.registry import MODULES, TASKS
+from grader.engine.runner import grade_submission
+from grader.sandbox import reach
+from grader.sandbox.reach import INTEGRITY
+
+pytestmark = pytest.mark.unit
 
 PARTS = list(MODULES)
 
@@ -36,7 +38,7 @@ PARTS = list(MODULES)
 FORGERY = '''
 import sys as _sys
 
-_probes = _sys.modules.get("grader.probes")
+_probes = _sys.modules.get("grader.child.probes")
 if _probes is not None:
     _real_call = _probes.PROBES["call"]
 
@@ -161,6 +163,7 @@ def _forgery_submission(tmp_path, attack: str = FORGERY):
     return submissions.build_submission(tmp_path / "forged", modules={"state.py": stub + attack})
 
 
+@pytest.mark.part
 def test_a_forgery_costs_its_part_and_says_where(tmp_path):
     state_tasks = [task_id for task_id, task in TASKS.items() if task.part == "state"]
     report = grade_submission(str(_forgery_submission(tmp_path)), state_tasks, seed=3, examples=10, timeout=10)
@@ -186,6 +189,7 @@ RUNTIME = [
 
 
 @pytest.mark.parametrize(("name", "attack", "task_id", "says"), RUNTIME, ids=[r[0] for r in RUNTIME])
+@pytest.mark.part
 def test_the_hook_holds_with_the_reading_off(name, attack, task_id, says, tmp_path, monkeypatch):
     monkeypatch.setenv(INTEGRITY, "hook")
     report = grade_submission(str(_forgery_submission(tmp_path, attack)), [task_id], seed=3, examples=10, timeout=10)
@@ -198,7 +202,7 @@ def test_the_hook_holds_with_the_reading_off(name, attack, task_id, says, tmp_pa
 
 GUARD_SCRIPT = r'''
 import json, os, sqlite3, sys, tempfile
-from grader import guard
+from grader.child import guard
 
 evidence = os.path.join(tempfile.mkdtemp(), "ledger.jsonl")
 guard.install()

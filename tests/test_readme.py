@@ -9,12 +9,15 @@ until the README says so.
 import re
 from collections import Counter
 
+import pytest
 from conftest import ROOT
 from hostile.cases import CASES
 from mutants import board_mutants, branches_mutants, events_mutants, messages_mutants, state_mutants
 
-from grader.assignment import MANUAL_POINTS, part_of, source_notebook
+from grader.authoring.assignment import MANUAL_POINTS, part_of, source_notebook
 from grader.catalog import PARTS, TASKS, notebook_span
+
+pytestmark = pytest.mark.unit
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 CORPORA = {"A": state_mutants, "B": board_mutants, "C": events_mutants, "D": branches_mutants, "E": messages_mutants}

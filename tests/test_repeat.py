@@ -13,6 +13,8 @@ import pytest
 from conftest import run_cli
 from mutants import events_mutants, messages_mutants, state_mutants
 
+pytestmark = pytest.mark.part
+
 ADDRESS_IN_RESULT = [("    return merged\n", "    return merged + [object()]\n")]  # an object: its repr holds an address
 
 
@@ -58,11 +60,11 @@ def test_random_message_ids_do_not_reach_the_report(mutant, task, tmp_path):
 
 
 def test_the_warm_grader_gives_the_cold_report_and_survives_its_own_death(tmp_path):
-    """check()'s warm grader (grader.warm) grades in a fork, as a cold agstate-grade does: the same bytes."""
+    """check()'s warm grader (grader.notebook.warm) grades in a fork, as a cold agstate-grade does: the same bytes."""
     import os
     import signal
 
-    from grader import notebook
+    from grader.notebook import check as notebook
 
     mutant = next(m for m in state_mutants.MUTANTS if m.name == "merge_via_set")
     submission = state_mutants.build_submission(mutant, tmp_path / mutant.name)
@@ -83,7 +85,7 @@ def test_a_kernels_checks_share_its_seed_and_match_a_cold_run_with_it(tmp_path):
     """Checks without a seed, from one warm grader, use the kernel's seed: the same report, the cold run's for it."""
     import json
 
-    from grader import notebook
+    from grader.notebook import check as notebook
 
     mutant = next(m for m in state_mutants.MUTANTS if m.name == "merge_via_set")
     submission = state_mutants.build_submission(mutant, tmp_path / mutant.name)
@@ -95,10 +97,11 @@ def test_a_kernels_checks_share_its_seed_and_match_a_cold_run_with_it(tmp_path):
 
 
 def test_examples_drawn_ahead_are_the_examples_grading_draws(tmp_path):
-    """grader.drawing draws, with no learner, exactly the banks grading draws; a report graded on them is the same."""
-    from grader import bank, drawing
-    from grader.runner import grade_submission
-    from grader.tasks import TASKS
+    """grader.engine.predraw draws, with no learner, exactly the banks grading draws; a report graded on them is the same."""
+    from grader.engine import bank
+    from grader.engine import predraw as drawing
+    from grader.engine.registry import TASKS
+    from grader.engine.runner import grade_submission
 
     mutant = next(m for m in state_mutants.MUTANTS if m.name == "merge_via_set")
     submission = str(state_mutants.build_submission(mutant, tmp_path / mutant.name))

@@ -2,7 +2,7 @@
 
 A submission whose module defines ``facts()`` — what its process can see and
 do — is run through a real ``Session``; the tests read the answer as plain
-data, so every claim of ``grader/bubblewrap.py`` is checked from inside.
+data, so every claim of ``grader/sandbox/bubblewrap.py`` is checked from inside.
 """
 
 import json
@@ -16,11 +16,13 @@ import pytest
 from conftest import ROOT, SOLUTIONS, run_cli
 from submissions import REFERENCE, build_submission
 
-from grader import bubblewrap, cgroups, zygote
-from grader.containment import Limits
-from grader.reach import INTEGRITY
-from grader.session import Session
-from grader.staging import staged
+from grader.sandbox import bubblewrap, cgroups, zygote
+from grader.sandbox.containment import Limits
+from grader.sandbox.reach import INTEGRITY
+from grader.sandbox.session import Session
+from grader.sandbox.staging import staged
+
+pytestmark = pytest.mark.part
 
 IS_ROOT = os.geteuid() == 0
 
@@ -59,8 +61,8 @@ FACTS = textwrap.dedent('''
             "tmp_bytes": tmp.f_blocks * tmp.f_frsize, "writable": [f for f in ("/", "/usr", sys.prefix, "/submission",
                                                                            "/tmp", "/dev/shm") if writable(f)],
             "readable": {path: readable(path) for path in @PATHS@},
-            "grading_modules": sorted(m for m in sys.modules if m.startswith(("grader.tasks", "hypothesis", "grader.checking",
-                                                                            "grader.runner", "grader.batch"))),
+            "grading_modules": sorted(m for m in sys.modules if m.startswith(("grader.engine", "hypothesis")) or
+                                      m.split(".")[3:4] in (["rules"], ["checks"], ["model"], ["strategies"])),
             "reports": sum(1 for o in gc.get_objects() if isinstance(o, dict) and {"score", "max_score"} <= o.keys()),
             "environ": sorted(os.environ),
         }
@@ -71,7 +73,7 @@ FACTS = textwrap.dedent('''
 def facts(tmp_path, monkeypatch):
     """The ``facts()`` of a learner process in the sandbox a task gets, the sandbox alone.
 
-    The learner process's hook (``grader.guard``) would refuse ``gc``, ``ctypes`` and parts of ``/proc``
+    The learner process's hook (``grader.child.guard``) would refuse ``gc``, ``ctypes`` and parts of ``/proc``
     that these facts read: what is measured here is what the sandbox itself allows."""
     monkeypatch.setenv(INTEGRITY, "off")
     secrets = [str(ROOT), str(SOLUTIONS / "agstate" / "state.py"), str(tmp_path), "/root", "/home", "/etc/passwd",
@@ -179,3 +181,14 @@ def test_no_sandbox_is_a_loud_explicit_choice():
     assert "WITHOUT a sandbox" in done.stderr and "WARNING: graded WITHOUT a sandbox" in done.stdout
     as_json = run_cli(str(SOLUTIONS), "--task", "state.decisions", "--no-sandbox", "--json", "--seed", "1")
     assert json.loads(as_json.stdout)["sandbox"] == "none"
+
+
+def test_an_installed_grader_is_hidden_whole_from_the_sandbox():
+    """Installed (the kit's wheel), the grader lies inside the environment the sandbox binds: its whole package, rules
+    and models included, is covered, not only the folder of the module that covers it."""
+    import grader
+
+    package = str(Path(grader.__file__).resolve().parent)
+    environment = str(Path(package).parent)  # as site-packages holds an installed grader
+    assert bubblewrap._hidden([environment]) == [package]
+    assert bubblewrap._hidden(["/nowhere"]) == []

@@ -4,6 +4,7 @@ import operator
 import sys
 from typing import Annotated
 
+import pytest
 from conftest import SOLUTIONS
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Overwrite, Send
@@ -12,6 +13,8 @@ from typing_extensions import TypedDict
 sys.path.insert(0, str(SOLUTIONS))
 from agstate.state import WINDOW, keep_recent
 from agstate.stepper import Stepper, record_run, render_step, render_text
+
+pytestmark = pytest.mark.unit
 
 
 class Naive(TypedDict, total=False):

@@ -6,6 +6,8 @@ from conftest import ROOT
 from lab_server import lab_on_the_reference
 from playwright.sync_api import expect
 
+pytestmark = pytest.mark.slow
+
 ARTIFACT = ROOT / "artifacts" / "stepper.png"
 
 

@@ -7,8 +7,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from grader.autograde import KeepSafeOutputs
-from grader.tampering import findings, restore
+from grader.course.autograde import KeepSafeOutputs
+from grader.course.tampering import findings, restore
+
+pytestmark = pytest.mark.unit
 
 
 def _cell(kind, source, grade_id=None, **meta):

@@ -31,12 +31,15 @@ from conftest import SOLUTIONS
 from mutants import board_mutants, branches_mutants, events_mutants, messages_mutants, state_mutants
 from private_clone import ORDINARY_USER, as_account, private_clone
 
-from grader import runner, zygote
 from grader.catalog import tasks_of
+from grader.engine import runner
+from grader.sandbox import zygote
+
+pytestmark = pytest.mark.part
 
 CORPORA = [state_mutants, board_mutants, events_mutants, branches_mutants, messages_mutants]
 SEED = 23
-# Per task; a single call gets a twentieth of it (grader.runner). Roomy: scores are compared here, and a lockstep race
+# Per task; a single call gets a twentieth of it (grader.engine.runner). Roomy: scores are compared here, and a lockstep race
 # slowed past its call's limit by the rest of the suite on two cores is a timeout in one mode and not in the other.
 TIMEOUT = 60
 IS_ROOT = os.geteuid() == 0
@@ -173,8 +176,15 @@ def test_the_command_line_exits_2_when_the_grader_failed(monkeypatch, capsys):
 
 def test_a_grader_error_said_by_the_learners_process_is_not_the_graders():
     """The learner's process can be made to say anything: its word never makes a task the grader's failure."""
-    from grader import session
+    from grader.sandbox import session
 
     with pytest.raises(session.ChildFailed) as raised:
         session._outcome({"grader_error": "unknown probe 'x'"})
     assert raised.value.status == "crashed" and "unknown probe 'x'" in raised.value.message
+
+
+def test_the_sandboxs_word_for_its_own_failure_is_the_reports():
+    from grader.reports import report
+    from grader.sandbox import session
+
+    assert session.GRADER_ERROR == report.GRADER_ERROR and report.GRADER_ERROR in report.STATUSES

@@ -8,8 +8,10 @@ its sentence is a grader bug, as a rule that misses a bug is).
 import pytest
 from submissions import REFERENCE, apply_edits, build_submission
 
-from grader.runner import grade_submission
-from grader.tasks import tasks_of
+from grader.engine.registry import tasks_of
+from grader.engine.runner import grade_submission
+
+pytestmark = pytest.mark.part
 
 VARIANTS = [
     # (name, module, edits, part): each is correct by the module's docstrings

@@ -1,4 +1,5 @@
-"""The parts of the lab, in order. A part is a folder of the same shape; adding one is a folder and a line here.
+"""The parts of the lab: a part is a folder of the same shape; adding one is its folder and its name in
+``grader.catalog.NAMES``.
 
 ``grader/parts/<name>/``:
 
@@ -15,27 +16,8 @@
   nothing of the grading side (a long one may keep helpers beside it, such as
   ``events/processes.py``).
 
-``grader.catalog`` reads the descriptors from this list and refuses parts
-that do not add up (``grader.catalog.check_parts``); ``grader.tasks`` adds
-each part's rules to its tasks; ``tests/test_registry.py`` checks every
-folder has this shape.
+``grader.catalog`` reads the descriptors and refuses parts that do not add
+up (``grader.catalog.check_parts``); ``grader.engine.registry`` adds each
+part's rules to its tasks; ``tests/test_registry.py`` checks every folder
+has this shape.
 """
-
-import importlib
-
-from grader.parts.descriptor import Part, TaskSpec
-
-__all__ = ["NAMES", "Part", "TaskSpec", "descriptors"]
-
-NAMES = (
-    "state",  # A: reducers and schemas
-    "board",  # B: operations, not replacements
-    "events",  # C: event sourcing
-    "branches",  # D: parallel branches
-    "messages",  # E: the messages key
-)
-
-
-def descriptors() -> list[Part]:
-    """Every part's descriptor, in the lab's order (light: no rules, models or probes are imported)."""
-    return [importlib.import_module(f"grader.parts.{name}").PART for name in NAMES]

@@ -103,7 +103,7 @@ for part in PARTS:
 # and the grader grades:
 
 # %%
-from grader.notebook import workspace
+from grader.notebook.check import workspace
 
 print(workspace())
 assert (workspace() / "agstate" / "state.py").is_file()

@@ -126,7 +126,7 @@ assert [e["type"] for e in stream.events()] == ["case_opened", "decision"]
 # time, in turns, so the unlucky switch happens on every run:
 
 # %%
-from grader.lockstep import run_in_lockstep
+from grader.child.lockstep import run_in_lockstep
 
 
 class CheckThenAppend:

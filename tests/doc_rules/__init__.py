@@ -28,7 +28,7 @@ __all__ = ["Checked", "Explains", "checked", "explains", "documented", "exercise
 
 ROOT = Path(__file__).resolve().parents[2]
 STUBS = ROOT / "agstate"  # the learner's copy: what the learner reads (a solution block's own docstrings are not there)
-NOTEBOOKS = ROOT / "solutions" / "notebooks"  # the masters: the learner's notebooks say the same (grader.release)
+NOTEBOOKS = ROOT / "solutions" / "notebooks"  # the masters: the learner's notebooks say the same (grader.authoring.release)
 EXERCISE = "## Your exercise"  # the heading of the section where a notebook states what the learner writes
 
 

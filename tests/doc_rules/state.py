@@ -159,7 +159,7 @@ NOTEBOOKS = {
     ('01_overwrite',
      'This cell needs your `NaiveState` from `agstate/state.py`: it runs both graphs above on it. (Save the module '
      'and re-run: the kernel reloads it.)'):
-        explains('what the next cell runs; the reload is shown by notebook 00 (grader/lab_kernel.py)'),
+        explains('what the next cell runs; the reload is shown by notebook 00 (grader/notebook/kernel.py)'),
     ('01_overwrite',
      'Check your work: the grader builds graphs over your `NaiveState` with random node names, in a separate process, '
      'and shows a scorecard.'):

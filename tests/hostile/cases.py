@@ -324,8 +324,9 @@ def _hostile_tamper():
             setattr(st, name, lambda *a, **k: st.just(None))
     except Exception:
         pass
-    for name in ("grader.runner", "grader.checking", "grader.tasks", "grader.parts.state.rules", "grader.parts.state.checks",
-                 "grader.expectations", "grader.cli", "grader.batch", "grader.sandbox", "grader.bank"):
+    for name in ("grader.engine.runner", "grader.engine.checking", "grader.engine.registry", "grader.parts.state.rules",
+                 "grader.parts.state.checks", "grader.engine.expectations", "grader.cli", "grader.engine.batch", "grader.sandbox",
+                 "grader.engine.bank"):
         try:
             __import__(name)
         except Exception:

@@ -1,7 +1,7 @@
 """Part D's examples: every Hypothesis strategy its rules draw from, and the hand-picked cases checked first.
 
 A rule's examples are seeded by the name of the test it decorates
-(``grader.bank.Key``), not by where a strategy is defined: these are built
+(``grader.engine.bank.Key``), not by where a strategy is defined: these are built
 once at import and shared by the rules that draw alike. In notebook order.
 """
 

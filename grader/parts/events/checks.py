@@ -8,7 +8,7 @@ what a correct answer is comes from ``model``.
 
 from collections import Counter
 
-from grader.checking import Counterexample, Failure, Raised, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, Raised, contrast, no_raise, show
 from grader.parts.events.model import EVENT_KEYS, args_text, executions, logged_results
 
 
@@ -121,3 +121,25 @@ def judge_resumed(what: str, got: dict, expected, call_ids: list, steps: list, t
         if entry["tool"] in keyed_steps and entry["key"] not in {f"{task_id}:{c}" for c in call_ids}:
             raise Failure(f"{what}: {entry['tool']} got idempotency_key={show(entry['key'])}; expected "
                           f"f'{{task_id}}:{{call_id}}', e.g. {task_id + ':' + call_ids[0]!r}")
+
+
+def expect_one_winner(doing: str, done: dict) -> int:
+    """One round of two writers racing for a seq (the ``race`` probe's): exactly one won, the other got
+    ConcurrencyError; the winner's number."""
+    seq, armed = done["seq"], done["armed"]
+    other = 1 - armed
+    # Each outcome: "win", the Raised of what the append raised, or "the writer process died".
+    outcomes = {int(number): outcome for number, outcome in done["outcomes"].items()}
+    when = (f"writer {other} appended seq {seq} after writer {armed} had checked it and before writer {armed} "
+            "wrote it" if done["interleaved"] else f"both appended seq {seq}")
+    for number, outcome in outcomes.items():
+        if outcome != "win" and not (isinstance(outcome, Raised) and outcome.type == "ConcurrencyError"):
+            raise Failure(f"{doing}: {when}; writer {number}'s append raised {outcome}; expected success or "
+                          "ConcurrencyError (check and insert in one transaction that locks out other writers, "
+                          "e.g. BEGIN IMMEDIATE)")
+    won = [number for number, outcome in outcomes.items() if outcome == "win"]
+    if len(won) != 1:
+        raise Failure(f"{doing}: {when}; {'both writers' if won else 'neither writer'} succeeded; expected exactly "
+                      "one to win and the other to get ConcurrencyError (check and insert in one transaction "
+                      "that locks out other writers, e.g. BEGIN IMMEDIATE)")
+    return won[0]

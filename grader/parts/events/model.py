@@ -8,7 +8,7 @@ effects. Nothing here judges (``checks``) or draws (``strategies``).
 from collections import Counter
 
 from grader.parts.events.clock import EVENT_KEYS  # noqa: F401  (the rules read it here, with the model)
-from grader.parts.events.fakes import INVOICE_TOOLS
+from grader.parts.events.tools import INVOICE_TOOLS
 
 EVENT_TYPES = ("agent.started", "tool.called", "tool.result", "agent.crashed", "task.completed")
 

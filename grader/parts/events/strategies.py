@@ -1,7 +1,7 @@
 """Part C's examples: every Hypothesis strategy its rules draw from, in notebook order.
 
 A rule's examples are seeded by the name of the test it decorates
-(``grader.bank.Key``), not by where a strategy is defined: these are built
+(``grader.engine.bank.Key``), not by where a strategy is defined: these are built
 once at import. Changing what one draws changes every seed's examples (and
 the mutation corpus was tuned on them), so each is kept exactly as it was.
 """

@@ -30,6 +30,5 @@ PART = Part(
         "chat_channels": "StateGraph(ChatState)",
         "budget_graph": "a graph run writing messages",
         "chat_run": "build_chat_graph(...).invoke(...)",
-        "attr": "reading {0} from agstate/messages.py",
     },
 )

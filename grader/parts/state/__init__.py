@@ -28,8 +28,6 @@ PART = Part(
     ),
     # What each probe stands for, in the learner's words: a timeout or a crash names this, never the probe.
     calls={
-        "attr": "reading {0} from agstate/state.py",
-        "channels": "StateGraph({0})",
         "run_graph": "a graph run over {0}",
         "graph_accepts": "a graph with your reducer",
         "research_run": "build_graph(...).invoke(...)",

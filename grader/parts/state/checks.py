@@ -5,10 +5,10 @@ with ``grader.parts.state.model`` and raises ``Failure`` with the learner's
 call and both answers: one state key through a random graph
 (``state_key_graph``), a schema's keys (``require_keys``, ``expect_keys``)
 and one run of the research graph (``research_run``). Checks of one call
-of a learner function are every part's: ``grader.expectations``.
+of a learner function are every part's: ``grader.engine.expectations``.
 """
 
-from grader.checking import Abort, Checker, Counterexample, Failure, Raised, contrast, no_raise, show
+from grader.engine.checking import Abort, Checker, Counterexample, Failure, Raised, contrast, no_raise, show
 from grader.parts.state.model import MISSING, model_graph
 
 __all__ = ["lookup_rounds", "state_key_graph", "describe_graph", "show_missing",

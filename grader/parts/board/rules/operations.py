@@ -6,6 +6,7 @@ Moves and removes of a board are judged one call at a time against the model
 board.sequence (notebook 11).
 """
 
+from grader.engine.registry import task
 from grader.parts.board.checks import expect_board
 from grader.parts.board.strategies import (
     card_moves,
@@ -13,7 +14,6 @@ from grader.parts.board.strategies import (
     instance_flags,
     removes,
 )
-from grader.tasks import task
 
 # -- board.move ----------------------------------------------------------------------------------
 move = task("board.move")

@@ -6,19 +6,14 @@ the ``Raised``); the reducer's rejections through ``checks.expect_rejected``;
 ``validate_update`` against the reducer it must agree with and the model.
 """
 
-from grader.checking import Counterexample, Failure, Raised, no_raise, show
-from grader.parts.board.checks import (
-    agree,
-    brief,
-    each_defect,
+from grader.engine.checking import Counterexample, Failure, Raised, no_raise, show
+from grader.engine.registry import task
+from grader.parts.board.checks import agree, brief, each_defect, expect_reason_logged, expect_rejected, mentions, problems_of
+from grader.parts.board.checks_parse import (
     expect_board_error,
     expect_new_object,
     expect_problems_listed,
-    expect_reason_logged,
-    expect_rejected,
-    mentions,
     parse,
-    problems_of,
     require_parse,
     said,
 )
@@ -42,7 +37,6 @@ from grader.parts.board.strategies import (
     ops_without_board,
     valid_raw,
 )
-from grader.tasks import task
 
 # -- board.models ----------------------------------------------------------------------------
 models = task("board.models")

@@ -4,7 +4,7 @@ A module holds the rules of the tasks its notebook grades, each registered at
 import by ``task(id).rule(sentence)``; the order of a task's rules is the
 order they are shown in, its first failing one is the feedback. Notebook 20
 grades no task, so it has no module. The registry imports this package
-(``grader.tasks``).
+(``grader.engine.registry``).
 """
 
 # In notebook order, not alphabetical: the order a reader meets the tasks.

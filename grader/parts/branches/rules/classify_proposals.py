@@ -5,10 +5,10 @@ Each rule checks the table's hand-picked rows of its proposal types first
 the table gets more random cases than other rules (``check.budget("table")``).
 """
 
+from grader.engine.registry import task
 from grader.parts.branches.checks import expect_verdict, table_first
 from grader.parts.branches.model import APPROVAL, PROPOSAL_TYPES, REJECTION
 from grader.parts.branches.strategies import UNKNOWN_TYPES, classify_cases, currents, proposals, stale_offsets
-from grader.tasks import task
 
 classify = task("branches.classify")
 

@@ -6,7 +6,8 @@ stream fails only branches.optimistic; each conflict here is about the
 approvals already in that stream.
 """
 
-from grader.checking import Failure, Raised, no_raise, show
+from grader.engine.checking import Failure, Raised, no_raise, show
+from grader.engine.registry import task
 from grader.parts.branches.checks import stream_built
 from grader.parts.branches.model import APPROVAL, RECORD_KEYS, model_conflict, model_resolution
 from grader.parts.branches.strategies import (
@@ -18,7 +19,6 @@ from grader.parts.branches.strategies import (
     resolution_rules,
     resolver_counts,
 )
-from grader.tasks import task
 
 conflicts = task("branches.conflicts")
 

@@ -7,7 +7,8 @@ once per idempotency key, also on a redelivered confirmation or a retried
 request. Each graph run is one probe (``refund_orders``, ``refund_redelivered``).
 """
 
-from grader.checking import Abort, Counterexample, Failure, contrast, no_raise, show
+from grader.engine.checking import Abort, Counterexample, Failure, contrast, no_raise, show
+from grader.engine.registry import task
 from grader.parts.branches.checks import (
     expect_decided,
     expect_decision,
@@ -28,7 +29,6 @@ from grader.parts.branches.strategies import (
     proposal_lists,
     refund_cases,
 )
-from grader.tasks import task
 
 # -- branches.order_independent ------------------------------------------------------------------------
 order_task = task("branches.order_independent")

@@ -1,10 +1,10 @@
 """Notebook 21, branches.merge_evidence: ``merge_evidence`` is the union of two branches' evidence by id."""
 
-from grader.expectations import expect_pure
+from grader.engine.expectations import expect_pure
+from grader.engine.registry import task
 from grader.parts.branches.checks import expect_raises, expect_records
 from grader.parts.branches.model import model_union
 from grader.parts.branches.strategies import colliding_pair, consistent_lists
-from grader.tasks import task
 
 merge_task = task("branches.merge_evidence")
 

@@ -5,10 +5,10 @@ with its ``expected`` and ``actual``); a race is 25 rounds of threads
 appending at one version, and what each thread's append did.
 """
 
-from grader.checking import Failure, Raised, show
+from grader.engine.checking import Failure, Raised, show
+from grader.engine.registry import task
 from grader.parts.branches.checks import on_a_stream, outcome_text
 from grader.parts.branches.strategies import case_ids, event_lists, stale_scripts, writer_counts
-from grader.tasks import task
 
 optimistic = task("branches.optimistic")
 

@@ -5,10 +5,10 @@ merged evidence. A call that raises here is the learner's error (``check.value``
 except where a collision must raise whichever way round.
 """
 
-from grader.checking import Failure, Raised, show
+from grader.engine.checking import Failure, Raised, show
+from grader.engine.registry import task
 from grader.parts.branches.checks import catching
 from grader.parts.branches.strategies import colliding_pair, consistent_lists
-from grader.tasks import task
 
 laws = task("branches.laws")
 

@@ -1,10 +1,10 @@
 """Notebook 23, branches.write_once: ``write_once`` sets a value once; an equal write keeps it, a different one raises."""
 
-from grader.checking import Failure, Raised, show
-from grader.expectations import expect_value
+from grader.engine.checking import Failure, Raised, show
+from grader.engine.expectations import expect_value
+from grader.engine.registry import task
 from grader.parts.branches.checks import expect_raises
 from grader.parts.branches.strategies import decision_steps, once_values
-from grader.tasks import task
 
 write_once_task = task("branches.write_once")
 

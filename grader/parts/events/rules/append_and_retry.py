@@ -5,8 +5,9 @@ Each rule runs ops on a new store in the learner's process (probe
 mid-append (``durable_crash``), and judges the replies with ``checks``.
 """
 
-from grader.checking import Counterexample, Failure, Raised, counted, no_raise, show
-from grader.parts.events.checks import appended, expect_event, expect_listed, expect_raised, value_of
+from grader.engine.checking import Counterexample, Failure, Raised, counted, no_raise, show
+from grader.engine.registry import task
+from grader.parts.events.checks import appended, expect_event, expect_listed, expect_one_winner, expect_raised, value_of
 from grader.parts.events.model import reorder
 from grader.parts.events.strategies import (
     after_another,
@@ -24,7 +25,6 @@ from grader.parts.events.strategies import (
     race_rounds,
     task_ids,
 )
-from grader.tasks import task
 
 
 def where(on_file: bool) -> str:
@@ -182,23 +182,7 @@ def racing_writers(check):
         doing = "two processes, each with its own SqliteEventStore on one file"
         winners = {}
         for done in got["rounds"]:
-            seq, armed = done["seq"], done["armed"]
-            other = 1 - armed
-            # Each outcome: "win", the Raised of what the append raised, or "the writer process died".
-            outcomes = {int(number): outcome for number, outcome in done["outcomes"].items()}
-            when = (f"writer {other} appended seq {seq} after writer {armed} had checked it and before writer {armed} "
-                    "wrote it" if done["interleaved"] else f"both appended seq {seq}")
-            for number, outcome in outcomes.items():
-                if outcome != "win" and not (isinstance(outcome, Raised) and outcome.type == "ConcurrencyError"):
-                    raise Failure(f"{doing}: {when}; writer {number}'s append raised {outcome}; expected success or "
-                                  "ConcurrencyError (check and insert in one transaction that locks out other writers, "
-                                  "e.g. BEGIN IMMEDIATE)")
-            won = [number for number, outcome in outcomes.items() if outcome == "win"]
-            if len(won) != 1:
-                raise Failure(f"{doing}: {when}; {'both writers' if won else 'neither writer'} succeeded; expected exactly "
-                              "one to win and the other to get ConcurrencyError (check and insert in one transaction "
-                              "that locks out other writers, e.g. BEGIN IMMEDIATE)")
-            winners[seq] = won[0]
+            winners[done["seq"]] = expect_one_winner(doing, done)
         if got["codes"] != [0, 0]:
             raise Failure(f"{doing}: a writer process ended abnormally ({show(got['codes'])})")
         stored = [(e["seq"], e["payload"].get("writer")) for e in got["events"]]

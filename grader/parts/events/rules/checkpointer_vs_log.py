@@ -5,11 +5,11 @@ store with a SqliteSaver checkpointer and fake invoice tools, crashes its
 first run where the example says, then resumes it with ``invoke(None, config)``.
 """
 
-from grader.checking import Counterexample, Failure, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, contrast, no_raise, show
+from grader.engine.registry import task
 from grader.parts.events.checks import crash_text
 from grader.parts.events.model import INVOICE, executions, invoice_expected, logged_results
 from grader.parts.events.strategies import amounts, customers, invoice_crashes
-from grader.tasks import task
 
 graph = task("events.graph")
 

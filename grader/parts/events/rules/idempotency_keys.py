@@ -6,11 +6,11 @@ that record their side effects (``fakes``): ``call_tool_run`` calls
 raising, the process killed), resumes it and calls it once more.
 """
 
-from grader.checking import Counterexample, Failure, Raised, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, Raised, contrast, no_raise, show
+from grader.engine.registry import task
 from grader.parts.events.checks import describe_run, judge_resumed
 from grader.parts.events.model import executions, expected_output, last_point
 from grader.parts.events.strategies import kill_points, plans, raise_points, tool_calls
-from grader.tasks import task
 
 resume = task("events.resume")
 

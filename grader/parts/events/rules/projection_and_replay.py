@@ -4,11 +4,11 @@ The probe ``project`` builds the learner's ``Event``s and folds every prefix
 of the log; the state of each is judged against ``model.model_state``.
 """
 
-from grader.checking import Counterexample, Failure, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, contrast, no_raise, show
+from grader.engine.registry import task
 from grader.parts.events.clock import stamp
 from grader.parts.events.model import model_state
 from grader.parts.events.strategies import run_logs
-from grader.tasks import task
 
 project = task("events.project")
 

@@ -1,6 +1,7 @@
 """Notebook 30, messages.budget: ChatState keeps its budget in the state definition; a graph's writes never exceed it."""
 
-from grader.checking import Abort, Counterexample, Failure, no_raise, show
+from grader.engine.checking import Abort, Counterexample, Failure, no_raise, show
+from grader.engine.registry import task
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import (
     brief,
@@ -12,7 +13,6 @@ from grader.parts.messages.checks import (
     trim_blamed,
 )
 from grader.parts.messages.model import model_add, model_reduce
-from grader.tasks import task
 
 budget_task = task("messages.budget")
 

@@ -1,11 +1,11 @@
 """Notebook 32, messages.graph and messages.decisions: the chat agent over scripted runs, and why each key merges so."""
 
-from grader.checking import Abort, Counterexample, Failure, counted, no_raise, show
-from grader.expectations import expect_decision_keys
+from grader.engine.checking import Abort, Counterexample, Failure, counted, no_raise, show
+from grader.engine.expectations import expect_decision_keys
+from grader.engine.registry import task
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import brief, briefs, expect_history, trim_blamed
 from grader.parts.messages.model import comparable, in_rounds, simulate_chat
-from grader.tasks import task
 
 graph_task = task("messages.graph")
 decisions = task("messages.decisions")

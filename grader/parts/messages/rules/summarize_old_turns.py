@@ -1,10 +1,10 @@
 """Notebook 31, messages.summary: ``summarize_removals`` says what it removes, and removes whole old turns."""
 
-from grader.checking import Counterexample, Failure, Raised, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, Raised, contrast, no_raise, show
+from grader.engine.registry import task
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import briefs, ids
 from grader.parts.messages.model import model_summary
-from grader.tasks import task
 
 summary = task("messages.summary")
 

@@ -1,11 +1,11 @@
 """Notebook 29, messages.trim: ``trim_removals`` removes the oldest turns whole, and leaves a history a chat API accepts."""
 
-from grader.checking import Counterexample, Failure, no_raise
-from grader.expectations import expect_value_error
+from grader.engine.checking import Counterexample, Failure, no_raise
+from grader.engine.expectations import expect_value_error
+from grader.engine.registry import task
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import briefs, ids
 from grader.parts.messages.model import model_add, model_trim, problems
-from grader.tasks import task
 
 trim = task("messages.trim")
 

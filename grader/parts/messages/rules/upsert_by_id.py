@@ -1,11 +1,11 @@
 """Notebook 28, messages.upsert: ``budgeted(n)`` merges by id as ``add_messages`` does, and mutates nothing."""
 
-from grader.checking import Counterexample, Failure, no_raise
-from grader.expectations import expect_value_error
+from grader.engine.checking import Counterexample, Failure, no_raise
+from grader.engine.expectations import expect_value_error
+from grader.engine.registry import task
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import briefs, expect_messages
 from grader.parts.messages.model import model_reduce
-from grader.tasks import task
 
 upsert = task("messages.upsert")
 

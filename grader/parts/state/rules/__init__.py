@@ -4,7 +4,7 @@ A module holds the rules of the tasks its notebook grades, each registered at
 import by ``task(id).rule(sentence)``; the order of a task's rules is the
 order they are shown in, its first failing one is the feedback. Notebooks 07
 and 08 grade no task of this part, so they have no module. The registry
-imports this package (``grader.tasks``).
+imports this package (``grader.engine.registry``).
 """
 
 # In notebook order, not alphabetical: the order a reader meets the tasks.

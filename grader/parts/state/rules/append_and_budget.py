@@ -1,10 +1,10 @@
 """Notebook 02, append and the budget: ``append`` and ``State.trace``; ``State.used_calls`` summed across writers."""
 
-from grader.expectations import expect_list_result, expect_pure
+from grader.engine.expectations import expect_list_result, expect_pure
+from grader.engine.registry import task
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import state_key_graph
 from grader.parts.state.model import model_add, model_append
-from grader.tasks import task
 
 # -- state.append ---------------------------------------------------------------------------
 append_task = task("state.append")

@@ -1,11 +1,11 @@
 """Notebook 03, dedupe: ``merge_sources`` keeps first occurrences, in linear time; ``State.sources`` uses it."""
 
-from grader.checking import Abort, Failure, no_raise
-from grader.expectations import expect_list_result, expect_pure
+from grader.engine.checking import Abort, Failure, no_raise
+from grader.engine.expectations import expect_list_result, expect_pure
+from grader.engine.registry import task
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import state_key_graph
 from grader.parts.state.model import model_merge
-from grader.tasks import task
 
 dedupe = task("state.dedupe")
 

@@ -1,11 +1,11 @@
 """Notebook 04, keep_max: the larger value, ``None`` as absence, its laws; ``State.best_score`` uses it."""
 
-from grader.checking import Failure, show
-from grader.expectations import expect_value
+from grader.engine.checking import Failure, show
+from grader.engine.expectations import expect_value
+from grader.engine.registry import task
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import state_key_graph
 from grader.parts.state.model import MISSING, model_keep_max
-from grader.tasks import task
 
 keep_max_task = task("state.keep_max")
 

@@ -1,11 +1,11 @@
 """Notebook 05, windows: ``keep_recent`` and the factory ``windowed(n)``; ``State.recent`` keeps the last WINDOW items."""
 
-from grader.checking import Counterexample, Failure, Raised, show
-from grader.expectations import expect_list_result, expect_pure
+from grader.engine.checking import Counterexample, Failure, Raised, show
+from grader.engine.expectations import expect_list_result, expect_pure
+from grader.engine.registry import task
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import learner_window, state_key_graph
 from grader.parts.state.model import model_fold, model_window
-from grader.tasks import task
 
 window = task("state.window")
 

@@ -1,0 +1,1 @@
+"""From the master to the learner's copies: the release, the nbgrader assignment, the workspace."""

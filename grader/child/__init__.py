@@ -1,0 +1,1 @@
+"""The learner's side: only what runs inside the sandboxed learner process."""

@@ -1,0 +1,1 @@
+"""The course on nbgrader, for the instructor: init, autograde, audit."""

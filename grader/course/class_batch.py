@@ -1,0 +1,79 @@
+"""One ``agstate-grade`` run over many submissions, in the background, its reports read as they land.
+
+Autograde and the course audit grade a whole class at once this way: a
+fresh ``python -I -m grader`` started from ``/`` (so no file of the course
+folder or of a submission can stand in for the grader), writing its log to
+a private folder; each report is taken from the log as soon as it is there.
+"""
+
+import atexit
+import hashlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from grader.reports.gradebook import read_records
+from grader.reports.safe import display_path
+
+__all__ = ["BackgroundBatch", "package_digest"]
+
+
+class BackgroundBatch:
+    """One ``agstate-grade`` run over many submissions in the background; reports read from its log as they land."""
+
+    def __init__(self, paths: list[Path], settings: list[str], jobs: int):
+        self.scratch = Path(tempfile.mkdtemp(prefix="agstate-autograde-"))  # 0700: only this user reads the reports
+        self.log, self.offset, self.reports = self.scratch / "grades.jsonl", 0, {}
+        self.digests = {display_path(str(path)): package_digest(path / "agstate") for path in paths}
+        # -I and cwd="/": no file of the course folder or of a submission can stand in for the grader.
+        command = [sys.executable, "-I", "-m", "grader", *map(str, paths), "--out", str(self.scratch / "grades.csv"),
+                   *settings, "--jobs", str(max(1, jobs))]
+        self.errors = open(self.scratch / "stderr", "w+")
+        if not paths:  # agstate-grade without a path would grade its working directory
+            command = [sys.executable, "-c", ""]
+        self.process = subprocess.Popen(command, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=self.errors)
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """Stops the batch if it still runs (autograde ended early) and removes its reports."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.errors.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def report(self, key: str) -> dict | None:
+        while key not in self.reports:
+            finished = self.process.poll() is not None
+            self._read()
+            if finished or key in self.reports:
+                break
+            time.sleep(0.05)
+        return self.reports.get(key)
+
+    def problem(self) -> str:
+        self.errors.seek(0)
+        lines = [line for line in self.errors.read().splitlines() if line.strip()]
+        return lines[-1] if lines else f"exit status {self.process.returncode}"
+
+    def _read(self) -> None:
+        if not self.log.exists():
+            return
+        records, self.offset = read_records(self.log, self.offset)
+        self.reports.update((report["submission"], report) for report in records)
+
+
+def package_digest(package: Path) -> str:
+    """Content digest of a submission's package: a changed file means it is graded again."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")) if package.is_dir() else []:
+        digest.update(str(path.relative_to(package)).encode("utf-8", "surrogateescape") + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()

@@ -1,0 +1,126 @@
+"""Grade many submissions: one warm worker process per submission, ``jobs`` at a time.
+
+The batch's main process imports Hypothesis and the tasks once and starts
+the zygote (``grader.sandbox.zygote``), the clean process every learner process is
+forked from; each submission is graded in a worker forked from the main
+process, so it starts warm and shares nothing with other submissions. The
+learner's code never runs in a worker: each task's learner process comes
+from the zygote, in a sandbox of its own. Reports stream back as each worker
+finishes.
+"""
+
+import ctypes
+import json
+import multiprocessing
+import signal
+import time
+from collections import deque
+from collections.abc import Callable
+from multiprocessing.connection import wait
+
+from grader.engine import bank
+from grader.engine import predraw as drawing
+from grader.engine.runner import grade_submission
+from grader.reports import report as reports
+from grader.reports.report import GRADER_ERROR, grader_failed
+from grader.reports.safe import clean, display_path
+from grader.sandbox import zygote
+
+__all__ = ["grade_many", "failed_report"]
+
+_PR_SET_PDEATHSIG = 1
+
+
+def failed_report(submission: str, task_ids: list[str], seed: int, status: str, feedback: str,
+                  sandbox: bool = True) -> dict:
+    """A report for a submission whose grading process itself did not come back (``grader.reports.report``)."""
+    return clean(reports.failed_report(display_path(submission), task_ids, seed, status, feedback, sandbox))
+
+
+def _worker(conn, submission: str, task_ids: list[str], seed: int, examples: int, timeout: float,
+            memory_mb: int, sandbox: bool, costs: str | None) -> None:
+    # Ctrl-C at a terminal reaches the whole process group: the main process
+    # answers it (stopping workers, keeping the log); a worker just goes on.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A worker outliving the batch would keep its sandboxes alive: it dies with the main process.
+    ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    try:
+        report = grade_submission(submission, task_ids, seed, examples, timeout, memory_mb, sandbox=sandbox, costs=costs)
+    except Exception as exc:  # a grader bug: this submission gets a clear error, the batch goes on
+        report = failed_report(submission, task_ids, seed, GRADER_ERROR, grader_failed(f"{type(exc).__name__}: {exc}"), sandbox)
+    conn.send_bytes(json.dumps({"report": report, "banks": bank.export()}).encode())
+    conn.close()
+
+
+def grade_many(plans: list[tuple[str, list[str]]], seed: int | list[int], examples: int, timeout: float,
+               memory_mb: int, jobs: int, on_report: Callable[[int, dict], None], sandbox: bool = True,
+               costs: str | None = None) -> None:
+    """Grade each (submission, task ids) plan; ``on_report(index, report)`` as each one finishes.
+
+    ``seed``: one for every plan, or a list, one per plan (``--seed-per-student``).
+    ``costs``: None, ``"seconds"`` or ``"profile"``, what each task's report adds (``grade_submission``).
+    """
+    seeds = list(seed) if isinstance(seed, list) else [seed] * len(plans)
+    context = multiprocessing.get_context("fork")  # workers start warm; the zygote is a fresh interpreter
+    zygote.shared()
+
+    def deliver(index: int, report: dict) -> None:
+        if costs:  # a report made here (its grading process did not come back) timed nothing: null seconds
+            report = {**report, "tasks": [{"seconds": None, **task} for task in report["tasks"]]}
+        on_report(index, report)
+
+    every_task = list(dict.fromkeys(t for _, task_ids in plans for t in task_ids))
+    # Drawn once, split over the jobs: not once by each first worker of a batch, nor one task after another by the
+    # one worker of a single submission (a whole part's examples, drawn on every core).
+    if len(set(seeds)) == 1 and jobs > 1 and (len(plans) > 1 or len(every_task) > 1):
+        drawing.draw_in_parallel(every_task, seeds[0], examples, jobs)
+    pending = deque(enumerate(plans))
+    running = {}  # connection -> (index, process, deadline)
+    try:
+        while pending or running:
+            while pending and len(running) < max(1, jobs):
+                index, (submission, task_ids) = pending.popleft()
+                receiver, sender = context.Pipe(duplex=False)
+                worker = context.Process(target=_worker,
+                                         args=(sender, submission, task_ids, seeds[index], examples, timeout, memory_mb,
+                                               sandbox, costs))
+                worker.start()
+                sender.close()
+                # Each task may use its whole time limit plus its module's import.
+                budget = len(task_ids) * (2 * timeout + 5) + 30
+                running[receiver] = (index, worker, time.monotonic() + budget)
+            for receiver in wait(list(running), timeout=0.5):
+                index, worker, _ = running.pop(receiver)
+                deliver(index, _collect(receiver, worker, plans[index], seeds[index], sandbox))
+            for receiver, (index, worker, deadline) in list(running.items()):
+                if time.monotonic() > deadline:
+                    running.pop(receiver)
+                    _stop(worker)
+                    submission, task_ids = plans[index]
+                    deliver(index, failed_report(submission, task_ids, seeds[index], "timeout",
+                                                 "grading this submission ran over its total time budget", sandbox))
+    finally:
+        for _, worker, _ in running.values():
+            _stop(worker)
+        zygote.close_shared()  # returns once every sandbox of the batch is gone
+
+
+def _collect(receiver, worker, plan, seed: int, sandbox: bool) -> dict:
+    submission, task_ids = plan
+    try:
+        message = json.loads(receiver.recv_bytes())
+    except (EOFError, OSError, ValueError):
+        worker.join(1)
+        return failed_report(submission, task_ids, seed, "crashed",
+                             f"the grading process of this submission stopped (exit {worker.exitcode}); "
+                             "did the submission's code kill its grader?", sandbox)
+    finally:
+        receiver.close()
+    worker.join(5)
+    bank.merge(message["banks"], ours=True)  # a warm grader's fork passes them on to the warm grader
+    return message["report"]
+
+
+def _stop(worker: multiprocessing.Process) -> None:
+    worker.kill()  # SIGKILL; a worker that has already exited is left as it is
+    worker.join(5)

@@ -1,0 +1,485 @@
+"""Rules, checked on random examples: the vocabulary every task is written in.
+
+A task is a list of rules. A rule draws examples with Hypothesis (seeded, so a
+report can be repeated), calls the learner's code through the child, and
+states what it expected. A broken rule raises ``Failure``; Hypothesis shrinks
+the example, and the smallest one becomes the learner's feedback.
+"""
+
+import builtins
+import reprlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from hypothesis import given, seed
+from hypothesis.errors import Flaky
+
+from grader.catalog import MODULES, PARTS
+from grader.engine import bank
+from grader.engine.costs import RuleCost
+from grader.reports.report import GRADER_ERROR, grader_failed
+from grader.sandbox.session import ChildFailed, LoadFailed, MissingName
+from grader.wire import Raised
+
+__all__ = ["Failure", "Abort", "BUDGETS", "Budget", "Call", "Checker", "Counterexample", "Raised", "contrast", "counted", "describe",
+           "show", "jsonable", "no_raise"]
+
+class _Short(reprlib.Repr):
+    """``reprlib``'s short repr, except that a string is cut only when it is longer than ``maxstring`` characters,
+    and then between words: the words shown are whole."""
+
+    def repr_str(self, x, level):
+        if len(x) <= self.maxstring:
+            return builtins.repr(x)
+        half = (self.maxstring - 3) // 2
+        head, tail = x[:half], x[len(x) - half:]
+        if not x[half].isspace() and " " in head.strip():  # the head ends mid-word: end it at its last space
+            head = head[:head.rstrip().rindex(" ") + 1]
+        if not x[len(x) - half - 1].isspace() and " " in tail.strip():  # the tail starts mid-word
+            tail = tail[len(tail) - len(tail.lstrip()) + tail.lstrip().index(" "):]
+        # Quoted and escaped as one string, the cut marked by a character no feedback holds.
+        whole = builtins.repr(f"{head}\ue000{tail}")
+        return whole.replace("\\ue000", self.fillvalue, 1) if whole.count("\\ue000") == 1 else super().repr_str(x, level)
+
+
+_short = _Short()
+_short.maxstring = _short.maxother = 60
+_short.maxlist = _short.maxtuple = 10
+_short.maxdict = 8
+
+
+def show(value) -> str:
+    """A short Python-looking rendering of a value for feedback (a string of up to 60 characters is never cut)."""
+    return _short.repr(value)
+
+
+def counted(number: int, noun: str) -> str:
+    """``"1 event"``, ``"3 events"``: a count in feedback, in English."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def contrast(got, expected, width: int = 70) -> tuple[str, str]:
+    """``got`` and ``expected`` rendered so that where they differ is shown, however long they are.
+
+    ``show`` cuts a long value at its end; two long lists that differ near the
+    end would both read ``[..., ...]``. Here both are written out and, when
+    too long, cut to the same window around their first difference: it starts
+    a third of ``width`` before it, and each ends past its differing part
+    (up to twice ``width``), both cuts between words or items, never inside one.
+    """
+    full_got, full_expected = repr(got), repr(expected)
+    if len(full_got) <= width and len(full_expected) <= width:
+        return full_got, full_expected
+    shorter = min(len(full_got), len(full_expected))
+    at = next((i for i, (a, b) in enumerate(zip(full_got, full_expected)) if a != b), shorter)
+    same_end = next((k for k in range(shorter - at) if full_got[-1 - k] != full_expected[-1 - k]), shorter - at)
+    start = _boundary_before(full_got, max(0, at - width // 3))  # the texts are the same up to ``at``
+
+    def window(text: str) -> str:
+        differs_until = len(text) - same_end
+        end = _boundary_after(text, min(max(start + width, differs_until + 1), start + 2 * width))
+        return ("..." if start > 0 else "") + text[start:end] + ("..." if end < len(text) else "")
+
+    return window(full_got), window(full_expected)
+
+
+_REACH = 16  # how far a cut may move to fall between words or items (a longer word is cut where it is)
+
+
+def _boundary_before(text: str, at: int) -> int:
+    """Where a window may start, at or before ``at``: after a space (a word or an item starts there)."""
+    for cut in range(at, max(0, at - _REACH) - 1, -1):
+        if cut == 0 or text[cut - 1] == " ":
+            return cut
+    return at
+
+
+def _boundary_after(text: str, at: int) -> int:
+    """Where a window may end, at or after ``at``: before a space or a separator (the item before it whole)."""
+    for cut in range(at, min(len(text), at + _REACH) + 1):
+        if cut >= len(text):
+            return len(text)
+        if text[cut] in " ,;":
+            return cut - 1 if text[cut] == " " and text[cut - 1] in ",;" else cut
+    return at
+
+
+def jsonable(value):
+    """``value`` as JSON data for the report (tuples become lists, oddities their repr)."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [jsonable(item) for item in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted((jsonable(item) for item in value), key=repr)
+    return repr(value)
+
+
+# A call limit once a task's code has run past its limit: every correct call here takes milliseconds.
+_SHORT_LEASH_S = 0.25
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """The smallest example that breaks a rule, as the report shows it: the learner's call and both answers."""
+
+    call: str
+    args: list
+    expected: object
+    got: object
+
+    def report(self) -> dict:
+        return {"call": self.call, "args": jsonable(self.args), "expected": jsonable(self.expected), "got": jsonable(self.got)}
+
+
+class Failure(Exception):
+    """A rule broken on one example; Hypothesis shrinks it. ``status``: failed or error."""
+
+    def __init__(self, feedback: str, counterexample: Counterexample | None = None, status: str = "failed"):
+        super().__init__(feedback)
+        if counterexample is not None and not isinstance(counterexample, Counterexample):
+            raise TypeError(f"a counterexample is a Counterexample, not {type(counterexample).__name__}")
+        self.feedback = feedback
+        self.counterexample = counterexample
+        self.status = status
+
+
+def no_raise(got, what: str | Callable[[], str], *, hint: str = "", example: Counterexample | None = None):
+    """``got``, unless it says the learner's code raised: then the rule fails with status error.
+
+    The one way a learner's exception becomes feedback: ``"<what> raised
+    KeyError: 'x' (at agstate/board.py, line 12: ...)[; <hint>]"``. ``what`` is
+    the learner's call in their words, or a function that writes them (called
+    only then: most calls do not raise, and a rule makes thousands);
+    ``example``'s ``got`` becomes ``"raised KeyError"``.
+    """
+    if isinstance(got, Raised):
+        if example is not None:
+            example = Counterexample(example.call, example.args, example.expected, f"raised {got.type}")
+        words = what() if callable(what) else what
+        raise Failure(f"{words} raised {got.sentence()}{'; ' + hint if hint else ''}", example, status="error")
+    return got
+
+
+class Abort(BaseException):
+    """Stop the rule now, without shrinking: not implemented, missing, crashed, out of time.
+
+    A BaseException so Hypothesis lets it through instead of shrinking on it.
+    """
+
+    def __init__(self, status: str, feedback: str):
+        super().__init__(feedback)
+        self.status = status
+        self.feedback = feedback
+
+
+@dataclass
+class Call:
+    """What one call of a learner function did."""
+
+    name: str
+    args: list
+    result: object = None
+    args_after: list = field(default_factory=list)
+    returned_an_argument: list = field(default_factory=list)
+    raised: Raised | None = None
+
+    def text(self) -> str:
+        return f"{self.name}({', '.join(show(a) for a in self.args)})"
+
+    def counterexample(self, expected, got=None) -> Counterexample:
+        return Counterexample(self.name, self.args, expected, self.result if got is None else got)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A rule's examples: --examples * ``times`` // ``divisor`` (0: none of them), at least ``floor``."""
+
+    divisor: int
+    floor: int
+    why: str
+    times: int = 1
+
+    def of(self, examples: int) -> int:
+        return max(self.floor, examples * self.times // self.divisor if self.divisor else 0)
+
+
+# What one example costs decides how many a rule draws: a reducer call costs microseconds, a graph run
+# milliseconds, a killed writer or a crashed agent run tens of milliseconds. The default: every example.
+BUDGETS = {
+    "call": Budget(1, 1, "a call of the learner's function"),
+    "table": Budget(1, 60, "a decision table: every row's shape, however small --examples is"),
+    "payload": Budget(3, 10, "the reducer on a hostile payload"),
+    "fold": Budget(1, 5, "a pure fold over a short log: microseconds a prefix", times=3),
+    "store": Budget(1, 5, "a few store operations on a fresh store, in memory or in a file"),
+    "sequence": Budget(4, 6, "a sequence of board updates, or a refund graph run"),
+    "refund": Budget(4, 8, "a refund graph run in several orders"),
+    "retry": Budget(2, 3, "a log written, then re-sent whole"),
+    "kill": Budget(10, 3, "a writer killed mid-append"),
+    "resume": Budget(10, 4, "an agent run, crashed and resumed"),
+    "invoice": Budget(15, 4, "the invoice graph, crashed and resumed on a checkpointer"),
+    "graph": Budget(20, 3, "a graph run: random supersteps, parallel writers"),
+    "run": Budget(30, 2, "a full run of the learner's agent graph with a checkpointer"),
+    "few": Budget(0, 5, "a handful of fixed-size cases"),
+    "threads": Budget(0, 3, "three cases: racing threads or processes, or a whole graph on a checkpointer"),
+}
+
+
+class Checker:
+    """A task's access to the learner's child, its seed, its example count and its time budget."""
+
+    def __init__(self, session, task_id: str, seed_value: int, examples: int, deadline: float, call_limit: float = 5.0):
+        self.session = session
+        self.call_limit = call_limit  # one call or graph run: milliseconds when correct
+        self.task_id = task_id
+        self.seed = seed_value
+        self.examples = examples
+        self.deadline = deadline
+        # request -> answer, for the whole task: rules asking the same question share one answer.
+        self._known = {}
+        self._batching = False  # replaying banked examples: probes are recorded, then sent in batches
+        self._requests = {}
+        self._strategies = {}  # example-set name -> what it draws from (bank.Key)
+        # The rule being checked: its cases, and (grader.engine.costs) the seconds spent drawing and shrinking.
+        self.cost = RuleCost()
+        self.shrinking_waited = 0.0  # of the shrinking's seconds, those spent waiting on the child
+
+    def budget(self, kind: str) -> int:
+        """Random examples for a rule whose example costs ``kind`` (``BUDGETS``), from this run's --examples."""
+        return BUDGETS[kind].of(self.examples)
+
+    # -- talking to the child -------------------------------------------------
+    def probe(self, name: str, *args, limit: float | None = None):
+        """Run a probe; a stub, a missing name, a crash or the time budget abort the rule."""
+        # The request's identity: the grader's own plain data (no learner object), whose repr tells apart what the
+        # wire does (a tuple from a list, True from 1, key order), in C: a replayed test asks again each round.
+        key = f"{name}{args!r}"
+        if key in self._known:  # fetched already, by a batch or an earlier example
+            return self._settle(self._known[key])
+        # A probe with a limit of its own (a race, a whole graph in many orders) is asked on its own, now: a batch's
+        # allowance is about one quick call's, and a batch that runs past it is asked again one call at a time.
+        if self._batching and limit is None:
+            self._requests[key] = (name, list(args))
+            raise _Pending()
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise Abort("timeout", "this task ran out of time before all its rules were checked")
+        allowed = min(remaining, limit or self.call_limit)
+        try:
+            value = self.session.probe(name, *args, timeout=allowed, doing=lambda: f"running {self.describe(name, args)}")
+        except ChildFailed as exc:
+            if exc.status == "timeout":
+                # This task's code can loop: its later rules are still checked, on a short leash.
+                self.call_limit = min(self.call_limit, _SHORT_LEASH_S)
+                raise Abort("timeout", f"{self.describe(name, args)} did not finish within {allowed:.1f} s "
+                                       "(an endless loop, a wait for a lock never released, or far too slow)") from None
+            raise Abort(exc.status, grader_failed(exc.message) if exc.status == GRADER_ERROR else exc.message) from None
+        except LoadFailed as exc:
+            raise Abort("error", f"your module failed to import again: {exc}") from None
+        self._known[key] = value
+        return self._settle(value)
+
+    def describe(self, name: str, args: tuple) -> str:
+        """``describe``, naming this task's module."""
+        return describe(name, args, f"agstate/{MODULES[self.task_id.split('.', 1)[0]]}.py")
+
+    @staticmethod
+    def _settle(value):
+        """Turn a stub or a missing name into the rule's verdict; pass anything else on."""
+        if isinstance(value, MissingName):
+            raise Abort("error", f"{value}: define it as the spec says (see the module's docstrings)")
+        if isinstance(value, Raised) and value.is_a("NotImplementedError"):
+            raise Abort("not_implemented", value.message or "not implemented yet")
+        return value
+
+    def call(self, name: str, *args) -> Call:
+        """Call the learner's ``name(*args)``; exceptions come back in ``Call.raised``."""
+        return self._as_call(name, list(args), self.probe("call", name, list(args)))
+
+    def call_made(self, factory: str, factory_args: list, *args) -> Call:
+        """Call the reducer the learner's ``factory(*factory_args)`` returns."""
+        label = f"{factory}({', '.join(show(a) for a in factory_args)})"
+        return self._as_call(label, list(args), self.probe("call_made", factory, list(factory_args), list(args)))
+
+    def value(self, name: str, *args) -> Call:
+        """Like ``call``, but an exception is the learner's error on this example."""
+        return self._no_raise(self.call(name, *args))
+
+    def value_made(self, factory: str, factory_args: list, *args) -> Call:
+        return self._no_raise(self.call_made(factory, factory_args, *args))
+
+    @staticmethod
+    def _as_call(name: str, args: list, value) -> Call:
+        if isinstance(value, Raised):
+            return Call(name, args, raised=value)
+        return Call(name, args, value["result"], value["args_after"], value["returned_an_argument"])
+
+    @staticmethod
+    def _no_raise(outcome: Call) -> Call:
+        if outcome.raised is not None:
+            no_raise(outcome.raised, outcome.text(), example=outcome.counterexample(None))
+        return outcome
+
+    # -- examples -------------------------------------------------------------------
+    def each(self, cases):
+        """Decorator: run the test now on hand-picked ``cases`` (argument tuples), in order, as a loop would.
+
+        The first that fails is the rule's failure, as given (a hand-picked case
+        is small already: nothing is shrunk). Their probes go to the child in
+        batches, as ``forall``'s do; and a checker that only draws
+        (``grader.engine.predraw``) skips them and draws the rule's random examples.
+        """
+        cases = [tuple(case) for case in cases]
+
+        def run(test):
+            if self._replay(test, cases) is not None:
+                for case in cases:  # again in order, on the answers known: the failure a plain loop would meet first
+                    test(*case)
+            return test
+
+        return run
+
+    def forall(self, *strategies, examples: int | None = None, first: tuple | None = None):
+        """Decorator: run the test now on the rule's seeded examples; a shrunk failure propagates.
+
+        Fast path: every example's probes go to the child in a few batches
+        (``_replay``). Only when an example fails does Hypothesis run the test
+        again, one probe at a time, to find and shrink the smallest failure.
+        ``first``: arguments of a hand-picked case, checked before all; when it
+        fails, a failing random example is shrunk and shown instead (a smaller
+        counterexample), and the hand-picked one only when none fails.
+        """
+
+        def run(test):
+            failed_first = None
+            if first is not None:
+                self.cost.cases += 1
+                try:
+                    test(*first)
+                except Failure as failure:  # reported only if no random example, shrunk, fails too
+                    failed_first = failure
+            key = self.bank_key(test, examples)
+            self._same_strategies(key, strategies)
+            drawing = time.monotonic()
+            cases = bank.examples(key, strategies)
+            drawn = time.monotonic() - drawing
+            self.deadline += drawn  # the grader's own work is not the learner's time
+            self.cost.drawing += drawn
+            first_failure = self._replay(test, cases)
+            if first_failure is None:
+                if failed_first is not None:
+                    raise failed_first
+                return test
+
+            def example(case):
+                return test(*case)
+
+            # Same seed and settings as the bank: Hypothesis meets the same examples (their answers
+            # are known, so only the shrinking asks the child anything new) and shrinks the failure.
+            property_test = seed(key.seed)(bank.rule_settings(key.count, shrink=True)(given(bank.cases(strategies))(example)))
+            waited, began = self.session.waited, time.perf_counter()
+            try:
+                property_test()
+            except Flaky as exc:
+                raise _first_failure(exc) from None
+            finally:
+                self.cost.shrinking += time.perf_counter() - began
+                self.shrinking_waited += self.session.waited - waited
+            if isinstance(first_failure, Failure):
+                raise first_failure  # Hypothesis did not meet it again (a learner function that is not pure)
+            return test
+
+        return run
+
+    def bank_key(self, test, examples: int | None) -> bank.Key:
+        """The examples ``forall`` draws for ``test``: its task, its name, this run's seed, its count."""
+        return bank.Key(self.task_id, test.__name__, self.seed, examples or self.examples)
+
+    def _same_strategies(self, key: bank.Key, strategies: tuple) -> None:
+        """Refuse two tests of one task that share a name (and so their examples) but draw differently."""
+        drawn_from = repr(strategies)
+        known = self._strategies.setdefault(key.name, drawn_from)
+        if known != drawn_from:
+            raise RuntimeError(f"{key.task}: two tests named {key.name!r} draw from different strategies; "
+                               "rename one (tests of one name share their examples)")
+
+    def _replay(self, test, cases: list[tuple]) -> BaseException | None:
+        """Run ``test`` on every case with batched probes; None when all pass.
+
+        Each round runs the tests that still wait for answers; a probe without
+        an answer records its request and stops that test (``_Pending``). The
+        round's requests go to the child in one batch; tests that depend on
+        earlier answers (reducer laws) take a further round. Returns the first
+        ``Failure`` met, or ``ChildFailed`` when a batch did not come back (an
+        endless loop or a crash: found again one call at a time).
+        """
+        waiting = list(range(len(cases)))
+        self._batching = True
+        ran = len(cases)  # the first round starts every case in order; one failing there stops the rest
+        try:
+            first_round = True
+            while waiting:
+                self._requests = {}
+                still = []
+                for index in waiting:
+                    try:
+                        test(*cases[index])
+                    except _Pending:
+                        still.append(index)
+                    except Failure as failure:
+                        if first_round:
+                            ran = index + 1
+                        return failure
+                if self._requests and not self._answer_batch():
+                    return ChildFailed("crashed", "a batch of checks did not come back")
+                waiting, first_round = still, False
+            return None
+        finally:
+            self._batching = False
+            self.cost.cases += ran
+
+    def _answer_batch(self) -> bool:
+        """Send the recorded requests in one batch; False when the child could not answer them all."""
+        remaining = self.deadline - time.monotonic()
+        keys = list(self._requests)
+        # About one call's limit: a loop in one example must leave time to find it on its own.
+        allowed = max(0.0, min(remaining / 2, self.call_limit + 0.005 * len(keys)))
+        try:
+            replies = self.session.batch([self._requests[k] for k in keys], timeout=allowed)
+        except (ChildFailed, LoadFailed):
+            return False
+        self._known.update(zip(keys, replies))
+        return True
+
+
+def describe(name: str, args: tuple, module: str = "your module") -> str:
+    """The learner's call a probe stands for, for a timeout or a crash: a generic probe's (``grader.child.generic``)
+    from its arguments, a part's from its descriptor's ``calls``; ``module``: the part's, ``agstate/state.py``."""
+    if name in ("call", "call_catching"):
+        return f"{args[0]}({', '.join(show(a) for a in args[1])})"
+    if name == "call_made":
+        return f"{args[0]}({', '.join(show(a) for a in args[1])})({', '.join(show(a) for a in args[2])})"
+    if name == "attr":
+        return f"reading {args[0]} from {module}"
+    if name == "channels":
+        return f"StateGraph({args[0]})"
+    for part in PARTS:
+        if name in part.calls:
+            return part.calls[name].format(*[str(a) for a in args[:1]])
+    raise KeyError(f"probe {name!r} is in no part's calls (grader/parts/<part>/__init__.py)")
+
+
+class _Pending(BaseException):
+    """A replayed test asked for an answer not fetched yet (a BaseException: tests never catch it)."""
+
+
+def _first_failure(group: BaseException) -> BaseException:
+    """A flaky learner function: report its first failure, else say it is inconsistent."""
+    for inner in getattr(group, "exceptions", ()):
+        if isinstance(inner, (Failure, Abort)):
+            return inner
+    return Failure("your function gave different answers to the same call: it must depend only on its arguments")
+

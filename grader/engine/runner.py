@@ -1,0 +1,219 @@
+"""Grade one submission: run every selected task's rules, build the report (LAB-SPEC §7)."""
+
+import os
+import sys
+import time
+import traceback
+from collections import Counter
+from pathlib import Path
+
+from grader.engine import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
+from grader.engine.checking import Abort, Checker, Failure
+from grader.engine.costs import RuleCost, TaskCost
+from grader.engine.registry import MODULES, TASKS, Task
+from grader.reports.report import GRADER_ERROR, NO_SANDBOX, SANDBOX, grader_failed, task_result
+from grader.reports.safe import ALSO, clean, display_path, further_failing
+from grader.sandbox.containment import DEFAULT_MEMORY_MB, Limits
+from grader.sandbox.reach import findings, integrity
+from grader.sandbox.session import ChildFailed, LoadFailed, Session
+from grader.sandbox.staging import StagingError, staged
+
+__all__ = ["grade_submission", "DEFAULT_EXAMPLES", "DEFAULT_TIMEOUT"]
+
+
+def grade_submission(submission: str, task_ids: list[str], seed: int, examples: int = DEFAULT_EXAMPLES,
+                     timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB, sandbox: bool = True,
+                     costs: str | None = None) -> dict:
+    """The JSON report for one submission directory.
+
+    Its ``agstate/`` is copied once (``grader.sandbox.staging``); every task runs in a
+    fresh learner process, in a sandbox of its own unless ``sandbox`` is False.
+    Every task says how many ``cases`` its rules ran; ``costs`` adds what a
+    seed does not repeat: ``"seconds"`` each task's wall time, ``"profile"``
+    that and where it went (``grader.engine.costs``).
+    """
+    path = Path(submission)
+    limits = Limits(cpu_seconds=timeout, memory_bytes=memory_mb * 2**20)
+    try:
+        with staged(path) as (copy, skipped):
+            results = _grade_tasks(copy, skipped, task_ids, seed, examples, timeout, limits, sandbox, costs)
+    except StagingError as exc:
+        results = [{**task_result(task_id), "status": "error", "feedback": str(exc)} for task_id in task_ids]
+    return clean({
+        "submission": display_path(submission),
+        "seed": seed,
+        "score": round(sum(r["score"] for r in results), 2),
+        "max_score": float(sum(r["max_score"] for r in results)),
+        "sandbox": SANDBOX if sandbox else NO_SANDBOX,
+        "integrity": integrity(),
+        "tasks": results,
+    })
+
+
+def _grade_tasks(copy: Path, skipped: list[str], task_ids: list[str], seed: int, examples: int, timeout: float,
+                 limits: Limits, sandbox: bool, costs: str | None) -> list[dict]:
+    results = []
+    part_problems: dict[str, dict | None] = {}  # each part's files are looked at and read once
+    for task_id in task_ids:
+        task = TASKS[task_id]
+        began, cost = time.perf_counter(), TaskCost()
+        if task.part not in part_problems:
+            part_problems[task.part] = _missing_module(copy, task.part, skipped) or _reaches_in(copy, task.part)
+        problem = part_problems[task.part]
+        if problem:  # one failed import answers for the whole part
+            result = {**task_result(task.id), **problem}
+        else:
+            result = run_task(task, copy, seed, examples, timeout, limits, sandbox, cost)
+            if result.pop("load_problem", False):
+                part_problems[task.part] = {"status": result["status"], "feedback": result["feedback"]}
+        if costs:
+            result["seconds"] = round(time.perf_counter() - began, 3)
+        if costs == "profile":
+            result["profile"] = cost.as_dict()
+        results.append(result)
+    return results
+
+
+def _missing_module(copy: Path, part: str, skipped: list[str]) -> dict | None:
+    """Feedback when the staged copy lacks the package or the part's module (exactly ``agstate/<module>.py``)."""
+    module = MODULES[part]
+    package = copy / "agstate"
+    why = ""
+    if not (package / "__init__.py").is_file():
+        if any(entry.startswith("agstate ") or entry.startswith("agstate/__init__.py ") for entry in skipped):
+            why = f" ({next(e for e in skipped if e.startswith('agstate'))})"
+        return {"status": "error", "feedback": f"missing: the submission has no agstate/__init__.py{why}; "
+                                               "hand in the whole agstate/ folder"}
+    if (package / f"{module}.py").is_file():
+        return None
+    if (package / module).is_dir():
+        why = f" (agstate/{module}/ is a folder: the exercise is the file agstate/{module}.py)"
+    for entry in skipped:
+        if entry.startswith(f"agstate/{module}.py "):
+            why = f" (agstate/{module}.py is {entry.split(' (', 1)[1].rstrip(')')}: hand in the file itself)"
+    return {"status": "error", "feedback": f"missing: the submission has no agstate/{module}.py{why}"}
+
+
+def _reaches_in(copy: Path, part: str) -> dict | None:
+    """Feedback when the part's module, or an agstate file it imports, reaches into the interpreter (grader.sandbox.reach)."""
+    if integrity() != "on":
+        return None
+    found = findings(copy / "agstate", MODULES[part])
+    if not found:
+        return None
+    more = ""
+    if len(found) > 1:
+        shown = "; ".join(f.sentence() for f in found[1:3])
+        more = f" (and {len(found) - 1} more: {shown}{'; ...' if len(found) > 3 else ''})"
+    return {"status": "error", "feedback": f"{found[0].sentence()}{more}. The grader does not grade code that reaches "
+                                           "into the interpreter, as it could change what the grader observes of your "
+                                           "code; remove it"}
+
+
+def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: float, limits: Limits,
+             sandbox: bool = True, cost: TaskCost | None = None) -> dict:
+    """The task's result; ``cost`` (``grader.engine.costs``), when given, is filled in with where its time went."""
+    cost = cost if cost is not None else TaskCost()
+    base = task_result(task.id)
+    deadline = time.monotonic() + timeout
+    # A correct call takes milliseconds: an endless loop should cost seconds, not the whole task's limit.
+    call_limit = min(5.0, max(1.0, timeout / 20))
+    with Session(submission, MODULES[task.part], limits, load_timeout=min(timeout, 10.0), sandbox=sandbox) as session:
+        try:
+            try:
+                session.probe("attr", "__name__", timeout=min(timeout, 10.0),
+                              doing=lambda: f"importing agstate/{MODULES[task.part]}.py")
+            except LoadFailed as exc:
+                return {**base, "status": "error", "feedback": _load_feedback(exc, task), "load_problem": True}
+            except ChildFailed as exc:
+                return {**base, "status": exc.status, "feedback": said(exc), "load_problem": True}
+            checker = Checker(session, task.id, seed, examples, deadline, call_limit)
+            verdicts = [_run_rule(rule, checker, cost) for rule in task.rules]  # every rule, each broken one shrunk
+        finally:
+            cost.start, cost.imported = session.started - session.imported, session.imported
+    base["cases"] = cost.cases
+    # Each rule is an equal share of the task's points.
+    earned = sum(1 for verdict in verdicts if verdict["status"] == "passed")
+    score = round(task.max_score * earned / len(task.rules), 2)
+    broken = [v for v in verdicts if v["status"] != "passed"]
+    if not broken:
+        return {**base, "score": score, "status": "passed", "rules": verdicts,
+                "feedback": f"all {len(verdicts)} rules hold."}
+    # A rule the grader could not check says so first: the task's status names the grader, never the learner.
+    first = next((verdict for verdict in broken if verdict["status"] == GRADER_ERROR), broken[0])
+    if first["status"] == "not_implemented":
+        feedback = _not_written(first["feedback"], task) + "."
+    else:
+        # A feedback cut short ends with "...": the cut stays visible, no full stop is added to it.
+        stop = " " if first["feedback"].endswith("...") else ". "
+        feedback = f"{first['feedback']}{stop}Rule: {first['rule']}."
+    others = further_failing(verdicts)
+    if others:  # every rule's own feedback and counterexample are in "rules"; the scorecard shows them
+        feedback += ALSO + "; ".join(f"({number}) {verdict['rule']}" for number, verdict in enumerate(others, 2)) + "."
+    return {**base, "score": score, "status": first["status"], "feedback": feedback,
+            "counterexample": first.get("counterexample"), "rules": verdicts}
+
+
+def _not_written(said: str, task: Task) -> str:
+    """A stub's sentence (``"board.reject: board_reducer() ... (notebook 10_validation.ipynb)"``) for ``task``.
+
+    A stub of a task of another notebook is a task to finish first, there: its
+    notebook is named once, not beside this task's own.
+    """
+    owner, _, rest = said.partition(": ")
+    other = TASKS.get(owner)
+    if other is not None and other.notebook != task.notebook:
+        return f"needs {other.id} first: {rest}"
+    return said if task.notebook in said else f"{said} (notebook {task.notebook})"
+
+
+def _without_full_stop(text: str) -> str:
+    """``text`` without its final full stop; a cut ("...") keeps its three dots."""
+    return text if text.endswith("...") or not text.endswith(".") else text[:-1]
+
+
+def _run_rule(rule, checker: Checker, task_cost: TaskCost) -> dict:
+    verdict = {"rule": rule.sentence, "status": "passed"}
+    session = checker.session
+    checker.cost, checker.shrinking_waited = RuleCost(), 0.0
+    task_cost.rules.append(checker.cost)
+    waited, spent, began = session.waited, Counter(session.spent), time.perf_counter()
+    try:
+        _check_rule(rule, checker, verdict)
+    finally:
+        cost, waits = checker.cost, session.waited - waited
+        cost.child = Counter(session.spent)
+        cost.child.subtract(spent)
+        cost.transport = max(0.0, waits - sum(cost.child.values()))
+        cost.shrinking -= checker.shrinking_waited
+        cost.judging = max(0.0, time.perf_counter() - began - cost.drawing - waits - cost.shrinking)
+    return verdict
+
+
+def _check_rule(rule, checker: Checker, verdict: dict) -> None:
+    """Check one rule; its verdict (passed, or the failure, its feedback and counterexample) goes in ``verdict``."""
+    try:
+        rule.check(checker)
+    except Failure as failure:
+        shown = failure.counterexample.report() if failure.counterexample else None
+        verdict.update(status=failure.status, feedback=_without_full_stop(failure.feedback), counterexample=shown)
+    except Abort as stopped:
+        verdict.update(status=stopped.status, feedback=_without_full_stop(stopped.feedback))
+    except Exception as exc:  # a grader bug must cost the learner nothing silently: say so
+        if os.environ.get("AGSTATE_GRADER_DEBUG"):
+            traceback.print_exc(file=sys.stderr)
+        verdict.update(status=GRADER_ERROR, feedback=grader_failed(f"it could not check this rule ({type(exc).__name__})"))
+
+
+def _load_feedback(exc: LoadFailed, task: Task) -> str:
+    raised = exc.raised
+    module = MODULES[task.part]
+    if raised.type in ("SyntaxError", "IndentationError", "TabError") and raised.where:
+        where = raised.where
+        return f"agstate/{module}.py does not parse: {raised.message} in {where['file']}, line {where['line']}: {where['code']}"
+    return f"importing agstate/{module}.py raised {exc.raised.sentence()}"
+
+
+def said(failed: ChildFailed) -> str:
+    """What a failed learner process says in a report: the grader's own failure in the grader's words."""
+    return grader_failed(failed.message) if failed.status == GRADER_ERROR else failed.message

@@ -1,0 +1,192 @@
+"""``check()`` for notebooks: grade the workspace on disk in another process, show a scorecard.
+
+The grading runs outside the kernel — in the kernel's warm grader
+(``grader.notebook.warm``), else a new ``python -m grader`` process — so it always
+sees the files as saved (no stale imports in the kernel) and the learner's
+code never runs inside the notebook's kernel. The kernel itself imports only
+the catalog and the scorecard (``grader.catalog``, ``grader.reports.scorecard``):
+no grading engine, no Hypothesis.
+
+The lab's kernel starts the warm grader as it starts (``grader.notebook.kernel``),
+so by a notebook's first check cell it has imported the grader, started its
+zygote and drawn that notebook's examples; a check asked before it is ready
+says "starting the grader…" while it waits. The warm grader runs in a
+session of its own: the kernel's interrupt and shutdown signals are not its
+(it ends when the kernel's end of its pipe closes), so a kernel that checked
+shuts down and restarts as fast as one that did not.
+"""
+
+import html
+import json
+import os
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+from grader.catalog import target_options
+from grader.reports.scorecard import render_text, scorecard_html
+
+__all__ = ["check", "Points", "warm_up", "workspace", "target_options", "scorecard_html", "STARTING", "GRADING"]
+
+STARTING = "starting the grader…"
+GRADING = "grading…"
+
+
+def workspace() -> Path:
+    """The folder whose ``agstate/`` is graded: $AGSTATE_WORKSPACE, else the notebook's folder or its parent.
+
+    The notebook's folder is the kernel's working directory: a released
+    assignment holds its notebooks and ``agstate/`` side by side; the lab's
+    repository holds ``notebooks/`` next to ``agstate/``. Where neither has an
+    ``agstate/``, the notebook's folder is graded and the grader says the
+    package is missing, rather than grading some other ``agstate`` that Python
+    could import (the lab's own stubs, installed for development).
+    """
+    if os.environ.get("AGSTATE_WORKSPACE"):
+        return Path(os.environ["AGSTATE_WORKSPACE"]).resolve()
+    here = Path.cwd().resolve()
+    return next((folder for folder in (here, here.parent) if (folder / "agstate").is_dir()), here)
+
+
+class Points(float):
+    """The points ``check()`` gave, a float to compute with; Jupyter shows it as nothing, as the scorecard says them."""
+
+    def _ipython_display_(self):
+        pass  # its display is the scorecard above it: no bare "Out: 15.0" under every check cell
+
+
+_WARM: subprocess.Popen | None = None  # this kernel's warm grader (grader.notebook.warm)
+_READY = [False]  # whether _WARM has said it is ready (its first line)
+
+
+def warm_up() -> subprocess.Popen | None:
+    """Start this kernel's warm grader if it is not running; it imports the grader and LangGraph meanwhile.
+
+    None under nbgrader (``NBGRADER_EXECUTION``): autograde and validate grade
+    with a cold process each, and leave nothing running behind them.
+    """
+    global _WARM
+    if os.environ.get("NBGRADER_EXECUTION"):
+        return None
+    if _WARM is None or _WARM.poll() is not None:
+        # -I and cwd="/": neither the workspace nor PYTHON* variables can put another "grader" in front of this one.
+        # A session of its own: the kernel's interrupt (SIGINT to its process group) and ipykernel's shutdown, which
+        # signals and then waits for every process of the kernel's group, are not the warm grader's business.
+        _WARM = subprocess.Popen([sys.executable, "-I", "-m", "grader.notebook.warm"], cwd="/", text=True,
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 start_new_session=True)
+        _READY[0] = False
+    return _WARM
+
+
+def _await_ready(warm: subprocess.Popen, slot: "_Slot | None") -> None:
+    """Read the warm grader's first line ("ready"); while it has not come, ``slot`` says "starting the grader…"."""
+    if _READY[0]:
+        return
+    starting = slot is not None and not select.select([warm.stdout], [], [], 0)[0]
+    if starting:
+        slot.say(STARTING)
+    if json.loads(warm.stdout.readline()).get("ready") is not True:
+        raise ValueError("the warm grader did not say it was ready")
+    _READY[0] = True
+    if starting:
+        slot.say(GRADING)  # a whole lab's first check grades for seconds more: no longer "starting"
+
+
+class _Slot:
+    """Where a check's scorecard goes: in a kernel one display, which says "starting the grader…" until then."""
+
+    def __init__(self):
+        self._handle = None
+
+    def say(self, words: str) -> None:
+        """Show ``words`` in the slot (in a kernel; a terminal gets the first only)."""
+        if not _in_kernel():
+            if self._handle is None:
+                print(words, flush=True)
+                self._handle = False
+            return
+        from IPython.display import HTML, display
+
+        shown = HTML(f"<p><i>{html.escape(words)}</i></p>")
+        if self._handle:
+            self._handle.update(shown)
+        else:
+            self._handle = display(shown, display_id=True)
+
+    def show(self, report: dict) -> None:
+        if not _in_kernel():
+            print(render_text(report))
+            return
+        from IPython.display import HTML, display
+
+        if self._handle:
+            self._handle.update(HTML(scorecard_html(report)))
+        else:
+            display(HTML(scorecard_html(report)))
+
+    def failed(self) -> None:
+        if self._handle:
+            from IPython.display import HTML
+
+            self._handle.update(HTML(""))
+
+
+def _grade(args: list[str], slot: _Slot | None = None) -> subprocess.CompletedProcess:
+    """``agstate-grade args``: in the warm grader when there is one, else (or if it has gone) in a cold process."""
+    warm = warm_up()
+    if warm is not None:
+        try:
+            warm.stdin.write(json.dumps({"args": args}) + "\n")
+            warm.stdin.flush()
+            _await_ready(warm, slot)  # its first line; meanwhile it has begun this request
+            reply = json.loads(warm.stdout.readline())
+            return subprocess.CompletedProcess(args, reply["returncode"], reply["stdout"], reply["stderr"])
+        except (OSError, ValueError, KeyError):
+            warm.kill()  # gone or garbled: the next check() starts a new one; this one grades cold
+        except BaseException:
+            # Interrupted (the kernel's stop button) while it grades: its reply would answer the next check(), so
+            # this warm grader goes, and the next check() starts another.
+            warm.kill()
+            raise
+    # -I: neither the working directory nor PYTHON* variables can put another "grader" in front of this one.
+    return subprocess.run([sys.executable, "-I", "-m", "grader", *args], capture_output=True, text=True)
+
+
+def check(target: str | None = None, *, seed: int | None = None) -> float:
+    """Grade ``target`` (a task id like "state.dedupe", a part like "state", or everything)."""
+    args = [str(workspace()), "--json", *target_options(target)]
+    if seed is not None:
+        args += ["--seed", str(seed)]
+    slot = _Slot()
+    try:
+        done = _grade(args, slot)
+    except BaseException:  # interrupted: "starting the grader…" goes with it
+        slot.failed()
+        raise
+    try:
+        report = json.loads(done.stdout)
+    except ValueError:
+        report = None
+    if not isinstance(report, dict) or "tasks" not in report:
+        slot.failed()
+        raise RuntimeError(f"the grader could not run: {done.stderr.strip()}")
+    slot.show(report)
+    if os.environ.get("NBGRADER_EXECUTION") == "validate":
+        # `nbgrader validate` shows a graded cell's stderr, and otherwise only "Partial credit": say what is wrong.
+        for task in report["tasks"]:
+            if task["status"] != "passed":
+                print(f"{task['id']}: {task['score']:g} / {task['max_score']:g} {task['status'].replace('_', ' ')}: "
+                      f"{task['feedback']}", file=sys.stderr)
+    if os.environ.get("NBGRADER_EXECUTION"):
+        return report["score"]  # a plain float, shown: nbgrader reads a test cell's last value as its partial credit
+    return Points(report["score"])
+
+
+def _in_kernel() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    return get_ipython() is not None

@@ -1,0 +1,223 @@
+"""Part B's probes: run the learner's board code inside the child, report plain data.
+
+Boards travel as JSON dicts and are built into the learner's own models here,
+in the child. What comes back is data: a result's ``model_dump``, its type's
+name, identities (``result is current``), whether an argument changed, and
+the warnings logged on ``agstate.board``. The grading process judges.
+
+Where raising is an answer (``parse_update`` on a broken update, a strict
+model refusing data) the probe calls the learner through ``ctx.attempt`` and
+the reply holds the ``Raised`` in place of the result. Everywhere else the
+scenario cannot go on once the learner's code raises: the exception leaves
+the probe and the child sends the whole reply as a ``Raised``.
+"""
+
+import copy
+
+from langgraph.graph import START, StateGraph
+from pydantic import BaseModel
+
+from grader.child.probes import Raised, probe
+from grader.parts.board.probes.logged import warnings_logged
+
+__all__ = ["board_reduce", "board_fold", "board_validate", "board_parse", "board_model_class", "board_demo",
+           "board_graph", "board_graph_calls", "board_first_write", "board_hostile"]
+
+_OWN_TYPES = ("Board", "MoveOp", "RemoveOp", "Card", "Column")
+
+
+def _dump(value):
+    """A model as JSON data; anything else as it is (the wire tags what is not plain)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", warnings=False)
+    return value
+
+
+def _kind(ctx, value) -> str:
+    """``Board``/``MoveOp``/... when ``value`` is exactly the learner's class; else its full type name."""
+    if value is None:
+        return "None"
+    for name in _OWN_TYPES:
+        if type(value) is getattr(ctx.module, name, None):
+            return name
+    return f"{type(value).__module__}.{type(value).__qualname__}"
+
+
+def _current(ctx, data):
+    """``data`` built into the learner's Board. ``data`` is the probe's own (decoded from this request), and the
+    model holds copies: nothing of it is shared with another call."""
+    return None if data is None else ctx.get("Board").model_validate(data)
+
+
+def _update(ctx, data, as_instance):
+    """The update as a tool emits it, or built into the learner's model. ``data`` is the probe's own (decoded
+    from this request); a probe that passes it to the learner twice copies it first.
+
+    ``as_instance="unvalidated"`` builds it with ``model_construct``, which validates nothing.
+    """
+    if not as_instance:
+        return data
+    model = ctx.get(("MoveOp" if data["type"] == "move" else "RemoveOp") if "type" in data else "Board")
+    return model.model_construct(**data) if as_instance == "unvalidated" else model.model_validate(data)
+
+
+def _reduce(ctx, current, update) -> tuple[dict, object]:
+    """One reducer call: everything the rules look at, and the result itself."""
+    reducer = ctx.get("board_reducer")
+    # A model's dump is new data already; a plain dict is the very object the reducer gets.
+    current_before = _dump(current)
+    update_before = _dump(update) if isinstance(update, BaseModel) else copy.deepcopy(update)
+    with warnings_logged() as warned:
+        result = reducer(current, update)
+    return {
+        "result": _dump(result),
+        "type": _kind(ctx, result),
+        "is_current": result is current,
+        "current_changed": _dump(current) != current_before,
+        "update_changed": _dump(update) != update_before,
+        "warnings": list(warned),
+    }, result
+
+
+@probe
+def board_reduce(ctx, current, update, as_instance):
+    """``board_reducer(current, update)``; ``current`` is board data or None."""
+    return _reduce(ctx, _current(ctx, current), _update(ctx, update, as_instance))[0]
+
+
+@probe
+def board_fold(ctx, updates):
+    """Fold ``board_reducer`` over ``updates`` from None, one record per step; a step that raised is its ``Raised``, and the last."""
+    steps, current = [], None
+    for update in updates:
+        done = ctx.attempt(lambda update=update, current=current: _reduce(ctx, current, copy.deepcopy(update)))
+        if isinstance(done, Raised):
+            steps.append(done)  # the rules name this step: "at step 3, board_reducer(...) raised ..."
+            break
+        step, current = done
+        steps.append(step)
+    return steps
+
+
+@probe
+def board_validate(ctx, current, update, as_instance):
+    return ctx.get("validate_update")(_current(ctx, current), _update(ctx, update, as_instance))
+
+
+@probe
+def board_parse(ctx, raw, as_instance):
+    """``parse_update(raw)``: ``parsed`` is the typed result's dump (``type`` its kind) or the ``Raised``.
+
+    ``ctx.get`` runs inside the attempt, as it always has: a missing
+    ``parse_update`` reads as its ``Missing`` raised. ``args``: the rules read
+    all the exception said (``str(exc)``), not only the first line ``Raised``
+    keeps: a BoardError built from pydantic's text names the type on line 2.
+    """
+    update = _update(ctx, raw, as_instance)
+    before = copy.deepcopy(_dump(update))
+    result = ctx.attempt(lambda: ctx.get("parse_update")(update), attrs=("args", "problems"))
+    if isinstance(result, Raised):
+        return {"parsed": result, "type": None, "raw_changed": _dump(update) != before, "is_raw": False}
+    return {"parsed": _dump(result), "type": _kind(ctx, result), "raw_changed": _dump(update) != before,
+            "is_raw": result is update}
+
+
+@probe
+def board_model_class(ctx, name, data):
+    """``<name>.model_validate(data)`` with the learner's class: the result's dump, or the ``Raised``.
+
+    ``ctx.get`` runs inside the attempt, as it always has: a missing class reads as its ``Missing`` raised.
+    """
+    return ctx.attempt(lambda: _dump(ctx.get(name).model_validate(copy.deepcopy(data))))
+
+
+@probe
+def board_demo(ctx):
+    board = ctx.get("DEMO_BOARD")
+    empty = ctx.get("Board")()
+    return {"demo": _dump(board), "type": _kind(ctx, board), "empty": _dump(empty), "empty_type": _kind(ctx, empty)}
+
+
+@probe
+def board_graph(ctx, board, has_board, as_instance, commands):
+    """Invoke ``build_board_graph()`` with ``commands`` (and a starting board when ``has_board``)."""
+    graph = ctx.get("build_board_graph")()
+    graph_input = {"commands": copy.deepcopy(commands)}
+    if has_board:
+        graph_input["board"] = _update(ctx, board, as_instance) if type(board) is dict else copy.deepcopy(board)
+    out = graph.invoke(graph_input, {"recursion_limit": 20})
+    # What the spec says the run must equal, computed with the learner's own reducer: the graph task
+    # judges the wiring, the reducer's tasks judge the reducer.
+    reducer, board_class = ctx.get("board_reducer"), ctx.get("Board")
+    with warnings_logged():
+        issued = reducer(board_class(), copy.deepcopy(graph_input["board"])) if has_board else board_class()
+        if not (isinstance(issued, board_class) and issued.columns):
+            issued = ctx.get("DEMO_BOARD")
+        invalid = sum(bool(ctx.get("validate_update")(issued, copy.deepcopy(command))) for command in commands)
+        folded = issued
+        for command in commands:  # on copies: a reducer that edits current in place is another task's failure
+            folded = reducer(copy.deepcopy(folded), copy.deepcopy(command))
+    return {"board": _dump(out.get("board")), "type": _kind(ctx, out.get("board")), "rejected": out.get("rejected"),
+            "own_fold": _dump(folded), "own_invalid": invalid}
+
+
+@probe
+def board_graph_calls(ctx, board, commands):
+    """Stream ``build_board_graph()`` on ``commands`` from ``board``: what each ``apply_command`` run returned as board."""
+    graph = ctx.get("build_board_graph")()
+    graph_input = {"commands": copy.deepcopy(commands), "board": copy.deepcopy(board)}
+    calls, nodes = [], []
+    for update in graph.stream(graph_input, {"recursion_limit": 20}, stream_mode="updates"):
+        for node, written in (update or {}).items():
+            nodes.append(node)
+            if node == "apply_command":
+                calls.append(_dump(written.get("board")) if isinstance(written, dict) else _dump(written))
+    return {"calls": calls, "nodes": nodes}
+
+
+@probe
+def board_first_write(ctx, garbage):
+    """A graph over BoardState's ``board`` key alone whose only node writes ``garbage`` first."""
+    builder = StateGraph(ctx.sub_schema("BoardState", ["board"]))
+    builder.add_node("tool", lambda state: {"board": copy.deepcopy(garbage)})
+    builder.add_edge(START, "tool")
+    out = builder.compile().invoke({})
+    return {"board": _dump(out.get("board")), "type": _kind(ctx, out.get("board"))}
+
+
+def _hostile(kind: str):
+    """Made here, not sent: huge or self-referencing payloads."""
+    if kind == "huge string":
+        return "x" * 2_000_000
+    if kind == "many columns":
+        columns = [{"column_id": f"c{i}", "title": "", "cards": []} for i in range(20_000)]
+        columns.append({"column_id": "c0", "title": "", "cards": []})  # one duplicate id: invalid
+        return {"columns": columns}
+    if kind == "deep list":
+        value = []
+        for _ in range(5_000):
+            value = [value]
+        return value
+    if kind == "deep board":
+        value = {"card_id": "x", "title": "t", "priority": 1}
+        for _ in range(5_000):
+            value = {"cards": [value]}
+        return {"columns": [{"column_id": "a", "title": "A", "cards": [value]}]}
+    if kind == "cycle":
+        board = {"columns": []}
+        board["columns"].append({"column_id": "a", "title": "A", "cards": [board]})
+        return board
+    if kind == "huge id":
+        return {"type": "move", "card_id": "T" * 1_000_000, "from_column": "a", "to_column": "a"}
+    raise ValueError(kind)
+
+
+@probe
+def board_hostile(ctx, current, kind):
+    """The reducer on a hostile payload: must return ``current`` itself, untouched, without raising."""
+    board = _current(ctx, current)
+    before = _dump(board)
+    with warnings_logged() as warned:
+        result = ctx.get("board_reducer")(board, _hostile(kind))
+    return {"is_current": result is board, "current_changed": _dump(board) != before, "warned": bool(warned),
+            "type": _kind(ctx, result)}

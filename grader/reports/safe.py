@@ -1,0 +1,110 @@
+"""What the grader writes is safe whatever the learner's code sent: strict JSON, printable text, bounded size.
+
+A report carries data from the learner's process: return values in
+counterexamples, exception messages, printed output, and the submission's
+own folder name. ``clean`` makes a report safe to write anywhere: lone
+surrogates (not encodable as UTF-8) become visible escapes, NaN and
+infinities become strings (strict JSON has neither), and long strings and
+containers are cut with a marker saying how much was left out (clean each
+report on its own: a class's list of reports is never cut).
+``for_terminal`` escapes control characters (ANSI escape codes, bidi
+overrides) so a scorecard cannot rewrite the terminal it prints to.
+``atomic_write`` writes a file (a gradebook, an LMS file, a class page) so
+that nobody reads half of it and no link planted at its path is followed.
+"""
+
+import contextlib
+import math
+import os
+import tempfile
+import unicodedata
+from pathlib import Path
+
+__all__ = ["clean", "for_terminal", "display_path", "further_failing", "atomic_write", "ALSO", "MAX_TEXT", "MAX_ITEMS"]
+
+# In a failing task's feedback, what follows its first failing rule: the other failing rules' sentences.
+ALSO = " Also not passing: "
+
+
+def further_failing(rules: list[dict]) -> list[dict]:
+    """A task's failing rules after the first (its feedback shows that one in full), stubs left out: numbered from 2.
+
+    The one list the report's feedback, the scorecard and ``check()`` all show.
+    """
+    broken = [rule for rule in rules if rule["status"] != "passed"]
+    return [rule for rule in broken[1:] if rule["status"] != "not_implemented"]
+
+MAX_TEXT = 2000  # characters of one string
+MAX_ITEMS = 50  # items of one list or dict
+MAX_DEPTH = 20
+
+
+def display_path(path: str) -> str:
+    """A path as text: bytes that are not UTF-8 (an LMS zip's folder names) shown as ``\\xNN``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def clean(value, depth: int = 0):
+    """A copy of ``value`` (JSON data) that any JSON writer, log reader and terminal can take."""
+    if isinstance(value, str):
+        text = value.encode("utf-8", "backslashreplace").decode("utf-8") if _has_surrogate(value) else value
+        if len(text) <= MAX_TEXT:
+            return text
+        marker = f"… ({len(text) - MAX_TEXT + 40} more characters)"
+        return text[:MAX_TEXT - 40] + marker  # at most MAX_TEXT: cleaning it again changes nothing
+    if isinstance(value, bool) or value is None or isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if depth >= MAX_DEPTH:
+        return "… (nested too deep to show)"
+    # A cut container keeps MAX_ITEMS - 1 items and a marker: MAX_ITEMS in all, so cleaning is idempotent.
+    if isinstance(value, dict):
+        items = list(value.items())
+        kept = items if len(items) <= MAX_ITEMS else items[:MAX_ITEMS - 1]
+        out = {clean(str(k), depth + 1): clean(v, depth + 1) for k, v in kept}
+        if len(kept) < len(items):
+            out["…"] = f"{len(items) - len(kept)} more keys"
+        return out
+    if isinstance(value, (list, tuple)):
+        kept = value if len(value) <= MAX_ITEMS else value[:MAX_ITEMS - 1]
+        out = [clean(item, depth + 1) for item in kept]
+        if len(kept) < len(value):
+            out.append(f"… ({len(value) - len(kept)} more items)")
+        return out
+    return clean(repr(value), depth)
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def for_terminal(text: str) -> str:
+    """``text`` with control and format characters (ESC, CSI, bidi overrides) shown as escapes."""
+    return "".join(char if char in "\n\t" or unicodedata.category(char) not in ("Cc", "Cf", "Cs", "Zl", "Zp")
+                   else char.encode("unicode_escape").decode("ascii") for char in text)
+
+
+@contextlib.contextmanager
+def atomic_write(target, newline: str | None = None):
+    """Write ``target`` in full or not at all: a text file opened beside it, moved over it once written.
+
+    A reader never sees half a file, and a symbolic link planted at ``target``
+    is replaced, never written through. ``newline``: as ``open`` takes it (the
+    csv module wants ``""``).
+    """
+    target = Path(target)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}-", suffix=target.suffix)
+    try:
+        with os.fdopen(handle, "w", newline=newline, encoding="utf-8") as out:
+            yield out
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

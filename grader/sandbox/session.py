@@ -1,0 +1,286 @@
+"""The grading side of the boundary: a learner process per task, probes sent to it, anything survived.
+
+A ``Session`` asks the zygote (``grader.sandbox.zygote``) for a learner process in
+a fresh sandbox (``grader.sandbox.keeper``), talks to it over a private channel,
+drains and caps its output, and learns from the keeper how it ended. The
+learner process is restarted, in a new sandbox, after a crash or a time-out.
+Closing the session ends the sandbox and everything in it before it returns.
+"""
+
+import json
+import os
+import select
+import socket
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from grader import wire
+from grader.sandbox import bubblewrap, zygote
+from grader.sandbox.containment import Limits
+from grader.sandbox.reach import integrity
+from grader.wire import Raised
+
+__all__ = ["Session", "Raised", "ChildFailed", "LoadFailed", "MissingName", "GRADER_ERROR"]
+
+_OUTPUT_TAIL_BYTES = 2000
+_OUTPUT_TAIL_CHARS = 300
+_TEARDOWN_TIMEOUT = 10.0
+
+
+# The status of a learner process the grader itself could not start (its sandbox, its zygote): the report's status
+# of the same name (grader.reports.report.GRADER_ERROR, which the engine puts in its words; a test holds them equal).
+GRADER_ERROR = "grader_error"
+
+
+class ChildFailed(Exception):
+    """The learner process died, ran out of time, or could not be made: ``status`` crashed, timeout or
+    ``GRADER_ERROR``."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class LoadFailed(Exception):
+    """The learner's module could not be imported."""
+
+    def __init__(self, raised: Raised):
+        super().__init__(raised.sentence())
+        self.raised = raised
+
+
+class MissingName(Exception):
+    """The learner's module lacks a name a task needs."""
+
+
+def _outcome(reply: dict):
+    if "missing" in reply:
+        return MissingName(reply["missing"])
+    if "grader_error" in reply:
+        # Said by the learner's process, which the learner's code may have rewritten: never the grader's failure.
+        raise ChildFailed("crashed", f"the process running your code answered a check with an error of its own "
+                                     f"({str(reply['grader_error'])[:200]})")
+    return wire.decode(reply["value"])
+
+
+class _OutputDrain(threading.Thread):
+    """Reads the learner's stdout/stderr as fast as it writes, keeping only the tail."""
+
+    def __init__(self, fd: int):
+        super().__init__(daemon=True)
+        self.fd, self.tail, self._stopping = fd, bytearray(), threading.Event()
+
+    def run(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                if not select.select([self.fd], [], [], 0.1)[0]:
+                    continue
+                chunk = os.read(self.fd, 1 << 16)
+                if not chunk:
+                    return
+                self.tail += chunk
+                del self.tail[:-_OUTPUT_TAIL_BYTES]
+        finally:
+            os.close(self.fd)  # closed here, by the reader, so the fd number is never reused under it
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+
+class Session:
+    """One live learner process with the learner's module loaded; restarted after a crash.
+
+    ``submission`` is the task's private copy (``grader.sandbox.staging``); ``sandbox``
+    False runs the learner without bubblewrap (``--no-sandbox``).
+    """
+
+    def __init__(self, submission: Path, module: str, limits: Limits, load_timeout: float = 10.0,
+                 sandbox: bool = True):
+        self.submission = Path(submission).resolve()
+        self.module = module
+        self.limits = limits
+        self.load_timeout = load_timeout
+        self.sandbox = sandbox
+        self._conn = None
+        self._control = None
+        self._drain = None
+        # What the learner's process cost, for grader.engine.costs: starting it (its sandbox included), importing the
+        # module and each probe, as that process measured them, and the wall time spent waiting for its replies.
+        self.started = self.imported = self.waited = 0.0
+        self.spent = Counter()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _start(self) -> None:
+        began = time.perf_counter()
+        try:
+            self._spawn()
+        finally:
+            self.started += time.perf_counter() - began
+
+    def _spawn(self) -> None:
+        mine, theirs = socket.socketpair()
+        output_r, output_w = os.pipe()
+        control, control_theirs = socket.socketpair()
+        request = {"sandbox": self.sandbox, "hook": integrity() != "off", "module": self.module, "limits": self.limits.as_dict(),
+                   "submission": str(self.submission),
+                   "learner_submission": bubblewrap.SUBMISSION if self.sandbox else str(self.submission)}
+        try:
+            zygote.shared().spawn(request, [theirs.fileno(), output_w, control_theirs.fileno()])
+        except OSError as exc:
+            for end in (mine, control):  # theirs, control_theirs and output_w: closed below, whatever happened
+                end.close()
+            os.close(output_r)
+            raise ChildFailed(GRADER_ERROR, f"its zygote, which starts your code's process, is gone ({exc})") from None
+        finally:
+            theirs.close()
+            control_theirs.close()
+            os.close(output_w)
+        self._conn = Connection(mine.detach())
+        self._control = control
+        self._drain = _OutputDrain(output_r)
+        self._drain.start()
+        reply = self._receive(self.load_timeout, lambda: "importing your module")
+        if "load_error" in reply:
+            error = reply["load_error"]
+            self.close()
+            raise LoadFailed(Raised.decode(error))
+        self.imported += _seconds(reply)
+
+    def probe(self, name: str, *args, timeout: float, doing: Callable[[], str] | None = None):
+        """Run probe ``name`` in the learner's process; its value, a ``Raised`` or a ``MissingName``.
+        ``doing()``: what the learner's code was doing, as a failure names it ("running merge_sources([], ['a'])");
+        asked only then."""
+        reply = self._ask({"probe": name, "args": wire.encode(list(args))}, timeout, doing or (lambda: f"running {name}"))
+        self.spent[name] += _seconds(reply)
+        return _outcome(reply)
+
+    def batch(self, requests: list[tuple[str, list]], timeout: float) -> list:
+        """Run many probes in one round trip; each outcome is a value, a ``Raised`` or a ``MissingName``."""
+        message = {"batch": [[name, wire.encode(args)] for name, args in requests]}
+        reply = self._ask(message, timeout, lambda: f"running {len(requests)} checks")
+        for (name, _), item in zip(requests, reply["replies"]):
+            self.spent[name] += _seconds(item)
+        return [_outcome(item) for item in reply["replies"]]
+
+    def _ask(self, message: dict, timeout: float, doing: Callable[[], str]) -> dict:
+        deadline = time.monotonic() + timeout
+        if self._conn is None:
+            self._start()
+        began = time.perf_counter()
+        try:
+            try:
+                self._conn.send_bytes(wire.dumps(message))
+            except OSError:  # the learner is gone already: say how it ended
+                return self._receive(0, doing)
+            return self._receive(max(0.0, deadline - time.monotonic()), doing)
+        finally:
+            self.waited += time.perf_counter() - began
+
+    def _receive(self, timeout: float, doing: Callable[[], str]) -> dict:
+        """The child's answer; ``doing()`` (what it was asked) is only composed for a failure's message."""
+        if not self._conn.poll(timeout):
+            ended = self.close()
+            # Thrashing at the memory limit looks like slowness: say so when the keeper saw it.
+            note = "; the task's processes had reached their memory limit" if ended.get("memory_limit") else ""
+            raise ChildFailed("timeout", f"your code took longer than {timeout:.1f} s while {doing()}{note}")
+        try:
+            return wire.loads(self._conn.recv_bytes(wire.MAX_MESSAGE_BYTES))
+        except (EOFError, OSError):
+            ended = self._ended()
+            if self._drain is not None:
+                self._drain.join(0.2)  # let the reader catch the last words before the crash
+            tail = self.output_tail()
+            self.close()
+            if "error" in ended:
+                raise ChildFailed(GRADER_ERROR, f"it could not start your code's process ({ended['error']})") from None
+            raise ChildFailed("crashed", f"your code ended the process while {doing()} ({_how(ended, self.limits)})"
+                              + (f"; its last output: {tail}" if tail else "")) from None
+        except ValueError as exc:
+            self.close()
+            raise ChildFailed("crashed", f"the process sent an unreadable answer while {doing()} ({exc})") from None
+
+    def _ended(self) -> dict:
+        """The keeper's word on how the learner's process ended (it says so once the process is gone)."""
+        return _parse(_read_line(self._control, 2.0))
+
+    def output_tail(self) -> str:
+        """The last lines the learner's code printed, for feedback."""
+        if self._drain is None:
+            return ""
+        text = bytes(self._drain.tail).decode(errors="replace")
+        # Printable text only: the report is read by people and parsed as JSON.
+        text = "".join(c if c.isprintable() or c in "\n\t" else "?" for c in text)
+        return text.strip()[-_OUTPUT_TAIL_CHARS:]
+
+    def close(self) -> dict:
+        """End the learner's process and its sandbox; returns, once the keeper has cleaned up, its last word."""
+        last = {}
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if self._control is not None:
+            try:
+                self._control.shutdown(socket.SHUT_WR)  # the keeper's cue to stop
+                deadline = time.monotonic() + _TEARDOWN_TIMEOUT
+                while line := _read_line(self._control, max(0.0, deadline - time.monotonic())):
+                    last = _parse(line)  # until EOF: the keeper closes it once everything is gone
+            except OSError:
+                pass
+            self._control.close()
+            self._control = None
+        if self._drain is not None:
+            self._drain.stop()
+            self._drain = None
+        return last
+
+
+def _seconds(reply: dict) -> float:
+    """The seconds a reply says the child spent (0 when it says nothing sensible: it is only a profile)."""
+    spent = reply.get("t") if isinstance(reply, dict) else None
+    return float(spent) if type(spent) in (int, float) and 0 <= spent < 1e6 else 0.0
+
+
+def _parse(line: bytes) -> dict:
+    try:
+        found = json.loads(line) if line else {}
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _read_line(sock: socket.socket, timeout: float) -> bytes:
+    """One line from ``sock`` (b"" at EOF or after ``timeout``)."""
+    line = b""
+    deadline = time.monotonic() + timeout
+    while not line.endswith(b"\n"):
+        if not select.select([sock], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            return line
+        chunk = sock.recv(1)
+        if not chunk:
+            return line
+        line += chunk
+    return line
+
+
+def _how(ended: dict, limits: Limits) -> str:
+    if ended.get("signal"):
+        text = f"killed by signal {ended['signal']}"
+    elif ended.get("code") is not None:
+        text = f"exit status {ended['code']}"
+    else:
+        text = "it stopped answering"
+    if ended.get("memory_limit"):
+        text += f"; the task's processes reached their memory limit of {limits.memory_bytes // 2**20} MB together"
+    if ended.get("process_limit"):
+        text += f"; the task reached its limit of {limits.processes} processes"
+    return text
