@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 # JupyterLab refuses to run as root without this flag (containers, CI).
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test test-fast test-parts test-hostile lint grade learner check-learner kit clean browser sandbox kernel
+.PHONY: lab test test-fast test-parts test-hostile lint docs grade learner check-learner kit clean browser sandbox kernel
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("agstate lab needs Python 3.11 or newer" if sys.version_info < (3, 11) else 0)'
@@ -72,10 +72,15 @@ learner: $(STAMP)
 check-learner: $(STAMP)
 	$(PY) -m grader.authoring.release --check
 
-# The learner's kit: the grader, the notebooks and the stubs, without solutions/ (README: the learner's kit).
+# The documentation (docs/, Sphinx with MyST), offline, warnings as errors: docs/_build/html/index.html.
+docs: $(STAMP)
+	$(PY) -m sphinx -W --keep-going -b html -q docs docs/_build/html
+	@echo "docs/_build/html/index.html"
+
+# The learner's kit: the grader, the notebooks and the stubs, without solutions/ (docs/learner/getting-started.md).
 kit: $(STAMP)
 	@rm -rf build  # setuptools' staging folder: a module deleted since the last build would ship again
 	$(PY) -m build --wheel --outdir dist .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis docs/_build build

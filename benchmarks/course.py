@@ -24,11 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from mutants import board_mutants, branches_mutants, events_mutants, state_mutants
+from mutants import corpora
 from test_course import ASSIGNMENT, BIN, run
 
-MUTANTS = [(corpus.MODULE, corpus.MUTANTS[len(corpus.MUTANTS) // 2])
-           for corpus in (state_mutants, board_mutants, events_mutants, branches_mutants)]
+CORPORA = {corpus.MODULE: corpus for corpus in corpora()}  # one per part, by its module's file name
+MUTANTS = [(module, corpus.MUTANTS[len(corpus.MUTANTS) // 2]) for module, corpus in CORPORA.items()]
 
 
 def timed(label: str, *args, cwd: Path, figures: dict) -> subprocess.CompletedProcess:
@@ -50,13 +50,11 @@ def place_class(course: Path, students: int) -> list[str]:
         submission = course / "submitted" / name / ASSIGNMENT
         shutil.copytree(release, submission)
         if kind != "stub":
-            for module in ("state.py", "board.py", "events.py", "branches.py"):
+            for module in CORPORA:
                 shutil.copy(ROOT / "solutions" / "agstate" / module, submission / "agstate" / module)
         for module, mutant in MUTANTS:
             if kind == f"mutant_{module[:-3]}_{mutant.name}":
-                (submission / "agstate" / module).write_text(
-                    {"state.py": state_mutants, "board.py": board_mutants, "events.py": events_mutants,
-                     "branches.py": branches_mutants}[module].mutant_source(mutant))
+                (submission / "agstate" / module).write_text(CORPORA[module].mutant_source(mutant))
         names.append(name)
     return names
 

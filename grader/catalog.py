@@ -4,7 +4,7 @@ The kernel's ``check()``, the scorecards, the gradebook and the course read
 names and points here: importing it costs the parts' descriptors
 (``grader/parts/<part>/__init__.py``), a few milliseconds. The rules that
 grade each task are registered on top of it by ``grader.engine.registry``, which only
-the grading side imports. Task ids are public API (LAB-SPEC §7); the
+the grading side imports. Task ids are public API (docs/reference/tasks.md); the
 catalog refuses parts that do not add up (``check_parts``) as it loads.
 """
 

@@ -1,4 +1,4 @@
-"""``agstate-grade``: grade one submission or a whole class from a terminal (LAB-SPEC §7).
+"""``agstate-grade``: grade one submission or a whole class from a terminal (docs/reference/cli.md).
 
 Exit status: 0 every graded task passed, 1 some did not, 2 a usage error or a task the grader itself could not grade.
 """
@@ -30,7 +30,7 @@ class UsageError(Exception):
     pass
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agstate-grade",
         description="Grade agstate lab submissions: each PATH is a directory holding an agstate/ package, "
@@ -38,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Repeat any run exactly with the --seed it prints.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="submission directories or globs (default: .)")
-    # --lab: the flag's first name (LAB-SPEC §7), kept so earlier commands still run.
+    # --lab: the flag's first name, kept so earlier commands still run.
     parser.add_argument("--part", "--lab", dest="part", nargs="+", action="extend", metavar="PART",
                         help=f"grade these parts: {', '.join(MODULES)} (default: every part, for every submission; "
                              "--lab is the same flag)")
@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         from grader.reports import class_page as reportpage
 
         return reportpage.main(argv[1:])
-    args = _parser().parse_args(argv)
+    args = parser().parse_args(argv)
     try:
         plan = _plan(args)
         plans, seed, done = plan.plans, plan.seed, plan.done

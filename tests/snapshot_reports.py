@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import submissions
 from hostile.cases import CASES, build_submission
-from mutants import board_mutants, branches_mutants, events_mutants, messages_mutants, state_mutants
+from mutants import corpora
 
-CORPORA = [state_mutants, board_mutants, events_mutants, branches_mutants, messages_mutants]
+CORPORA = corpora()
 ROOT = Path("/tmp/agstate-snapshot")
 MUTANT_SEED, HOSTILE_SEED = 31, 5
 # Fixed stand-ins for the hostile corpus's per-run values: the same source every time.

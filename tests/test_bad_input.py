@@ -1,4 +1,4 @@
-"""Bad input gets a clear, specific message and costs nothing else (LAB-SPEC §7, issue 2)."""
+"""Bad input gets a clear, specific message and costs nothing else (docs/reference/report.md)."""
 
 import json
 

@@ -235,7 +235,7 @@ def test_an_interrupted_batch_keeps_every_finished_result(classroom):
 
 
 def test_logs_gathered_from_several_machines_give_one_gradebook(classroom):
-    """Shards graded apart (README: a course on many machines): their logs joined, --resume writes the gradebook."""
+    """Shards graded apart (docs/instructor/at-scale.md): their logs joined, --resume writes the gradebook."""
     pattern = str(classroom / "submitted" / "*" / "agstate-lab")
     whole = classroom / "whole.csv"
     run_cli(pattern, "--seed", "13", "--out", str(whole))

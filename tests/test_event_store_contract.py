@@ -1,4 +1,4 @@
-"""The event store's contract (LAB-SPEC §5), written once and run on every backend.
+"""The event store's contract (``agstate/events.py``'s docstrings), written once and run on every backend.
 
 ``EventStoreContract`` states the rules; each backend subclasses it and
 supplies only ``opener``: a function returning a new store (a new connection)

@@ -1,4 +1,4 @@
-"""The hostile corpus, graded in one batch as an instructor would (LAB-SPEC §7, isolation and integrity).
+"""The hostile corpus, graded in one batch as an instructor would (docs/explanation/sandbox.md).
 
 Every case of ``tests/hostile/cases.py``, the reference, a known-buggy
 submission and a "neighbour" (a second copy of the reference, which cases
@@ -560,7 +560,7 @@ def test_a_process_tree_is_limited_as_a_whole_where_cgroups_exist(batch):
                                                    f"keep the whole tree within {MEMORY_MB} MiB")
         assert "memory limit" in feedback, f"the feedback should say the memory limit was reached: {feedback}"
     else:
-        # Without cgroups only the per-process limits hold (README): none of the 10 is stopped (on a busy machine
+        # Without cgroups only the per-process limits hold (docs/explanation/sandbox.md): none of the 10 is stopped (on a busy machine
         # some may still be writing their pages when the case looks: they were not stopped either).
         found = re.search(r"HOSTILE-TREE-HELD \d+ MiB in \d+ processes; (\d+) stopped, \d+ still writing, of (\d+)", feedback)
         assert found, f"the case did not report: {feedback}"

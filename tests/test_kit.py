@@ -1,6 +1,6 @@
 """The learner's kit: a wheel with the grader and the starting files, no answers, that gives a working lab.
 
-The slow test is the README's second way in, run as a student would: build
+The slow test is the learner's kit's way in (docs/learner/getting-started.md), run as a student would: build
 the wheel from this checkout (``python -m build``), install it in a fresh
 virtual environment, write a workspace with ``agstate-workspace``, and grade
 it with ``check()`` there — first the stubs, then a module of the reference.

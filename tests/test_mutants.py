@@ -14,7 +14,7 @@ import re
 import zlib
 
 import pytest
-from mutants import board_mutants, branches_mutants, events_mutants, messages_mutants, state_mutants
+from mutants import corpora
 from mutants.corpus import REFERENCE_PACKAGE, Mutant, StaleMutant, apply_edits
 
 from grader.engine.registry import MODULES, TASKS
@@ -22,7 +22,7 @@ from grader.engine.runner import grade_submission
 
 pytestmark = pytest.mark.corpus
 
-CORPORA = [state_mutants, board_mutants, events_mutants, branches_mutants, messages_mutants]
+CORPORA = corpora()  # one per part, found by its name
 
 
 def _internal_words() -> set[str]:

@@ -1,4 +1,4 @@
-"""No data breaks what the grader writes: reports, the log, the gradebook, the scorecard (LAB-SPEC §7)."""
+"""No data breaks what the grader writes: reports, the log, the gradebook, the scorecard (docs/reference/report.md)."""
 
 import csv
 import json

@@ -33,7 +33,7 @@ def test_json_report_has_the_documented_shape():
     (task,) = report["tasks"]
     assert {"id", "part", "lab", "score", "max_score", "status", "feedback", "counterexample"} <= set(task)
     assert (task["id"], task["part"], task["status"], task["counterexample"]) == ("state.dedupe", "state", "passed", None)
-    assert task["lab"] == task["part"]  # the part's first name in LAB-SPEC §7, kept for earlier readers
+    assert task["lab"] == task["part"]  # the part's first name in the report, kept for earlier readers
 
 
 def test_several_paths_give_a_json_array_in_argument_order():

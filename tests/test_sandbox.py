@@ -1,4 +1,4 @@
-"""The sandbox as the learner's code sees it, and what is left of it afterwards (LAB-SPEC §7).
+"""The sandbox as the learner's code sees it, and what is left of it afterwards (docs/explanation/sandbox.md).
 
 A submission whose module defines ``facts()`` — what its process can see and
 do — is run through a real ``Session``; the tests read the answer as plain

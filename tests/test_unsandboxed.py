@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 import submissions
 from conftest import SOLUTIONS
-from mutants import board_mutants, branches_mutants, events_mutants, messages_mutants, state_mutants
+from mutants import corpora
 from private_clone import ORDINARY_USER, as_account, private_clone
 
 from grader.catalog import tasks_of
@@ -37,7 +37,7 @@ from grader.sandbox import zygote
 
 pytestmark = pytest.mark.part
 
-CORPORA = [state_mutants, board_mutants, events_mutants, branches_mutants, messages_mutants]
+CORPORA = corpora()
 SEED = 23
 # Per task; a single call gets a twentieth of it (grader.engine.runner). Roomy: scores are compared here, and a lockstep race
 # slowed past its call's limit by the rest of the suite on two cores is a timeout in one mode and not in the other.

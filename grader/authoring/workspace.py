@@ -73,10 +73,15 @@ def _jupyter() -> str:
     return "jupyter" if found and Path(found).resolve() == mine.resolve() else str(mine)
 
 
+def parser() -> argparse.ArgumentParser:
+    """agstate-workspace's command line."""
+    found = argparse.ArgumentParser(prog="agstate-workspace", description=__doc__.splitlines()[0])
+    found.add_argument("folder", nargs="?", default="agstate-lab", help="where to write it (default: ./agstate-lab)")
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="agstate-workspace", description=__doc__.splitlines()[0])
-    parser.add_argument("folder", nargs="?", default="agstate-lab", help="where to write it (default: ./agstate-lab)")
-    folder = Path(parser.parse_args(argv).folder)
+    folder = Path(parser().parse_args(argv).folder)
     if folder.exists() and not folder.is_dir():
         print(f"agstate-workspace: {folder} exists and is not a folder", file=sys.stderr)
         return 2

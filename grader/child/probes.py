@@ -1,4 +1,4 @@
-"""Trusted scenarios run inside the learner's process: the registry of every part's ``probes.py``.
+"""Trusted scenarios run inside the learner's process: the registry of every part's ``probes/``.
 
 A probe calls the learner's code (a function, a schema, a graph builder) and
 returns plain data about what happened: results, arguments after the call,

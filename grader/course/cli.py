@@ -133,9 +133,10 @@ def _write_package(source: Path, parts: list[str]) -> list[str]:
     return written
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="agstate-course", description="Set up an nbgrader course for the agstate lab.")
-    commands = parser.add_subparsers(dest="command", required=True)
+def parser() -> argparse.ArgumentParser:
+    """agstate-course's command line: its sub-commands init and audit."""
+    built = argparse.ArgumentParser(prog="agstate-course", description="Set up an nbgrader course for the agstate lab.")
+    commands = built.add_subparsers(dest="command", required=True)
     init = commands.add_parser("init", help="write a ready nbgrader course into DIR")
     init.add_argument("directory", metavar="DIR", type=Path)
     init.add_argument("--assignment", default="agstate-lab", help="assignment name (default agstate-lab)")
@@ -152,7 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     audit.add_argument("directory", metavar="DIR", type=Path, nargs="?", default=Path("."),
                        help="the course folder (default: the current directory)")
     audit.add_argument("--assignment", help="the assignment to audit (default: the course's only one)")
-    args = parser.parse_args(argv)
+    return built
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     if args.command == "audit":
         return _audit(args.directory, args.assignment)
     try:

@@ -1,6 +1,6 @@
 """The task registry: every task of the catalog (``grader.catalog``) with the rules that grade it.
 
-Task ids are public API (LAB-SPEC §7). A task's score is the share of its
+Task ids are public API (docs/reference/tasks.md). A task's score is the share of its
 rules that hold; it passes only with full marks. Each part's
 ``rules/`` modules add rules to the tasks its descriptor declares (``task(id)``);
 the catalog refuses parts that do not add up, the registry a task without a rule.

@@ -1,4 +1,4 @@
-"""Grade one submission: run every selected task's rules, build the report (LAB-SPEC §7)."""
+"""Grade one submission: run every selected task's rules, build the report (docs/reference/report.md)."""
 
 import os
 import sys

@@ -7,14 +7,16 @@
   notebook, tasks (points, notebooks) and the learner call each probe stands for;
 - ``strategies.py``: the Hypothesis strategies its rules draw from;
 - ``model.py``: what a correct answer does (grading side; it judges nothing);
-- ``checks.py``: the judging its rules share (grading side; raises ``Failure``);
+- ``checks.py`` (and ``checks_<topic>.py`` beside it): the judging its rules
+  share (grading side; raises ``Failure``);
 - ``rules/``: one module per notebook that grades, named after it
   (``09_operations.ipynb`` -> ``rules/operations.py``), imported in notebook
   order by ``rules/__init__.py``: the order of a task's rules is the order the
   learner meets them;
-- ``probes.py``: scenarios run in the learner's sandboxed process; they import
-  nothing of the grading side (a long one may keep helpers beside it, such as
-  ``events/processes.py``).
+- ``probes/``: the learner's side, run in the learner's sandboxed process:
+  the part's scenarios (``@probe``) and their plumbing (``events/probes/processes.py``,
+  forked writers); they import nothing of the grading side (``tests/test_contracts.py``);
+- any other file is read by both sides and imports neither (``events/tools.py``).
 
 ``grader.catalog`` reads the descriptors and refuses parts that do not add
 up (``grader.catalog.check_parts``); ``grader.engine.registry`` adds each

@@ -7,7 +7,7 @@ __all__ = ["Part", "TaskSpec"]
 
 @dataclass(frozen=True)
 class TaskSpec:
-    """One graded task: its public id (LAB-SPEC §7), its points, the notebook whose check cell grades it."""
+    """One graded task: its public id (docs/reference/tasks.md), its points, the notebook whose check cell grades it."""
 
     id: str
     max_score: float
@@ -25,12 +25,12 @@ class Part:
     """One part of the lab; its folder ``grader/parts/<name>/`` holds its rules, model and probes."""
 
     name: str  # the word in task ids and on the command line: "state" in "state.dedupe", --lab state
-    letter: str  # "A": how the notebooks and the README name it
+    letter: str  # "A": how the notebooks and the docs name it
     title: str
     module: str  # the learner's exercise module: agstate/<module>.py
     first_notebook: str  # where the part's first lesson starts, checked or not ("07_replacement_bug.ipynb")
     tasks: tuple[TaskSpec, ...]
-    # probe name (in probes.py) -> the learner's call it stands for; "{0}" is the probe's first argument
+    # probe name (in the part's probes/) -> the learner's call it stands for; "{0}" is the probe's first argument
     calls: dict = field(default_factory=dict)
 
     @property

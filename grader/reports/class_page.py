@@ -185,14 +185,19 @@ def _whole(report: dict) -> bool:
                                         for t in tasks)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="agstate-grade report",
+def parser() -> argparse.ArgumentParser:
+    """agstate-grade report's command line."""
+    built = argparse.ArgumentParser(prog="agstate-grade report",
                                      description="A class report (one HTML page) from a batch's log: score "
                                                  "distributions, the rules most students fail, the shapes of their "
                                                  "counterexamples, who has not started or crashed.")
-    parser.add_argument("log", metavar="LOG", help="the batch's log: FILE.jsonl of agstate-grade --out FILE")
-    parser.add_argument("-o", "--output", metavar="HTML", help="where to write the page (default: LOG with .html)")
-    args = parser.parse_args(argv)
+    built.add_argument("log", metavar="LOG", help="the batch's log: FILE.jsonl of agstate-grade --out FILE")
+    built.add_argument("-o", "--output", metavar="HTML", help="where to write the page (default: LOG with .html)")
+    return built
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     try:
         reports = load(args.log)
     except ReportError as exc:

@@ -1,4 +1,4 @@
-"""The sandbox a learner's code runs in, as a bubblewrap command line (LAB-SPEC §7).
+"""The sandbox a learner's code runs in, as a bubblewrap command line (docs/explanation/sandbox.md).
 
 bubblewrap (``bwrap``, Debian package ``bubblewrap``) builds it: new user,
 pid, IPC, network, UTS, cgroup and mount namespaces, no way to make further

@@ -5,7 +5,7 @@ rlimits bound one process at a time: 64 processes may each hold the whole
 pages included) and how many there are. Used when the grader runs as root
 and the machine offers the ``memory`` and ``pids`` controllers, through
 cgroup v2 or the v1 hierarchies; otherwise ``detect()`` says why not and the
-rlimits alone apply (see README, "Grading a class"). ``AGSTATE_CGROUPS=off``
+rlimits alone apply (docs/explanation/sandbox.md). ``AGSTATE_CGROUPS=off``
 turns cgroups off, to grade (and test) that path on a machine that has them.
 
 Each task's cgroup is created beside the grader's own (under the cgroup the

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: state
+#     pitfall: "— how the lab and the grader work"
+#     exercise: "—"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,9 @@
 # jupyter:
 #   agstate:
 #     part: state
+#     pitfall: "sequential overwrite; parallel `InvalidUpdateError`"
+#     exercise: "`NaiveState`"
+#     part_pitfalls: "a key without a reducer keeps the last write; parallel writers raise `InvalidUpdateError`; duplicated sources; a first negative score swallowed by an `int` channel; checkpoints that grow quadratically; internal notes leaking to callers"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: state
+#     pitfall: "lost trace; a retried delivery double-counts"
+#     exercise: "`append`, `State.trace`, `State.used_calls`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

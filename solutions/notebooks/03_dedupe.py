@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: state
+#     pitfall: "one source cited twenty times; quadratic dedupe measured"
+#     exercise: "`merge_sources`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

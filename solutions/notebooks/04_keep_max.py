@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: state
+#     pitfall: "`Annotated[int, max]` refused; an `int` channel swallows a first negative"
+#     exercise: "`keep_max`, `State.best_score`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: state
+#     pitfall: "checkpoint bytes per step, unbounded vs windowed"
+#     exercise: "`keep_recent`, `windowed(n)`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: state
+#     pitfall: "internal notes leak; `stream` is not filtered"
+#     exercise: "`InputState`, `OutputState`, `build_graph`, `DECISIONS`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,10 @@
 # jupyter:
 #   agstate:
 #     part: board
+#     pitfall: "two parallel tools return whole boards: newest-wins loses the move, a column-by-column merge loses card T-42"
+#     exercise: "— (the fix cell uses your `board_reducer`)"
+#     part_pitfalls: "tools returning whole boards overwrite each other's edits (a card disappears); with `Board | None` a garbage first write becomes the state unvalidated; a model's `\"3\"` priority, hallucinated op or extra field corrupts the board; a stored card count drifts"
+#     part_notes: "Provided helper `agstate/board_widget.py`: `BoardView(graph, config)` draws\nthe board of a graph's thread; its ◀ ▶ ✕ buttons send `MoveOp`/`RemoveOp`\nthrough `graph.update_state`, so the person's edits go through\n`board_reducer` like the agent's; rejected ops show their reasons and land in\n`rejected`. `print(view)` renders it as text. Use `board_checkpointer()` as\nthe graph's checkpointer."
 #   jupytext:
 #     text_representation:
 #       extension: .py

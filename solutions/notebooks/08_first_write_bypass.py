@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: board
+#     pitfall: "`Annotated[Board | None, r]`: the first write `'garbage'` is stored, the reducer never called; `Board` fixes it"
+#     exercise: "— (`BoardState` comes in 12)"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: board
+#     pitfall: "a reducer that edits the stored board in place"
+#     exercise: "`_replace` (recompute `card_count`), `_move`, `_remove` (`board_reducer` is a seed that applies valid operations)"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: board
+#     pitfall: "lax pydantic coerces `\"3\"`, keeps `\"\"` ids, drops extra fields; a raising reducer stops the run"
+#     exercise: "`STRICT`/`Id`, `parse_update`, `validate_update`, `board_reducer` (reject and preserve)"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: board
+#     pitfall: "a proposal claims `card_count: 7` for 2 cards"
+#     exercise: "`_apply`'s whole-board branch (through `_replace`) — `board.sequence` checks the whole reducer against a model"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: board
+#     pitfall: "a stale op from the agent or the person, rejected with a reason"
+#     exercise: "`BoardState`, `build_board_graph`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: events
+#     pitfall: "an autoincrement log duplicates a retry; `INSERT OR IGNORE` silently drops a conflicting event; check-then-insert gives two events one seq; a writer killed with SIGKILL"
+#     exercise: "`SqliteEventStore`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

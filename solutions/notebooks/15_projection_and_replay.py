@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: events
+#     pitfall: "a fold that pops results changes history; a frozen model with a mutable payload"
+#     exercise: "`project_state`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

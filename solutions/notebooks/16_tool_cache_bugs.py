@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: events
+#     pitfall: "the seed's cache by tool name returns the first result to another call; a falsy result runs again"
+#     exercise: "`call_tool` (graded in 17)"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: events
+#     pitfall: "the in-flight send runs twice on resume when the provider ignores keys"
+#     exercise: "`call_tool` keys, `run_task`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

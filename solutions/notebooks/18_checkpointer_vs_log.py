@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: events
+#     pitfall: "`invoke(None, config)` re-runs the interrupted node: a second e-mail"
+#     exercise: "`build_invoice_graph`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

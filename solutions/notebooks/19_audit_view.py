@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: events
+#     pitfall: "the audit finds a retried `create_invoice` without a key that made two invoices"
+#     exercise: "—"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,10 @@
 # jupyter:
 #   agstate:
 #     part: branches
+#     pitfall: "`dict.update` merge: status decided by completion order (all 24 shown); renaming a node approves a high-risk refund"
+#     exercise: "—"
+#     part_pitfalls: "branch results merged by \"last write wins\" make the outcome a race; a redelivered result double-counts; a late branch overrides a decision; two resolvers both decide; a conflict is lost as an error string; an email goes out twice"
+#     part_notes: "Provided helper: `refund_tools.py`."
 #   jupytext:
 #     text_representation:
 #       extension: .py

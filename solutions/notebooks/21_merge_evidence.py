@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: branches
+#     pitfall: "`operator.add` doubles a redelivered result; \"last wins by id\" hides a disagreement"
+#     exercise: "`merge_evidence`, `EvidenceCollision`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: branches
+#     pitfall: "Hypothesis finds `operator.add` not commutative and not idempotent"
+#     exercise: "laws of `merge_evidence`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: branches
+#     pitfall: "a late branch silently overrides a decision; a `str` channel starts at `''`"
+#     exercise: "`write_once`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: branches
+#     pitfall: "two threads both decide; blind retry after `StaleVersion`"
+#     exercise: "`CaseStream`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: branches
+#     pitfall: "the same checks in another order give the wrong conflict"
+#     exercise: "`classify_proposal`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

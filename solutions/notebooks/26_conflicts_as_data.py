@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: branches
+#     pitfall: "a conflict raised as `ValueError` loses everything"
+#     exercise: "`open_conflict`, `resolve_conflict`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

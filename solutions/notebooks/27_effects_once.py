@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: branches
+#     pitfall: "a redelivered confirmation sends a second email"
+#     exercise: "`RefundState`, `build_refund_graph`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,10 @@
 # jupyter:
 #   agstate:
 #     part: messages
+#     pitfall: "`messages: list` keeps the last turn, parallel writers raise; `operator.add` stores a retried message twice; `add_messages` edits by id, removes with `RemoveMessage`, and ignores a shorter list or `[]`"
+#     exercise: "`budgeted(n)` (the merge)"
+#     part_pitfalls: "`messages` without a reducer keeps the last turn; with `operator.add` a retried model call is stored twice and nothing can be edited or removed; returning `[]` \"does nothing\"; trimming by slicing orphans a tool result and the provider refuses the history; a budget kept in each node is forgotten by one; the checkpoint grows every turn"
+#     part_notes: "Provided helper: `chat_tools.py`, a scripted chat model that asks for tool calls and refuses an invalid history as a chat API does, fake tools, and `conversation_problems`."
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: messages
+#     pitfall: "slicing the history orphans a tool result and drops the system message; the provider answers `400 invalid_request_error`"
+#     exercise: "`trim_removals`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

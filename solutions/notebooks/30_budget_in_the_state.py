@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: messages
+#     pitfall: "a budget kept in every node is forgotten by one"
+#     exercise: "`budgeted(n)` (the trim), `ChatState`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

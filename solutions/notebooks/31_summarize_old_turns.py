@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: messages
+#     pitfall: "the checkpoint grows every turn (bytes per step measured), then stops growing"
+#     exercise: "`summarize_removals`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -2,6 +2,8 @@
 # jupyter:
 #   agstate:
 #     part: messages
+#     pitfall: "the whole agent, tool calls, a failing tool, a re-sent turn"
+#     exercise: "`build_chat_graph`, `DECISIONS`"
 #   jupytext:
 #     text_representation:
 #       extension: .py

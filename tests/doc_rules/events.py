@@ -177,7 +177,7 @@ NOTEBOOKS = {
     ('14_append_and_retry', '### Threads and processes'):
         explains('a sub-heading'),
     ('14_append_and_retry', 'The grader calls each store from one thread at a time.'):
-        explains('the thread contract: no rule shares one store between threads (grader/parts/events/probes.py '
+        explains('the thread contract: no rule shares one store between threads (grader/parts/events/probes/ '
                  'calls each store from the probe\'s own thread; racing writers are processes)'),
     ('14_append_and_retry',
      "Writers that race do so from separate processes, each with its own `SqliteEventStore` on the same file: the "

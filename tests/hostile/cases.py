@@ -1,4 +1,4 @@
-"""Hostile submissions of part A: state.py variants that attack the grader (LAB-SPEC §7, isolation).
+"""Hostile submissions of part A: state.py variants that attack the grader (docs/explanation/sandbox.md).
 
 Each ``Hostile`` case is the reference ``solutions/agstate/state.py`` plus one
 attack. ``where`` says where the attack goes:

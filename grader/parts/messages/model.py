@@ -4,7 +4,7 @@ A message crosses the wire as a dict (``grader.parts.messages.probes``):
 ``{"type": "system"|"human"|"ai"|"tool"|"remove", "id": str | None, "content": str}``,
 with ``tool_calls`` (``[{"name", "args", "id"}]``) on an AI message and
 ``tool_call_id`` (and ``status``) on a tool message. Every function here is
-the grader's own reading of LAB-SPEC §10, written without the reference.
+the grader's own reading of ``agstate/messages.py``'s docstrings, written without the reference.
 """
 
 __all__ = ["REMOVE_ALL", "UnknownRemoval", "problems", "model_add", "model_trim", "model_reduce", "model_summary", "fits",

@@ -1,4 +1,4 @@
-"""Child side: the warnings the learner's board code logs on ``agstate.board`` during a call (imported by ``probes.py``).
+"""Child side: the warnings the learner's board code logs on ``agstate.board`` during a call (imported by the part's probes).
 
 A rejected update must say why in a warning; the probes capture them here,
 whatever logging state the learner's module left behind. Like the probes, it

@@ -1,4 +1,4 @@
-"""Child side: the scaffolding of part D's concurrency probes (imported by ``probes.py`` only).
+"""Child side: the scaffolding of part D's concurrency probes (imported by the part's probes only).
 
 A correct stream for the resolver probes, a stream that lets a rival
 resolver win at the worst moment, and threads that race in lockstep. Like the

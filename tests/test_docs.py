@@ -1,0 +1,85 @@
+"""The documentation is true: it builds, its counts come from the code, and everything it points at exists.
+
+- ``docs/`` builds with Sphinx, offline, warnings as errors (a broken
+  cross-reference, a missing page or substitution fails);
+- no page writes a count the code gives (the corpora, the notebooks, the
+  points): those are substitutions (``docs/_ext/agstate_docs.py``);
+- every file of the repository a page or the README names, and every link
+  of the README, exists;
+- the report's page names every field of the report's shape, and the
+  environment's page every variable the lab reads;
+- nothing cites a specification the repository does not hold.
+"""
+
+import re
+import subprocess
+import sys
+import typing
+
+import pytest
+from conftest import ROOT
+
+pytestmark = pytest.mark.unit
+
+PAGES = sorted((ROOT / "docs").rglob("*.md"))
+TEXTS = {path: path.read_text(encoding="utf-8") for path in [ROOT / "README.md", *PAGES]}
+
+
+def test_the_site_builds_offline_with_warnings_as_errors(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "-q", str(ROOT / "docs"),
+                           str(tmp_path / "html")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
+    built = (tmp_path / "html" / "contributing" / "tests.html").read_text()
+    assert "{{" not in built and "buggy submissions" in built
+
+
+def test_no_page_writes_a_count_the_code_gives():
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    from agstate_docs import substitutions
+
+    counts = substitutions()
+    for key, words in (("mutants", "buggy|mutant"), ("hostile", "hostile"), ("notebooks", "notebooks"), ("points", "points")):
+        for path in PAGES:
+            assert not re.search(rf"(?<![\w.]){counts[key]}\s+({words})", TEXTS[path]), \
+                f"{path.relative_to(ROOT)} writes {counts[key]} (the {key}); write {{{{ {key} }}}}"
+
+
+def test_every_file_named_exists():
+    named = set()
+    for text in TEXTS.values():
+        named |= set(re.findall(r"(?<![\w/.-])((?:grader|tests|benchmarks|solutions|docs|agstate|notebooks)/[\w./-]*\w)", text))
+    missing = [path for path in sorted(named) if "<" not in path and not path.startswith("docs/_build")
+               and not (ROOT / path).exists() and not list(ROOT.glob(path))]
+    assert not missing, f"named but not in the repository: {missing}"
+
+
+def test_the_readmes_links_resolve():
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", TEXTS[ROOT / "README.md"])
+    local = [link for link in links if "://" not in link]
+    assert local and all((ROOT / link).exists() for link in local), [link for link in local if not (ROOT / link).exists()]
+    assert len(TEXTS[ROOT / "README.md"].splitlines()) <= 70, "the README is one page: the rest belongs in docs/"
+
+
+def test_the_report_page_names_every_field():
+    from grader.reports import report
+
+    page = TEXTS[ROOT / "docs" / "reference" / "report.md"]
+    for shape in (report.Report, report.TaskResult, report.RuleVerdict):
+        for field in typing.get_type_hints(shape):
+            assert f"`{field}`" in page, f"docs/reference/report.md does not name {shape.__name__}.{field}"
+    for status in report.STATUSES:
+        assert f"`{status}`" in page
+
+
+def test_the_environment_page_names_every_variable_read():
+    read = set()
+    for path in [*ROOT.glob("grader/**/*.py"), *ROOT.glob("solutions/agstate/*.py"), *ROOT.glob("tests/*.py")]:
+        read |= set(re.findall(r"\bAGSTATE_[A-Z_]+\b", path.read_text(encoding="utf-8")))
+    page = TEXTS[ROOT / "docs" / "reference" / "environment.md"]
+    assert sorted(name for name in read if f"`{name}`" not in page) == []
+
+
+def test_nothing_cites_a_specification_the_repository_does_not_hold():
+    cited = [str(path.relative_to(ROOT)) for path in [*ROOT.glob("grader/**/*.py"), *ROOT.glob("tests/**/*.py"), *PAGES,
+                                                      ROOT / "README.md"] if ("LAB" + "-SPEC") in path.read_text(encoding="utf-8")]
+    assert cited == []
