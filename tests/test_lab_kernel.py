@@ -78,3 +78,14 @@ def test_a_cell_that_fails_because_an_unwritten_exercise_stopped_a_cell_above_sa
                                    "no keys yet, so the graph keeps none; write its keys (this notebook's exercise), "
                                    "then run this cell again"]
     assert errors[8] is None and errors[9] is None and "7" in notebook.cells[9].outputs[0].text
+
+
+def test_configs_written_before_the_grader_was_cut_into_rooms_still_run():
+    """An environment's old kernel config and a course's old nbgrader_config.py name modules that moved."""
+    import subprocess
+
+    old_lines = ("import grader.lab_kernel as _agstate_lab; _agstate_lab.show_unwritten; _agstate_lab.start_grader",
+                 "from grader.autograde import autograde_steps, sanitize_steps; autograde_steps(); sanitize_steps()")
+    for line in old_lines:
+        done = subprocess.run([sys.executable, "-c", line], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr

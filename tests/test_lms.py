@@ -234,7 +234,7 @@ def test_a_file_that_is_not_a_canvas_export_is_refused(tmp_path):
     assert "not a Canvas gradebook export" in error(load_roster, str(MOODLE), "canvas")
     assert "cannot read the roster" in error(load_roster, str(tmp_path / "absent.csv"), "canvas")
     assert "unknown LMS format 'blackboard'" in error(load_roster, str(MOODLE), "blackboard")
-    assert FORMATS == ("canvas", "moodle")
+    assert list(FORMATS) == ["canvas", "moodle"]
 
 
 def test_a_roster_read_for_one_lms_is_refused_by_the_other(tmp_path):

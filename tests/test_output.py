@@ -267,7 +267,7 @@ def test_repeated_and_listed_tasks_are_all_graded(argv):
     """``--task A --task B`` grades A and B, not only B (a learner's report); ``--lab`` is ``--part``'s old name."""
     from grader import cli
 
-    plans = cli._plan(cli._parser().parse_args([str(ROOT / "solutions"), *argv])).plans
+    plans = cli._plan(cli.parser().parse_args([str(ROOT / "solutions"), *argv])).plans
     assert [task_ids for _, task_ids in plans] == [["state.dedupe", "state.window"]]
 
 

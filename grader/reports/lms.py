@@ -45,19 +45,15 @@ import io
 import math
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.reports.safe import atomic_write
 from grader.reports.students import student_of
 
-__all__ = ["DEFAULT_ID_COLUMN", "FORMATS", "LmsError", "Roster", "export", "load_roster", "roster_ids"]
+__all__ = ["DEFAULT_ID_COLUMN", "FORMATS", "LmsFormat", "LmsError", "Roster", "export", "load_roster", "roster_ids"]
 
-FORMATS = ("canvas", "moodle")
-# Canvas's export always has "SIS Login ID" (the login, usually the nbgrader id); "SIS User ID" only with SIS access.
-# Moodle shows "Username" where the site lists it among identity fields; else "ID number" or "Email address" fit.
-DEFAULT_ID_COLUMN = {"canvas": "SIS Login ID", "moodle": "Username"}
-_NAMES = {"canvas": "Canvas", "moodle": "Moodle"}
 _CANVAS_TOTALS = ("Current Score", "Current Points", "Current Grade", "Final Score", "Final Points", "Final Grade",
                   "Override Score", "Override Grade", "Override Status")  # C5: matched anywhere in a header
 _CANVAS_STUDENT_COLUMNS = ("Student", "LastName", "FirstName", "ID", "SIS User ID", "SIS Login ID", "Section",
@@ -84,10 +80,10 @@ class Roster:
     points_possible: tuple[str, ...] = ()  # Canvas: the export's "Points Possible" row, if it has one (C4)
 
 
-def _lms(fmt: str) -> str:
+def _format(fmt: str) -> "LmsFormat":
     if fmt not in FORMATS:
         raise LmsError(f"unknown LMS format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    return _NAMES[fmt]
+    return FORMATS[fmt]
 
 
 def _listing(values) -> str:
@@ -96,7 +92,7 @@ def _listing(values) -> str:
 
 def load_roster(path: str, fmt: str, id_column: str | None = None) -> Roster:
     """Read the roster exported from the LMS; ``id_column`` (default: DEFAULT_ID_COLUMN) holds the nbgrader ids."""
-    lms = _lms(fmt)
+    lms = _format(fmt).name
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
@@ -118,14 +114,8 @@ def load_roster(path: str, fmt: str, id_column: str | None = None) -> Roster:
         raise LmsError(f"the roster {path} is empty; export it again from {lms}")
     header = tuple(table[0][1])
     names = [name.strip() for name in header]
-    identity = 0
-    if fmt == "canvas":
-        start = 2 if names[:2] == ["LastName", "FirstName"] else 1
-        if names[:1] not in (["Student"], ["LastName"]) or names[start:start + 1] != ["ID"] or "Section" not in names:
-            raise LmsError(f"the roster {path} is not a Canvas gradebook export: its header must start with Student, ID "
-                           f"and have Section (it has {_listing(header)}); export it from Canvas: Grades > Export")
-        identity = names.index("Section") + 1
-    wanted = (id_column or DEFAULT_ID_COLUMN[fmt]).strip()
+    identity = _format(fmt).identity(names, header, path)
+    wanted = (id_column or _format(fmt).id_column).strip()
     found = [i for i, name in enumerate(names) if name == wanted]
     found = found or [i for i, name in enumerate(names) if name.casefold() == wanted.casefold()]
     if len(found) != 1:
@@ -135,9 +125,10 @@ def load_roster(path: str, fmt: str, id_column: str | None = None) -> Roster:
     rows, points, seen = [], (), {}
     for line, row in table[1:]:
         row = tuple(row) + ("",) * (len(header) - len(row))
-        if fmt == "canvas" and "Points Possible" in row[0]:
+        kind = _format(fmt).row_kind(row)
+        if kind == "points":
             points = row
-        elif not (fmt == "canvas" and all(_POSTING_ROW.match(cell) for cell in row)):
+        elif kind == "student":
             rows.append(row)
             seen.setdefault(row[index].strip(), []).append(line)
     if twice := {key: at for key, at in seen.items() if key and len(at) > 1}:
@@ -226,9 +217,9 @@ def _canvas_column(roster: Roster, assignment: str, top: float, warnings: list[s
 
 def export(fmt: str, reports: list[dict], roster: Roster, out_path: Path, assignment: str) -> list[str]:
     """Write ``out_path``, the grades ``fmt`` imports, for the roster's students; returns warnings, one line each."""
-    lms = _lms(fmt)
+    lms = _format(fmt).name
     if roster.fmt != fmt:
-        raise LmsError(f"the roster {roster.path} was read as a {_NAMES[roster.fmt]} export, not a {lms} one")
+        raise LmsError(f"the roster {roster.path} was read as a {_format(roster.fmt).name} export, not a {lms} one")
     warnings: list[str] = []
     graded, key = _graded(reports, warnings), roster.id_index
     if blank := [next(cell for cell in row if cell.strip()) for row in roster.rows if not _id(row[key])]:
@@ -241,26 +232,17 @@ def export(fmt: str, reports: list[dict], roster: Roster, out_path: Path, assign
         warnings.append(f"{len(unknown)} graded student(s) are not in the roster's {roster.id_column!r} column, so {lms} "
                         f"gets no grade for them: {_listing(unknown)}")
     if missing := [row[key] for row in roster.rows if _id(row[key]) and _id(row[key]) not in graded
-                   and not (fmt == "canvas" and row[0].strip() in _CANVAS_TEST_STUDENT)]:
+                   and not _format(fmt).test_student(row)]:
         warnings.append(f"{len(missing)} roster student(s) have no submission; their grade in {lms} is left as it is: {_listing(missing)}")
     mine = [graded[_id(row[key])] for row in matched]
     tops = sorted({report["max_score"] for report in mine})
     if len(tops) > 1:
         warnings.append(f"the reports disagree on max_score ({', '.join(map(_number, tops))}); the highest is used")
-    scores = [_number(report["score"]) for report in mine]
     # Cells copied from the roster are written as exported, never quoted like gradebook.py's _cell: Canvas matches
     # rows on ID, SIS User ID, SIS Login ID (C2) and Moodle on the exact field (M2), so a quote would lose the
     # student. They come from the LMS's own export (Canvas writes a name starting with = as ="..."); a submission
     # folder's name reaches the file only when it equals one of them. Scores are numbers formatted here.
-    if fmt == "canvas":
-        header, points = _canvas_column(roster, assignment, tops[-1], warnings)
-        sheet = [[*roster.header[:roster.identity], header], ["    Points Possible", *[""] * (roster.identity - 1), points]]
-        sheet += [[*row[:roster.identity], score] for row, score in zip(matched, scores)]
-    else:
-        sheet = [[roster.header[key], _name(assignment, new=True)], *([row[key], s] for row, s in zip(matched, scores))]
-        if (high := max(tops[-1], *(report["score"] for report in mine))) > 100:
-            warnings.append(f"grades go up to {_number(high)}: Moodle refuses grades above 100 unless the site enables "
-                            f"'unlimitedgrades' (Grade import, Note 2)")
+    sheet = _format(fmt).sheet(roster, matched, mine, tops[-1], assignment, warnings)
     _write(Path(out_path), sheet, roster.path)
     return warnings
 
@@ -278,3 +260,57 @@ def _write(out: Path, sheet: list[list[str]], roster_path: str) -> None:
             csv.writer(file).writerows(sheet)
     except OSError as exc:
         raise LmsError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
+# -- each LMS: how its roster export reads, what its grade import takes ------------------------------------------------
+@dataclass(frozen=True)
+class LmsFormat:
+    """One LMS's CSV: a new LMS is one of these in ``FORMATS`` (``--lms`` offers its key; its file is ``FILE.<key>.csv``)."""
+
+    name: str  # as messages name it: "Canvas"
+    id_column: str  # the roster column that holds the nbgrader ids unless --roster-id says otherwise
+    identity: Callable  # (names, header, path) -> how many leading columns identify a student; refuses another export
+    row_kind: Callable  # (row) -> "student", "points" (the assignments' points possible) or "skip"
+    test_student: Callable  # (row) -> whether the LMS's own test student, never warned about
+    sheet: Callable  # (roster, matched rows, their reports, max score, assignment, warnings) -> the rows to write
+
+
+def _canvas_identity(names: list[str], header: tuple, path) -> int:
+    start = 2 if names[:2] == ["LastName", "FirstName"] else 1
+    if names[:1] not in (["Student"], ["LastName"]) or names[start:start + 1] != ["ID"] or "Section" not in names:
+        raise LmsError(f"the roster {path} is not a Canvas gradebook export: its header must start with Student, ID "
+                       f"and have Section (it has {_listing(header)}); export it from Canvas: Grades > Export")
+    return names.index("Section") + 1
+
+
+def _canvas_row_kind(row: tuple) -> str:
+    if "Points Possible" in row[0]:
+        return "points"
+    return "skip" if all(_POSTING_ROW.match(cell) for cell in row) else "student"
+
+
+def _canvas_sheet(roster: Roster, matched: list, mine: list, top: float, assignment: str, warnings: list) -> list:
+    header, points = _canvas_column(roster, assignment, top, warnings)
+    sheet = [[*roster.header[:roster.identity], header], ["    Points Possible", *[""] * (roster.identity - 1), points]]
+    return sheet + [[*row[:roster.identity], _number(report["score"])] for row, report in zip(matched, mine)]
+
+
+def _moodle_sheet(roster: Roster, matched: list, mine: list, top: float, assignment: str, warnings: list) -> list:
+    key = roster.id_index
+    sheet = [[roster.header[key], _name(assignment, new=True)], *([row[key], _number(report["score"])]
+                                                                  for row, report in zip(matched, mine))]
+    if (high := max(top, *(report["score"] for report in mine))) > 100:
+        warnings.append(f"grades go up to {_number(high)}: Moodle refuses grades above 100 unless the site enables "
+                        f"'unlimitedgrades' (Grade import, Note 2)")
+    return sheet
+
+
+FORMATS = {
+    # Canvas's export always has "SIS Login ID" (the login, usually the nbgrader id); "SIS User ID" only with SIS access.
+    "canvas": LmsFormat("Canvas", "SIS Login ID", _canvas_identity, _canvas_row_kind,
+                        lambda row: row[0].strip() in _CANVAS_TEST_STUDENT, _canvas_sheet),
+    # Moodle shows "Username" where the site lists it among identity fields; else "ID number" or "Email address" fit.
+    "moodle": LmsFormat("Moodle", "Username", lambda names, header, path: 0, lambda row: "student", lambda row: False,
+                        _moodle_sheet),
+}
+DEFAULT_ID_COLUMN = {key: lms.id_column for key, lms in FORMATS.items()}
