@@ -22,7 +22,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Opaque", "Raised", "encode", "decode", "dumps", "loads", "without_addresses", "MAX_MESSAGE_BYTES"]
+__all__ = ["Opaque", "Raised", "encode", "decode", "describe", "dumps", "loads", "without_addresses", "MAX_MESSAGE_BYTES"]
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 _MAX_DEPTH = 60
@@ -149,8 +149,16 @@ def without_addresses(text: str) -> str:
     return _ADDRESS.sub("", text)
 
 
-def encode(value, depth: int = 0):
-    """Turn ``value`` into JSON-ready data, tagging everything that is not exact JSON."""
+def encode(value, depth: int = 0, keep=None):
+    """Turn ``value`` into JSON-ready data, tagging everything that is not exact JSON.
+
+    ``keep``: what becomes of a value that is not plain data. Without it, an
+    ``opaque`` tag (its type and a short repr); with it, ``keep(value)``'s tag,
+    or that opaque tag when it gives None. A call across the boundary keeps
+    the learner's objects in the learner's process and sends a ``handle``
+    tag (``grader.child.remote``); the grading side sends its own as
+    ``handle`` and ``callback`` tags (``grader.engine.remote``).
+    """
     if depth > _MAX_DEPTH:
         return {"$": "opaque", "type": "nested too deep", "text": "<nested too deep>"}
     kind = type(value)
@@ -159,34 +167,48 @@ def encode(value, depth: int = 0):
     if kind is float:
         return value if math.isfinite(value) else {"$": "float", "text": repr(value)}
     if kind is list:
-        return [encode(item, depth + 1) for item in value]
+        return [encode(item, depth + 1, keep) for item in value]
     if kind is tuple:
-        return {"$": "tuple", "items": [encode(item, depth + 1) for item in value]}
+        return {"$": "tuple", "items": [encode(item, depth + 1, keep) for item in value]}
     if kind is dict:
-        return {"$": "dict", "items": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
+        return {"$": "dict", "items": [[encode(k, depth + 1, keep), encode(v, depth + 1, keep)] for k, v in value.items()]}
     if kind in (set, frozenset):
-        return {"$": kind.__name__, "items": [encode(item, depth + 1) for item in value]}
+        return {"$": kind.__name__, "items": [encode(item, depth + 1, keep) for item in value]}
     if kind is Raised:
         return value.encode()
+    if keep is not None and (kept := keep(value)) is not None:
+        return kept
     name, text = _describe(value)
     return {"$": "opaque", "type": name, "text": text}
 
 
-def decode(data):
-    """Rebuild plain Python values from ``encode``'s output."""
+def describe(value) -> dict:
+    """``value``'s type and a short repr of it, as an ``opaque`` or a ``handle`` tag shows them."""
+    name, text = _describe(value)
+    return {"type": name, "text": text}
+
+
+def decode(data, resolve=None):
+    """Rebuild plain Python values from ``encode``'s output.
+
+    ``resolve``: what a ``handle`` or ``callback`` tag becomes (``resolve(tag)``);
+    without it, an ``Opaque`` that equals nothing.
+    """
     if isinstance(data, list):
-        return [decode(item) for item in data]
+        return [decode(item, resolve) for item in data]
     if not isinstance(data, dict):
         return data
     tag = data.get("$")
     if tag == "tuple":
-        return tuple(decode(item) for item in data["items"])
+        return tuple(decode(item, resolve) for item in data["items"])
     if tag == "dict":
-        return {_hashable(decode(k)): decode(v) for k, v in data["items"]}
+        return {_hashable(decode(k, resolve)): decode(v, resolve) for k, v in data["items"]}
     if tag == "set":
-        return {_hashable(decode(item)) for item in data["items"]}
+        return {_hashable(decode(item, resolve)) for item in data["items"]}
     if tag == "frozenset":
-        return frozenset(_hashable(decode(item)) for item in data["items"])
+        return frozenset(_hashable(decode(item, resolve)) for item in data["items"])
+    if tag in ("handle", "callback"):
+        return resolve(data) if resolve is not None else Opaque(str(data.get("type")), str(data.get("text")))
     if tag == "float":
         return float(data["text"])
     if tag == "raised":

@@ -167,7 +167,7 @@ def _forgery_submission(tmp_path, attack: str = FORGERY):
 def test_a_forgery_costs_its_part_and_says_where(tmp_path):
     state_tasks = [task_id for task_id, task in TASKS.items() if task.part == "state"]
     report = grade_submission(str(_forgery_submission(tmp_path)), state_tasks, seed=3, examples=10, timeout=10)
-    assert report["integrity"] == "on"
+    assert report["integrity"] == "calls"
     assert report["score"] == 0.0
     line = (submissions.LEARNER / "state.py").read_text(encoding="utf-8").count("\n") + 4
     for task in report["tasks"]:

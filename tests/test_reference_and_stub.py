@@ -29,7 +29,7 @@ def test_json_report_has_the_documented_shape():
     report = json.loads(done.stdout)
     assert set(report) == {"submission", "seed", "score", "max_score", "sandbox", "integrity", "tasks"}
     assert report["seed"] == 11 and report["submission"] == str(SOLUTIONS) and report["sandbox"] == "bubblewrap"
-    assert report["integrity"] == "on"  # the reading of the source and the learner process's hook (grader.sandbox.reach)
+    assert report["integrity"] == "calls"  # part A's verdicts rest only on what the learner's calls return (runner.rests_on)
     (task,) = report["tasks"]
     assert {"id", "part", "lab", "score", "max_score", "status", "feedback", "counterexample"} <= set(task)
     assert (task["id"], task["part"], task["status"], task["counterexample"]) == ("state.dedupe", "state", "passed", None)

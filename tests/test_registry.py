@@ -18,7 +18,8 @@ def test_every_part_is_a_folder_of_the_same_shape():
     for part in descriptors():
         folder = ROOT / "grader" / "parts" / part.name
         assert {p.name for p in folder.glob("*.py")} >= {"__init__.py", "strategies.py", "model.py", "checks.py"}, part.name
-        assert (folder / "probes" / "__init__.py").is_file(), f"{part.name}: the learner's side is probes/, a package"
+        # Its scenarios run in the grading process (scenarios.py); a part not moved there yet has them in probes/.
+        assert (folder / "scenarios.py").is_file() or (folder / "probes" / "__init__.py").is_file(), part.name
         assert not (folder / "rules.py").exists(), f"{part.name}: rules go in rules/, one module per notebook"
         by_notebook = {nb.removesuffix(".ipynb").split("_", 1)[1] + ".py" for nb in part.notebooks}
         assert {p.name for p in (folder / "rules").glob("*.py")} == {"__init__.py"} | by_notebook, part.name
@@ -35,13 +36,19 @@ def test_the_registry_is_the_descriptors():
         assert all(TASKS[spec.id].rules for spec in part.tasks), part.name
 
 
-def test_probes_come_from_every_parts_folder_and_the_generic_ones():
+def test_probes_and_scenarios_come_from_every_parts_folder_and_the_generic_ones():
+    """The learner's process serves generic calls (child.generic, child.remote) and a part's probes/; the scenarios
+    (engine.scenarios, a part's scenarios.py) run in the grading process. A name is one or the other, never both."""
+    from grader.engine.remote import SCENARIOS
+
     probes.load()
-    parts = {fn.__module__.split(".")[2] if fn.__module__.startswith("grader.parts.") else fn.__module__
-             for fn in probes.PROBES.values()}
-    assert parts == {"grader.child.generic", *NAMES}
-    assert all(fn.__module__.startswith((f"grader.parts.{fn.__module__.split('.')[2]}.probes", "grader.child.generic"))
+    everything = [*probes.PROBES.values(), *SCENARIOS.values()]
+    parts = {fn.__module__.split(".")[2] if fn.__module__.startswith("grader.parts.") else fn.__module__ for fn in everything}
+    assert parts == {"grader.child.generic", "grader.child.remote", "grader.engine.scenarios", *NAMES}
+    assert all(fn.__module__.startswith((f"grader.parts.{fn.__module__.split('.')[2]}.probes", "grader.child."))
                for fn in probes.PROBES.values())
+    assert all(fn.__module__ == "grader.engine.scenarios" or fn.__module__.endswith(".scenarios") for fn in SCENARIOS.values())
+    assert not set(probes.PROBES) & set(SCENARIOS)
 
 
 def _part(name="demo", tasks=((".a", 60, "01_a.ipynb"), (".b", 40, "02_b.ipynb"))):
@@ -89,16 +96,17 @@ def test_probe_names_are_unique():
 def test_every_probe_says_which_learner_call_it_stands_for():
     """A timeout or crash names the learner's call, never a probe (``board_hostile``, ``refund_orders``)."""
     from grader.engine.checking import describe
+    from grader.engine.remote import SCENARIOS
 
     probes.load()
-    for name, fn in probes.PROBES.items():
-        if fn.__module__ == "grader.child.generic":
-            continue  # the engine names their calls itself (describe)
+    for name, fn in [*probes.PROBES.items(), *SCENARIOS.items()]:
+        if fn.__module__ in ("grader.child.generic", "grader.child.remote", "grader.engine.scenarios") or getattr(fn, "handles", False):
+            continue  # the engine names their calls itself (describe); an operation is asked by a scenario, which names it
         part = fn.__module__.split(".")[2]
         declared = next(p for p in PARTS if p.name == part).calls
-        assert name in declared, f"{name} (grader/parts/{part}/probes/) has no entry in its part's calls"
+        assert name in declared, f"{name} ({fn.__module__}) has no entry in its part's calls"
     for part in PARTS:
-        assert set(part.calls) <= set(probes.PROBES), f"{part.name}: calls names probes that do not exist"
+        assert set(part.calls) <= set(probes.PROBES) | set(SCENARIOS), f"{part.name}: calls names probes that do not exist"
     assert describe("board_hostile", ()) == "board_reducer(current, <a hostile update>)"
     assert describe("channels", ("NaiveState",)) == "StateGraph(NaiveState)"
     assert describe("call", ("merge_sources", [[], ["a"]])) == "merge_sources([], ['a'])"

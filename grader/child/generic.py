@@ -9,12 +9,9 @@ judge nothing, and import nothing of the grading side.
 
 import copy
 
-from langgraph.graph import StateGraph
-from typing_extensions import get_type_hints
-
 from grader.child.probes import Raised, probe
 
-__all__ = ["call", "call_reducer", "attr", "call_made", "call_catching", "channels"]
+__all__ = ["call", "call_reducer", "attr", "call_made", "call_catching"]
 
 
 @probe
@@ -53,23 +50,3 @@ def call_catching(ctx, name, args, attrs):
     # ctx.get inside the attempt: a missing name is reported as raised (Missing), as it always was here.
     result = ctx.attempt(lambda: ctx.get(name)(*args), attrs)
     return {"result": result, "args_after": args, "args_before": before}
-
-
-@probe
-def channels(ctx, schema_name):
-    """The keys of a TypedDict schema and the channel LangGraph builds for each, or what building them raised."""
-    schema = ctx.get(schema_name)
-    # The learner's annotations are evaluated here (a NameError), and StateGraph inspects each reducer.
-    built = ctx.attempt(lambda: (list(get_type_hints(schema, include_extras=True)), StateGraph(schema)))
-    if isinstance(built, Raised):
-        return built
-    keys, builder = built
-    found = {}
-    for key in keys:
-        channel = builder.channels.get(key)
-        operator = getattr(channel, "operator", None)
-        found[key] = {
-            "channel": type(channel).__name__,
-            "reducer": getattr(operator, "__name__", None) if operator is not None else None,
-        }
-    return {"keys": keys, "channels": found}

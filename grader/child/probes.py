@@ -9,12 +9,18 @@ and they import nothing of the grading side (no rules, models or answers).
 """
 
 import importlib
+import importlib.util
+import inspect
+import sys
 
+from langchain_core.messages import BaseMessage
+from langgraph.types import Command, Send
 from typing_extensions import TypedDict, get_type_hints
 
+from grader import wire
 from grader.wire import Raised
 
-__all__ = ["Context", "Missing", "PROBES", "Raised", "probe", "load"]
+__all__ = ["Context", "Missing", "PROBES", "Raised", "probe", "operation", "load", "params_of", "plain_tag"]
 
 PROBES = {}
 
@@ -24,13 +30,93 @@ class Missing(Exception):
 
 
 class Context:
-    """What a probe may use: the learner's module and the submission path."""
+    """What a probe may use: the learner's module, the submission path, and the objects held for the grading side.
 
-    def __init__(self, module, submission):
+    ``conn``: the channel to the grading side, which a callback's call uses
+    (``callback``). The learner's objects a reply named by handle stay in
+    ``_held`` until the grading side forgets them.
+    """
+
+    def __init__(self, module, submission, conn=None):
         self.module = module
         self.submission = submission
+        self.conn = conn
+        self._held = {}  # handle -> the learner's object
+        self._handles = {}  # id(object) -> its handle: one object, one handle
+        self._savers = []  # the checkpointers the grading side asked for, by a "saver" callback tag
+        self.lent = []  # (owner, name, original) the grading side's callbacks replaced (grader.child.remote.lend)
 
-    def get(self, name: str):
+    # -- handles: the learner's objects, named on the grading side ------------------------------------
+    def keep(self, value) -> dict:
+        """``value``'s tag for the grading side: LangGraph's own values rebuilt there, anything else held here."""
+        tag = plain_tag(value)
+        if tag is not None:
+            return {key: item if key in ("$", "kind") else wire.encode(item, keep=self.keep) for key, item in tag.items()}
+        handle = self._handles.get(id(value))
+        if handle is None:
+            handle = self._handles[id(value)] = len(self._handles) + 1
+            self._held[handle] = value
+        tag = {"$": "handle", "id": handle, **wire.describe(value), "callable": callable(value)}
+        if callable(value):
+            tag["params"] = params_of(value)
+            name = getattr(value, "__name__", None)
+            tag["name"] = name if type(name) is str else None
+        return tag
+
+    def resolve(self, tag: dict):
+        """The object a tag from the grading side names: a held object, a fresh checkpointer, or a callback."""
+        if tag.get("$") == "handle":
+            handle = tag.get("id")
+            if handle not in self._held:
+                raise LookupError(f"the grading side named handle {handle!r}, which this process does not hold")
+            return self._held[handle]
+        if tag.get("saver"):
+            from langgraph.checkpoint.memory import InMemorySaver
+
+            saver = InMemorySaver()  # the learner compiles with it; the grading side rebuilds the graph with its own
+            self._savers.append(saver)
+            return saver
+        return self.callback(str(tag.get("name")), tag.get("params"))
+
+    def forget(self, handle) -> None:
+        value = self._held.pop(handle, None)
+        if value is not None:
+            self._handles.pop(id(value), None)
+
+    def is_saver(self, value) -> bool:
+        return any(value is saver for saver in self._savers)
+
+    def callback(self, name: str, params):
+        """A function that runs ``name`` on the grading side (a fake tool, whose ledger is kept there)."""
+        conn = self.conn
+
+        def call(*args, **kwargs):
+            conn.send_bytes(wire.dumps({"callback": name, "args": wire.encode([list(args), kwargs], keep=self.keep)}))
+            reply = wire.loads(conn.recv_bytes())
+            if "raise" in reply:
+                raise self._exception(reply["raise"])
+            return wire.decode(reply.get("value"), self.resolve)
+
+        call.__name__ = call.__qualname__ = name
+        if isinstance(params, list):
+            try:
+                call.__signature__ = inspect.Signature([inspect.Parameter(n, inspect._ParameterKind(k)) for n, k in params])
+            except (TypeError, ValueError):
+                pass
+        return call
+
+    def _exception(self, raised: dict) -> BaseException:
+        """The exception a callback raised on the grading side: the learner's package's class of that name, if it has one."""
+        message = str(raised.get("message", ""))
+        module = sys.modules.get(f"{self.module.__package__}.{raised.get('module')}")
+        found = getattr(module, str(raised.get("type")), None) if module is not None else None
+        if isinstance(found, type) and issubclass(found, Exception):
+            return found(message)
+        return RuntimeError(f"{raised.get('type')}: {message}")
+
+    def get(self, name):
+        if not isinstance(name, str):
+            raise Missing(f"a name of agstate/{self.module.__name__.rsplit('.', 1)[-1]}.py must be a string, not {name!r}")
         try:
             return getattr(self.module, name)
         except AttributeError:
@@ -72,10 +158,44 @@ def probe(fn):
     return fn
 
 
+def operation(fn):
+    """Register a call-server operation: a probe whose arguments and reply name the learner's objects by handle.
+
+    Each is one call of the learner's code on what the grading side sent (plain
+    data, or handles to what earlier calls returned), reporting what that call
+    returned and did; the grading side composes them (``grader.engine.remote``).
+    """
+    fn.handles = True
+    return probe(fn)
+
+
 def load() -> None:
     """Import the generic probes and every part's (idempotent)."""
     from grader.catalog import NAMES
 
     importlib.import_module("grader.child.generic")
+    importlib.import_module("grader.child.remote")
     for part in NAMES:
-        importlib.import_module(f"grader.parts.{part}.probes")
+        if importlib.util.find_spec(f"grader.parts.{part}.probes") is not None:  # a part whose scenarios all run outside has none
+            importlib.import_module(f"grader.parts.{part}.probes")
+
+
+def params_of(function) -> list | None:
+    """``function``'s parameters as ``[name, kind, has_default]`` (``inspect.Parameter.kind`` as an int), or None."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return None
+    return [[p.name, int(p.kind), p.default is not p.empty] for p in signature.parameters.values()]
+
+
+def plain_tag(value) -> dict | None:
+    """LangGraph's and LangChain's values a node may return, as tags the grading side rebuilds: a Command, a Send, a message."""
+    if isinstance(value, Command):
+        return {"$": "handle", "kind": "command", "update": value.update, "goto": value.goto, "graph": value.graph,
+                "resume": value.resume}
+    if isinstance(value, Send):
+        return {"$": "handle", "kind": "send", "node": value.node, "arg": value.arg}
+    if isinstance(value, BaseMessage):
+        return {"$": "handle", "kind": "message", "data": value.model_dump(mode="python")}
+    return None

@@ -58,7 +58,7 @@ def serve(conn, submission: str, module: str, hook: bool = True) -> None:
         return
     # "t": seconds this process spent, for a profile of the grading (grader.engine.costs), never for a score.
     conn.send_bytes(wire.dumps({"ready": True, "t": time.perf_counter() - started}))
-    context = probes.Context(learner, submission_path)
+    context = probes.Context(learner, submission_path, conn)
     while True:
         try:
             request = wire.loads(conn.recv_bytes())
@@ -80,9 +80,11 @@ def _run_probe(context, request: dict) -> dict:
     probe = probes.PROBES.get(request["probe"])
     if probe is None:
         return {"grader_error": f"unknown probe {request['probe']!r}"}
-    args = wire.decode(request["args"])
+    # A call-server operation (grader.child.remote) names the learner's objects by handle, both ways.
+    keep, resolve = (context.keep, context.resolve) if getattr(probe, "handles", False) else (None, None)
     try:
-        return {"value": wire.encode(probe(context, *args))}
+        args = wire.decode(request["args"], resolve)
+        return {"value": wire.encode(probe(context, *args), keep=keep)}
     except probes.Missing as exc:
         return {"missing": str(exc)}
     except BaseException as exc:  # the learner's code raised: that is data, not a grader failure

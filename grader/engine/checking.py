@@ -18,6 +18,7 @@ from hypothesis.errors import Flaky
 from grader.catalog import MODULES, PARTS
 from grader.engine import bank
 from grader.engine.costs import RuleCost
+from grader.engine.remote import SCENARIOS, run_scenario
 from grader.reports.report import GRADER_ERROR, grader_failed
 from grader.sandbox.session import ChildFailed, LoadFailed, MissingName
 from grader.wire import Raised
@@ -261,15 +262,21 @@ class Checker:
             return self._settle(self._known[key])
         # A probe with a limit of its own (a race, a whole graph in many orders) is asked on its own, now: a batch's
         # allowance is about one quick call's, and a batch that runs past it is asked again one call at a time.
-        if self._batching and limit is None:
+        # A scenario (grader.engine.remote) runs here, calling the learner's code as it goes: it is never batched.
+        in_the_grader = name in SCENARIOS
+        if self._batching and limit is None and not in_the_grader:
             self._requests[key] = (name, list(args))
             raise _Pending()
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise Abort("timeout", "this task ran out of time before all its rules were checked")
         allowed = min(remaining, limit or self.call_limit)
+        doing = lambda: f"running {self.describe(name, args)}"  # noqa: E731
         try:
-            value = self.session.probe(name, *args, timeout=allowed, doing=lambda: f"running {self.describe(name, args)}")
+            if in_the_grader:
+                value = run_scenario(name, self.session, list(args), time.monotonic() + allowed, doing)
+            else:
+                value = self.session.probe(name, *args, timeout=allowed, doing=doing)
         except ChildFailed as exc:
             if exc.status == "timeout":
                 # This task's code can loop: its later rules are still checked, on a short leash.

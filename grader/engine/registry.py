@@ -7,6 +7,7 @@ the catalog refuses parts that do not add up, the registry a task without a rule
 """
 
 import importlib
+import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -66,8 +67,11 @@ def _build() -> None:
     for part in PARTS:
         for spec in part.tasks:
             TASKS[spec.id] = Task(spec.id, spec.max_score, spec.notebook, spec.summary)
+    importlib.import_module("grader.engine.scenarios")  # the scenarios every part uses
     for part in PARTS:
         importlib.import_module(f"grader.parts.{part.name}.rules")
+        if importlib.util.find_spec(f"grader.parts.{part.name}.scenarios") is not None:
+            importlib.import_module(f"grader.parts.{part.name}.scenarios")
     empty = [task_id for task_id, declared in TASKS.items() if not declared.rules]
     if empty:
         raise RegistryError(f"tasks without a rule: {', '.join(empty)}")

@@ -10,7 +10,7 @@ from pathlib import Path
 from grader.engine import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
 from grader.engine.checking import Abort, Checker, Failure
 from grader.engine.costs import RuleCost, TaskCost
-from grader.engine.registry import MODULES, TASKS, Task
+from grader.engine.registry import MODULES, PARTS, TASKS, Task
 from grader.reports.report import GRADER_ERROR, NO_SANDBOX, SANDBOX, grader_failed, task_result
 from grader.reports.safe import ALSO, clean, display_path, further_failing
 from grader.sandbox.containment import DEFAULT_MEMORY_MB, Limits
@@ -45,9 +45,19 @@ def grade_submission(submission: str, task_ids: list[str], seed: int, examples: 
         "score": round(sum(r["score"] for r in results), 2),
         "max_score": float(sum(r["max_score"] for r in results)),
         "sandbox": SANDBOX if sandbox else NO_SANDBOX,
-        "integrity": integrity(),
+        "integrity": rests_on(task_ids),
         "tasks": results,
     })
+
+
+def rests_on(task_ids) -> str:
+    """What the report's verdicts rest on: ``calls`` when every task's part runs its scenarios in the grading process
+    (only what the learner's calls return is the learner's), ``probes`` when some part still runs them in the learner's
+    process, behind the tripwires; ``hook`` or ``off`` when the grader's own tests turned the tripwires down."""
+    if integrity() != "on":
+        return integrity()
+    parts = {TASKS[task_id].part for task_id in task_ids}
+    return "calls" if all(part.scenarios == "grader" for part in PARTS if part.name in parts) else "probes"
 
 
 def _grade_tasks(copy: Path, skipped: list[str], task_ids: list[str], seed: int, examples: int, timeout: float,

@@ -30,8 +30,12 @@ class Part:
     module: str  # the learner's exercise module: agstate/<module>.py
     first_notebook: str  # where the part's first lesson starts, checked or not ("07_replacement_bug.ipynb")
     tasks: tuple[TaskSpec, ...]
-    # probe name (in the part's probes/) -> the learner's call it stands for; "{0}" is the probe's first argument
+    # probe or scenario name -> the learner's call it stands for; "{0}" is the probe's first argument
     calls: dict = field(default_factory=dict)
+    # Where the part's scenarios run: "grader" (scenarios.py: graphs, folds, fakes and ledgers in the grading process,
+    # each verdict resting on what the learner's calls return) or "learner" (probes/ runs them in the learner's process,
+    # whose reports only the tripwires guard). A report says which its verdicts rest on ("integrity").
+    scenarios: str = "learner"
 
     @property
     def notebooks(self) -> list[str]:

@@ -58,14 +58,14 @@ class MissingName(Exception):
     """The learner's module lacks a name a task needs."""
 
 
-def _outcome(reply: dict):
+def _outcome(reply: dict, resolve=None):
     if "missing" in reply:
         return MissingName(reply["missing"])
     if "grader_error" in reply:
         # Said by the learner's process, which the learner's code may have rewritten: never the grader's failure.
         raise ChildFailed("crashed", f"the process running your code answered a check with an error of its own "
                                      f"({str(reply['grader_error'])[:200]})")
-    return wire.decode(reply["value"])
+    return wire.decode(reply["value"], resolve)
 
 
 class _OutputDrain(threading.Thread):
@@ -113,6 +113,7 @@ class Session:
         # module and each probe, as that process measured them, and the wall time spent waiting for its replies.
         self.started = self.imported = self.waited = 0.0
         self.spent = Counter()
+        self._lock = threading.RLock()
 
     def __enter__(self):
         return self
@@ -156,35 +157,61 @@ class Session:
             raise LoadFailed(Raised.decode(error))
         self.imported += _seconds(reply)
 
-    def probe(self, name: str, *args, timeout: float, doing: Callable[[], str] | None = None):
+    def probe(self, name: str, *args, timeout: float, doing: Callable[[], str] | None = None, keep=None, resolve=None,
+              serve: Callable[[dict], dict] | None = None):
         """Run probe ``name`` in the learner's process; its value, a ``Raised`` or a ``MissingName``.
-        ``doing()``: what the learner's code was doing, as a failure names it ("running merge_sources([], ['a'])");
-        asked only then."""
-        reply = self._ask({"probe": name, "args": wire.encode(list(args))}, timeout, doing or (lambda: f"running {name}"))
+
+        ``doing()``: what the learner's code was doing, as a failure names it
+        ("running merge_sources([], ['a'])"); asked only then. ``keep`` and
+        ``resolve``: how the grading side's objects cross and the learner's
+        come back (``grader.wire.encode``, ``decode``). ``serve``: the answer to
+        a callback the learner's code makes before the reply (``grader.engine.remote``).
+        """
+        reply = self._ask({"probe": name, "args": wire.encode(list(args), keep=keep)}, timeout,
+                          doing or (lambda: f"running {name}"), serve)
         self.spent[name] += _seconds(reply)
-        return _outcome(reply)
+        return _outcome(reply, resolve)
 
     def batch(self, requests: list[tuple[str, list]], timeout: float) -> list:
         """Run many probes in one round trip; each outcome is a value, a ``Raised`` or a ``MissingName``."""
         message = {"batch": [[name, wire.encode(args)] for name, args in requests]}
         reply = self._ask(message, timeout, lambda: f"running {len(requests)} checks")
+        if not isinstance(reply.get("replies"), list) or len(reply["replies"]) != len(requests):
+            self.close()
+            raise ChildFailed("crashed", f"the process running your code answered {len(requests)} checks with something else")
         for (name, _), item in zip(requests, reply["replies"]):
             self.spent[name] += _seconds(item)
         return [_outcome(item) for item in reply["replies"]]
 
-    def _ask(self, message: dict, timeout: float, doing: Callable[[], str]) -> dict:
+    def _ask(self, message: dict, timeout: float, doing: Callable[[], str], serve=None) -> dict:
         deadline = time.monotonic() + timeout
-        if self._conn is None:
-            self._start()
-        began = time.perf_counter()
-        try:
+        # One request and its reply at a time: LangGraph may run a graph's parallel nodes on threads of its own.
+        with self._lock:
+            if self._conn is None:
+                self._start()
+            began = time.perf_counter()
             try:
-                self._conn.send_bytes(wire.dumps(message))
-            except OSError:  # the learner is gone already: say how it ended
-                return self._receive(0, doing)
-            return self._receive(max(0.0, deadline - time.monotonic()), doing)
-        finally:
-            self.waited += time.perf_counter() - began
+                try:
+                    self._conn.send_bytes(wire.dumps(message))
+                except OSError:  # the learner is gone already: say how it ended
+                    return self._receive(0, doing)
+                while True:
+                    reply = self._receive(max(0.0, deadline - time.monotonic()), doing)
+                    if not (isinstance(reply, dict) and "callback" in reply):
+                        return reply
+                    if serve is None:  # nothing was lent to the learner's code: it cannot call back
+                        self.close()
+                        raise ChildFailed("crashed", f"the process running your code made a call the grader did not "
+                                                     f"offer while {doing()}")
+                    self._send(serve(reply), doing)
+            finally:
+                self.waited += time.perf_counter() - began
+
+    def _send(self, message: dict, doing: Callable[[], str]) -> None:
+        try:
+            self._conn.send_bytes(wire.dumps(message))
+        except OSError:
+            self._receive(0, doing)  # gone: raises, saying how it ended
 
     def _receive(self, timeout: float, doing: Callable[[], str]) -> dict:
         """The child's answer; ``doing()`` (what it was asked) is only composed for a failure's message."""

@@ -76,6 +76,8 @@ import submissions
 from mutants.corpus import REFERENCE_PACKAGE
 from mutants.state_mutants import APPEND, DEDUPE, KEEP_MAX, MODULE, OVERWRITE, PART_A, SCHEMAS, WINDOW
 
+from hostile.forging import FORGING
+
 ALL = frozenset(PART_A)
 NONE = frozenset()
 
@@ -352,6 +354,8 @@ def _hostile_tamper():
 
 _hostile_tamper()
 '''
+
+
 
 CASES: list[Hostile] = [
     # -- loops and waits ------------------------------------------------------------------
@@ -685,6 +689,16 @@ for _place in _places:
 """,
         ALL,
         "the untouched stub plus code that execs solutions/agstate/state.py: it can read no reference, so it is a stub",
+        base="stub",
+        statuses={task: "not_implemented" for task in PART_A},
+    ),
+    Hostile(
+        "forge_the_scenarios", "import",
+        FORGING["state"],
+        ALL,
+        "the untouched stub plus a block that finds the child's probe registry through its callers' frames (every name "
+        "built at run time) and answers each old scenario (graph runs, channels, the research run and its tool ledger, "
+        "the timing) as the model would: the scenarios run in the grading process, so it is a stub (28/100 before)",
         base="stub",
         statuses={task: "not_implemented" for task in PART_A},
     ),

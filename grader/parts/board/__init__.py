@@ -39,4 +39,5 @@ PART = Part(
         "board_first_write": "a graph over BoardState whose first write is invalid",
         "board_hostile": "board_reducer(current, <a hostile update>)",
     },
+    scenarios="grader",
 )

@@ -1,9 +1,13 @@
-"""Part B's probes: run the learner's board code inside the child, report plain data.
+"""Part B's calls: one call of the learner's board code each, run in the learner's process, its facts sent as data.
 
 Boards travel as JSON dicts and are built into the learner's own models here,
 in the child. What comes back is data: a result's ``model_dump``, its type's
 name, identities (``result is current``), whether an argument changed, and
-the warnings logged on ``agstate.board``. The grading process judges.
+the warnings logged on ``agstate.board``: what that one call returned and
+did, the learner's word on its own code. Folds, graph runs and what a run
+must equal are composed in the grading process (``grader.parts.board.scenarios``)
+from the operations at the end (``board_step``, ``board_dump`` ...), which name
+the learner's boards by handle.
 
 Where raising is an answer (``parse_update`` on a broken update, a strict
 model refusing data) the probe calls the learner through ``ctx.attempt`` and
@@ -14,14 +18,13 @@ the probe and the child sends the whole reply as a ``Raised``.
 
 import copy
 
-from langgraph.graph import START, StateGraph
 from pydantic import BaseModel
 
-from grader.child.probes import Raised, probe
+from grader.child.probes import Raised, operation, probe
 from grader.parts.board.probes.logged import warnings_logged
 
-__all__ = ["board_reduce", "board_fold", "board_validate", "board_parse", "board_model_class", "board_demo",
-           "board_graph", "board_graph_calls", "board_first_write", "board_hostile"]
+__all__ = ["board_reduce", "board_validate", "board_parse", "board_model_class", "board_demo", "board_hostile",
+           "board_made", "board_step", "board_dump", "board_call", "board_copy"]
 
 _OWN_TYPES = ("Board", "MoveOp", "RemoveOp", "Card", "Column")
 
@@ -86,20 +89,6 @@ def board_reduce(ctx, current, update, as_instance):
 
 
 @probe
-def board_fold(ctx, updates):
-    """Fold ``board_reducer`` over ``updates`` from None, one record per step; a step that raised is its ``Raised``, and the last."""
-    steps, current = [], None
-    for update in updates:
-        done = ctx.attempt(lambda update=update, current=current: _reduce(ctx, current, copy.deepcopy(update)))
-        if isinstance(done, Raised):
-            steps.append(done)  # the rules name this step: "at step 3, board_reducer(...) raised ..."
-            break
-        step, current = done
-        steps.append(step)
-    return steps
-
-
-@probe
 def board_validate(ctx, current, update, as_instance):
     return ctx.get("validate_update")(_current(ctx, current), _update(ctx, update, as_instance))
 
@@ -138,53 +127,6 @@ def board_demo(ctx):
     return {"demo": _dump(board), "type": _kind(ctx, board), "empty": _dump(empty), "empty_type": _kind(ctx, empty)}
 
 
-@probe
-def board_graph(ctx, board, has_board, as_instance, commands):
-    """Invoke ``build_board_graph()`` with ``commands`` (and a starting board when ``has_board``)."""
-    graph = ctx.get("build_board_graph")()
-    graph_input = {"commands": copy.deepcopy(commands)}
-    if has_board:
-        graph_input["board"] = _update(ctx, board, as_instance) if type(board) is dict else copy.deepcopy(board)
-    out = graph.invoke(graph_input, {"recursion_limit": 20})
-    # What the spec says the run must equal, computed with the learner's own reducer: the graph task
-    # judges the wiring, the reducer's tasks judge the reducer.
-    reducer, board_class = ctx.get("board_reducer"), ctx.get("Board")
-    with warnings_logged():
-        issued = reducer(board_class(), copy.deepcopy(graph_input["board"])) if has_board else board_class()
-        if not (isinstance(issued, board_class) and issued.columns):
-            issued = ctx.get("DEMO_BOARD")
-        invalid = sum(bool(ctx.get("validate_update")(issued, copy.deepcopy(command))) for command in commands)
-        folded = issued
-        for command in commands:  # on copies: a reducer that edits current in place is another task's failure
-            folded = reducer(copy.deepcopy(folded), copy.deepcopy(command))
-    return {"board": _dump(out.get("board")), "type": _kind(ctx, out.get("board")), "rejected": out.get("rejected"),
-            "own_fold": _dump(folded), "own_invalid": invalid}
-
-
-@probe
-def board_graph_calls(ctx, board, commands):
-    """Stream ``build_board_graph()`` on ``commands`` from ``board``: what each ``apply_command`` run returned as board."""
-    graph = ctx.get("build_board_graph")()
-    graph_input = {"commands": copy.deepcopy(commands), "board": copy.deepcopy(board)}
-    calls, nodes = [], []
-    for update in graph.stream(graph_input, {"recursion_limit": 20}, stream_mode="updates"):
-        for node, written in (update or {}).items():
-            nodes.append(node)
-            if node == "apply_command":
-                calls.append(_dump(written.get("board")) if isinstance(written, dict) else _dump(written))
-    return {"calls": calls, "nodes": nodes}
-
-
-@probe
-def board_first_write(ctx, garbage):
-    """A graph over BoardState's ``board`` key alone whose only node writes ``garbage`` first."""
-    builder = StateGraph(ctx.sub_schema("BoardState", ["board"]))
-    builder.add_node("tool", lambda state: {"board": copy.deepcopy(garbage)})
-    builder.add_edge(START, "tool")
-    out = builder.compile().invoke({})
-    return {"board": _dump(out.get("board")), "type": _kind(ctx, out.get("board"))}
-
-
 def _hostile(kind: str):
     """Made here, not sent: huge or self-referencing payloads."""
     if kind == "huge string":
@@ -221,3 +163,37 @@ def board_hostile(ctx, current, kind):
         result = ctx.get("board_reducer")(board, _hostile(kind))
     return {"is_current": result is board, "current_changed": _dump(board) != before, "warned": bool(warned),
             "type": _kind(ctx, result)}
+
+
+# -- operations the grading side composes (grader.parts.board.scenarios): boards stay here, named by handle ------------
+@operation
+def board_made(ctx, data, as_instance):
+    """The update or board ``data``, as a tool emits it or built into the learner's model (``_update``)."""
+    return _update(ctx, data, as_instance) if type(data) is dict else copy.deepcopy(data)
+
+
+@operation
+def board_step(ctx, current, update):
+    """One ``board_reducer(current, update)`` call of a fold: its facts, as ``board_reduce``'s, and the result itself."""
+    facts, result = _reduce(ctx, current, update)
+    return {"step": facts, "result": result}
+
+
+@operation
+def board_dump(ctx, value):
+    """A board's data and its kind (``Board`` when it is exactly the learner's class)."""
+    return {"board": _dump(value), "type": _kind(ctx, value)}
+
+
+@operation
+def board_call(ctx, name, args):
+    """``name(*args)`` with the warnings it logs captured (not printed): its result."""
+    function = ctx.get(name)
+    with warnings_logged():
+        return function(*args)
+
+
+@operation
+def board_copy(ctx, value):
+    """A deep copy of one of the learner's boards: a fold that must not share it with the run."""
+    return copy.deepcopy(value)

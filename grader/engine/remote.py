@@ -1,0 +1,493 @@
+"""The grading side of a call: scenarios run here, the learner's callables in their own process.
+
+A scenario (``scenario``) is a probe that runs in the grading process: it
+makes the inputs, owns the checkpointer, the fake tools and their ledgers,
+and runs LangGraph itself. What it needs of the learner it asks through a
+``Remote``: a name of the learner's module (``get``), a call of one of the
+learner's callables (``call``), a TypedDict's keys and merge rules
+(``schema``), a compiled graph's nodes, edges and branches (``graph``).
+The learner's process (``grader.child.remote``) answers with plain data, or
+with a ``Handle`` for an object that stays there; the grading side passes a
+handle back to call it, and a ``Callback`` to let the learner's code call one
+of its fakes. A graph the learner built is rebuilt here from its
+description, each node, branch and reducer a call of the learner's function,
+and run here on a checkpointer of the grader's: no fact a rule judges is
+computed in the learner's process except what the learner's own functions
+return.
+"""
+
+import copy
+import inspect
+import time
+from collections.abc import Callable
+from typing import Annotated, Any, Optional
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import StateGraph
+from langgraph.types import Command, Send
+from typing_extensions import TypedDict
+
+from grader.sandbox.session import MissingName
+from grader.wire import Opaque, Raised
+
+__all__ = ["SCENARIOS", "scenario", "run_scenario", "Remote", "Handle", "Callback", "LearnerRaised", "SAVER"]
+
+SCENARIOS: dict[str, Callable] = {}
+
+
+def scenario(fn):
+    """Register ``fn(remote, *args)`` as the probe of its name, run in the grading process (``Checker.probe``)."""
+    if fn.__name__ in SCENARIOS:
+        raise ValueError(f"scenario {fn.__name__!r} is defined twice ({SCENARIOS[fn.__name__].__module__} and {fn.__module__})")
+    SCENARIOS[fn.__name__] = fn
+    return fn
+
+
+class LearnerRaised(Exception):
+    """The learner's code raised (in its process, or LangGraph here on what it returned): ``raised`` says what."""
+
+    def __init__(self, raised: Raised):
+        super().__init__(raised.sentence())
+        self.raised = raised
+
+
+_NO_DEFAULT = object()
+
+
+class _Missing(Exception):
+    """The learner's module lacks a name a scenario needs: the probe's answer is a ``MissingName``."""
+
+
+class Handle:
+    """One of the learner's objects, held in its process: it equals nothing but itself, and calls it there."""
+
+    __slots__ = ("remote", "id", "type_name", "text", "name", "params", "callable", "__weakref__")
+
+    def __init__(self, remote: "Remote", tag: dict):
+        self.remote = remote
+        self.id = tag.get("id")
+        self.type_name, self.text = str(tag.get("type")), str(tag.get("text"))
+        self.callable = tag.get("callable") is True
+        name = tag.get("name")
+        self.name = name if type(name) is str and name.isidentifier() else None
+        self.params = tag.get("params")
+
+    def __call__(self, *args, **kwargs):
+        return self.remote.call(self, *args, **kwargs)
+
+    def __eq__(self, other):
+        return self is other
+
+    __hash__ = object.__hash__
+
+    def __deepcopy__(self, memo):
+        return self  # it names an object over there; a copy would name nothing
+
+    def __repr__(self):
+        return self.text
+
+
+class Callback:
+    """A function of the grading side the learner's code may call (a fake tool): it runs here, where its ledger is."""
+
+    def __init__(self, name: str, function: Callable):
+        self.name = name
+        self.function = function
+
+    def tag(self) -> dict:
+        params = _params_of(self.function)
+        return {"$": "callback", "name": self.name, "params": [[n, k] for n, k, _ in params] if params else None}
+
+
+def _params_of(function) -> list | None:
+    try:
+        return [[p.name, int(p.kind), p.default is not p.empty] for p in inspect.signature(function).parameters.values()]
+    except (TypeError, ValueError):
+        return None
+
+
+class _Saver:
+    def tag(self) -> dict:
+        return {"$": "callback", "saver": True}
+
+
+# The grading side's checkpointer, as an argument of the learner's builder: the learner compiles with a stand-in,
+# and the graph rebuilt here runs on the scenario's own (``Remote.graph``).
+SAVER = _Saver()
+
+
+class Remote:
+    """What a scenario may ask of the learner's process, within the scenario's time."""
+
+    def __init__(self, session, deadline: float, doing: Callable[[], str]):
+        self.session = session
+        self.deadline = deadline
+        self.doing = doing
+        self._handles: dict = {}  # handle id -> Handle: one object over there, one Handle here
+        self._functions: dict = {}  # handle id -> the function LangGraph calls for it
+        self._callbacks: dict[str, Callable] = {}
+
+    # -- the wire ------------------------------------------------------------------------------
+    def _keep(self, value):
+        if isinstance(value, Handle):
+            return {"$": "handle", "id": value.id}
+        if isinstance(value, Callback):
+            self._callbacks[value.name] = value.function
+            return value.tag()
+        if isinstance(value, _Saver):
+            return value.tag()
+        return None
+
+    def _resolve(self, tag: dict):
+        from grader import wire
+
+        kind = tag.get("kind")
+        if kind in ("command", "send", "message"):  # their fields cross encoded, as the learner's process encoded them
+            tag = {key: value if key in ("$", "kind") else wire.decode(value, self._resolve) for key, value in tag.items()}
+        if tag.get("$") == "callback":  # only the grading side makes these
+            return Opaque("callback", "<callback>")
+        if kind == "command":
+            return _rebuilt(lambda: Command(update=tag.get("update"), goto=_goto(tag.get("goto")), graph=tag.get("graph"),
+                                            resume=tag.get("resume")), "Command")
+        if kind == "send":
+            return _rebuilt(lambda: Send(str(tag.get("node")), tag.get("arg")), "Send")
+        if kind == "message":
+            from langchain_core.messages import messages_from_dict
+
+            data = tag.get("data")
+            return _rebuilt(lambda: messages_from_dict([{"type": data["type"], "data": data}])[0], "message")
+        handle_id = tag.get("id")
+        if type(handle_id) is not int:
+            return Opaque(str(tag.get("type")), str(tag.get("text")))
+        if handle_id not in self._handles:
+            self._handles[handle_id] = Handle(self, tag)
+        return self._handles[handle_id]
+
+    def _ask(self, operation: str, *args):
+        """One operation of the call server; its value, the learner's exception raised as ``LearnerRaised``."""
+        remaining = self.deadline - time.monotonic()
+        value = self.session.probe(operation, *args, timeout=max(0.0, remaining), doing=self.doing, keep=self._keep,
+                                   resolve=self._resolve, serve=self._serve)
+        if isinstance(value, MissingName):
+            raise _Missing(str(value))
+        if isinstance(value, Raised):
+            raise LearnerRaised(value)
+        return value
+
+    def _serve(self, request: dict) -> dict:
+        """The learner's code called a callback: run it here; what it raises goes back to be raised there."""
+        from grader import wire
+
+        function = self._callbacks.get(request.get("callback"))
+        try:
+            args, kwargs = wire.decode(request.get("args"), self._resolve)
+            if function is None or not isinstance(args, list) or not isinstance(kwargs, dict):
+                raise TypeError(f"{request.get('callback')!r} is not a function the grader lent your code")
+            return {"value": wire.encode(function(*args, **kwargs), keep=self._keep)}
+        except Exception as exc:  # the fake's answer to a bad call, as the real function would raise it
+            return {"raise": {"type": type(exc).__name__, "module": getattr(exc, "learner_module", None), "message": str(exc)}}
+
+    # -- what a scenario asks ------------------------------------------------------------------------
+    def get(self, name: str, default=_NO_DEFAULT):
+        """The learner's module's ``name``: plain data or a ``Handle`` (``default`` if given and the module lacks it)."""
+        try:
+            return self._ask("lookup", name)
+        except _Missing:
+            if default is _NO_DEFAULT:
+                raise
+            return default
+
+    def attribute(self, handle: Handle, name: str):
+        """``handle.name`` of one of the learner's objects."""
+        return self._ask("attribute", handle, name)
+
+    def lend(self, module: str, callbacks: dict[str, "Callback"]) -> int:
+        """Put ``callbacks`` in place of ``agstate.<module>``'s functions of those names, until ``take_back``."""
+        return self._ask("lend", module, callbacks)
+
+    def take_back(self) -> None:
+        self._ask("take_back")
+
+    def ask(self, operation: str, *args):
+        """A part's own call-server operation (its ``probes/``): one call of the learner's code, handles both ways."""
+        return self._ask(operation, *args)
+
+    def call(self, target, *args, **kwargs):
+        """``target(*args, **kwargs)`` in the learner's process (a name or a Handle): its result."""
+        return self.call_facts(target, *args, **kwargs)["result"]
+
+    def call_in_place(self, target, *args, **kwargs):
+        """``call``, as if the learner's function ran here: what it did to its arguments is done to ours, and an
+        argument it returned is returned itself.
+
+        LangGraph's behaviour with a reducer or a node that mutates what it is
+        given (a shallow channel copy that shares the list, a state whose list a
+        node appends to) is LangGraph's, reproduced here: the arguments over
+        there are copies, so their state after the call is brought back.
+        """
+        facts = self.call_facts(target, *args, **kwargs)
+        after, returned = facts["args_after"], facts["returned_an_argument"]
+        if isinstance(after, list) and len(after) == len(args):
+            for arg, changed in zip(args, after):
+                _mirror(arg, changed)
+        if isinstance(returned, list) and len(returned) == len(args):
+            for arg, same in zip(args, returned):
+                if same is True:
+                    return arg
+        return facts["result"]
+
+    def call_facts(self, target, *args, **kwargs) -> dict:
+        """The call's result, its arguments after it and ``returned_an_argument`` (the learner's word on each)."""
+        if isinstance(target, Handle) and not target.callable:
+            raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"), f"'{target.type_name}' object is not callable"))
+        facts = self._ask("invoke", target if isinstance(target, Handle) else str(target), list(args), kwargs)
+        if not isinstance(facts, dict) or not {"result", "args_after", "returned_an_argument"} <= set(facts):
+            raise LearnerRaised(Raised("ProtocolError", ("ProtocolError",), "the process running your code answered a call "
+                                                                            "with something else than the call's result"))
+        return facts
+
+    def attempt(self, run: Callable, attrs=()):
+        """``run()``'s value, or a ``Raised`` for what the learner's code raised, or LangGraph here on what it returned."""
+        try:
+            return run()
+        except LearnerRaised as exc:
+            if exc.raised.is_a("NotImplementedError"):  # a stub: the task's verdict (not written yet), not this step's
+                raise
+            return exc.raised
+        except _Missing:
+            raise
+        except Exception as exc:  # LangGraph refusing what the learner's code built or returned
+            if type(exc).__module__.startswith("grader."):
+                raise
+            return Raised.of(exc, None, attrs)
+
+    def schema(self, target, keys=None) -> type:
+        """The learner's TypedDict ``target`` rebuilt here, with only ``keys`` if given; each reducer a call of the learner's."""
+        found = self._ask("describe_schema", target)
+        if keys is not None and isinstance(found, dict) and isinstance(found.get("keys"), dict):
+            for key in keys:
+                if key not in found["keys"]:
+                    raise _Missing(f"{target} has no key '{key}'")
+            found = {**found, "keys": {key: found["keys"][key] for key in keys}}
+        return self._typeddict(found, target)
+
+    def reducer_of(self, schema_target, key):
+        """The function LangGraph calls to merge ``key`` of the learner's schema, or None (the last write stays)."""
+        found = self._ask("describe_schema", schema_target)
+        channel = found.get("keys", {}).get(key) if isinstance(found, dict) and isinstance(found.get("keys"), dict) else None
+        if not isinstance(channel, dict) or channel.get("kind") != "reducer":
+            return None
+        return self.function(channel.get("reducer"))
+
+    def function(self, handle) -> Callable:
+        """A function of the grading side that calls the learner's callable ``handle``, with its name and parameters."""
+        if not isinstance(handle, Handle) or not handle.callable:
+            raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"), f"{handle!r} is not callable"))
+        if handle.id in self._functions:
+            return self._functions[handle.id]
+
+        def call(*args):
+            return self.call_in_place(handle, *args)
+
+        call.__name__ = call.__qualname__ = handle.name or "reducer"
+        signature = _signature(handle.params)
+        if signature is None:
+            raise LearnerRaised(Raised("ValueError", ("ValueError", "Exception"), f"no signature found for {handle.text}"))
+        call.__signature__ = signature
+        self._functions[handle.id] = call
+        return call
+
+    # -- graphs -------------------------------------------------------------------------------------
+    def graph(self, built, checkpointer=None):
+        """The graph ``built`` (a Handle to the learner's compiled graph), rebuilt here and compiled on ``checkpointer``.
+
+        The learner's builder was given ``SAVER``: a graph compiled with it runs
+        here on ``checkpointer``; one compiled with a checkpointer of its own on a
+        private one; one compiled without, on none.
+        """
+        found = self._ask("describe_graph", built) if isinstance(built, Handle) else {"graph": False, "type": type(built).__name__}
+        if not isinstance(found, dict) or found.get("graph") is not True:
+            kind = found.get("type") if isinstance(found, dict) else "something else"
+            raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"),
+                                       f"expected a compiled StateGraph (builder.compile(...)), got a {kind}"))
+        return _Rebuild(self, found).compile(checkpointer)
+
+    def _typeddict(self, found, what) -> type:
+        if not isinstance(found, dict) or found.get("typeddict") is not True or not isinstance(found.get("keys"), dict):
+            kind = found.get("type") if isinstance(found, dict) else "something else"
+            raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"), f"{what} is a {kind}, not a TypedDict"))
+        fields = {}
+        for key, channel in found["keys"].items():
+            if type(key) is not str or not isinstance(channel, dict):
+                raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"), f"{what} has a key {key!r} LangGraph cannot use"))
+            kind = channel.get("kind")
+            if kind == "reducer":
+                fields[key] = Annotated[_start_type(channel), self.function(channel.get("reducer"))]
+            elif kind == "value":
+                fields[key] = Any
+            else:
+                raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"),
+                                           f"{what}.{key} is annotated with {channel.get('what')!r}: the lab's graphs use "
+                                           f"reducers, not LangGraph's channel classes"))
+        name = found.get("name") if type(found.get("name")) is str and str(found.get("name")).isidentifier() else "State"
+        return TypedDict(name, fields, total=False)
+
+    def release(self) -> None:
+        """Let the learner's process drop every object this scenario held by handle."""
+        if self._handles and self.session is not None:
+            try:
+                self.session.probe("forget", sorted(self._handles), timeout=max(0.0, self.deadline - time.monotonic()) or 0.5,
+                                   doing=self.doing)
+            except Exception:  # the process is gone or slow: its objects went with it, or go with the task's end
+                pass
+        self._handles.clear()
+        self._functions.clear()
+
+
+def _mirror(ours, theirs) -> None:
+    """Make ``ours`` (a list, dict or set) hold what ``theirs`` holds, in place, keeping what did not change.
+
+    Containers inside are changed in place too, so a list a state shares with a
+    channel is the one that changes, as it would be in one process.
+    """
+    if type(ours) is list and type(theirs) is list:
+        if len(ours) != len(theirs):
+            ours[:] = theirs
+            return
+        for index, (mine, other) in enumerate(zip(ours, theirs)):
+            if type(mine) is type(other) and type(mine) in (list, dict, set):
+                _mirror(mine, other)
+            elif not (type(mine) is type(other) and mine == other):
+                ours[index] = other
+    elif type(ours) is dict and type(theirs) is dict:
+        for key in [key for key in ours if key not in theirs]:
+            del ours[key]
+        for key, other in theirs.items():
+            mine = ours.get(key, _ABSENT)
+            if type(mine) is type(other) and type(mine) in (list, dict, set):
+                _mirror(mine, other)
+            elif not (type(mine) is type(other) and mine == other):
+                ours[key] = other
+    elif type(ours) is set and type(theirs) is set and ours != theirs:
+        ours.clear()
+        ours.update(theirs)
+
+
+_ABSENT = object()
+
+
+def _goto(goto):
+    return tuple(goto) if isinstance(goto, list) else goto
+
+
+def _rebuilt(make: Callable, what: str):
+    try:
+        return make()
+    except Exception:
+        return Opaque(what, f"<a {what} that could not be rebuilt>")
+
+
+def _signature(params) -> inspect.Signature | None:
+    if not isinstance(params, list):
+        return None
+    try:
+        return inspect.Signature([
+            inspect.Parameter(name, inspect._ParameterKind(kind), **({"default": None} if has_default else {}))
+            for name, kind, has_default in params])
+    except (TypeError, ValueError):
+        return None
+
+
+def _start_type(channel: dict):
+    """A type LangGraph's reducer channel starts from as the learner's did: ``start`` (a copy each time), or nothing."""
+    if "start" not in channel:
+        return Optional[Any]  # noqa: UP045 -- typ() raises: the channel starts empty, as for ``int | None``
+    start = channel["start"]
+    return type("Start", (), {"__new__": lambda cls: copy.deepcopy(start)})
+
+
+class _Rebuild:
+    """A graph description from ``describe_graph``, turned back into a StateGraph whose functions are the learner's."""
+
+    def __init__(self, remote: Remote, found: dict):
+        self.remote = remote
+        self.found = found
+        self.schemas = {}
+
+    def schema(self, schema_id):
+        if schema_id is None:
+            return None
+        if schema_id not in self.schemas:
+            described = self.found.get("schemas", {}).get(schema_id) if isinstance(self.found.get("schemas"), dict) else None
+            self.schemas[schema_id] = self.remote._typeddict(described, "the graph's schema")
+        return self.schemas[schema_id]
+
+    def compile(self, checkpointer):
+        found = self.found
+        builder = StateGraph(self.schema(found.get("state")), input_schema=self.schema(found.get("input")),
+                             output_schema=self.schema(found.get("output")))
+        nodes = found.get("nodes")
+        for name, node in (nodes.items() if isinstance(nodes, dict) else ()):
+            if node.get("unsupported"):
+                raise LearnerRaised(Raised("ValueError", ("ValueError", "Exception"),
+                                           f"node {name!r} has {', '.join(map(str, node['unsupported']))}, which the lab's "
+                                           f"graphs do not use"))
+            ends = node.get("ends")
+            builder.add_node(str(name), self.step(name, node), input_schema=self.schema(node.get("input")),
+                             destinations=(tuple(ends) if isinstance(ends, list) else ends) or None)
+        for start, end in found.get("edges") or ():
+            builder.add_edge(start, end)
+        for starts, end in found.get("waiting_edges") or ():
+            builder.add_edge(list(starts), end)
+        for branch in found.get("branches") or ():
+            path = self.step(branch.get("name"), branch)
+            path.__annotations__ = {"state": self.schema(branch.get("input")) or builder.state_schema}
+            builder.add_conditional_edges(branch.get("source"), path, branch.get("ends"))
+        saver = {"given": checkpointer, "own": InMemorySaver(), "none": None}.get(found.get("checkpointer"))
+        return builder.compile(checkpointer=saver, interrupt_before=found.get("interrupt_before") or None,
+                               interrupt_after=found.get("interrupt_after") or None)
+
+    def step(self, name, described: dict) -> Callable:
+        """A node's or a branch's function here: the learner's, called with the state (and ``config``, if it takes one)."""
+        target = described.get("call")
+        accepts = described.get("accepts") if isinstance(described.get("accepts"), list) else []
+        remote = self.remote
+        if "runnable" in accepts:
+            def run(state, config):
+                return remote.call(remote.attribute(target, "invoke"), state, _plain_config(config))
+        else:
+            others = [kw for kw in accepts if kw != "config"]
+            if others:
+                raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"),
+                                           f"{name!r} takes {', '.join(map(repr, others))}: the lab's graphs give a node or "
+                                           f"a router the state, and config if it asks for it"))
+
+            if "config" in accepts:
+                def run(state, config):
+                    return remote.call_in_place(target, state, config=_plain_config(config))
+            else:
+                def run(state):
+                    return remote.call_in_place(target, state)
+        run.__name__ = run.__qualname__ = name if type(name) is str and name.isidentifier() else "node"
+        return run
+
+
+def _plain_config(config) -> dict:
+    """What a learner's node sees of its config: the thread and the run's limits, as plain data."""
+    configurable = (config or {}).get("configurable", {})
+    keep = {key: configurable[key] for key in ("thread_id", "checkpoint_ns") if type(configurable.get(key)) is str}
+    return {"configurable": keep, "recursion_limit": (config or {}).get("recursion_limit", 25)}
+
+
+def run_scenario(name: str, session, args: list, deadline: float, doing: Callable[[], str]):
+    """Run scenario ``name`` here: its value, a ``Raised`` (the learner's code raised) or a ``MissingName``."""
+    remote = Remote(session, deadline, doing)
+    try:
+        # What LangGraph raises here on what the learner's code built or returned is the learner's, as if run there.
+        return remote.attempt(lambda: SCENARIOS[name](remote, *copy.deepcopy(args)))
+    except _Missing as exc:
+        return MissingName(str(exc))
+    except LearnerRaised as exc:
+        return exc.raised
+    finally:
+        remote.release()

@@ -1,0 +1,127 @@
+"""Forging blocks: code a student appends to the untouched stubs of a part to score without solving it.
+
+Each block reaches the grader's machinery in the learner's process from what
+that process legitimately holds (its callers' frames, every name built at run
+time, no word the static read or the audit hook refuses) and answers the
+part's old scenarios as a model of the answers would: graph runs, the
+expected values computed beside them, the ledgers of the fake tools, the
+timing. Before the scenarios ran in the grading process (issue 29) they
+scored: part A's 28/100, part B's board.graph 10/10. Now each must earn what
+the stub earns (``tests/test_forging.py``, and part A's in the hostile corpus).
+"""
+
+_FORGE_STATE = r'''
+import hashlib as _hashlib
+import sys as _sys
+
+# Nothing here is a forbidden word: every name that reaches the grader's machinery is built at run time.
+_frames = getattr(_sys, "_get" + "frame")
+_BACK, _GLOBALS = "f_" + "back", "f_" + "globals"
+_SPEC = ["question", "trace", "sources", "used_calls", "best_score", "recent", "notes", "answer"]
+_OUTPUT = ["answer", "trace", "sources", "used_calls"]
+_REDUCERS = {"trace": "append", "sources": "merge_sources", "used_calls": "add", "best_score": "keep_max",
+             "recent": "keep_recent", "notes": "append"}
+
+
+def _n(text):
+    return int.from_bytes(_hashlib.sha256(text.encode()).digest()[:4], "big")
+
+
+def _search(question, round_no):
+    first = f"doc-{_n(question) % 90 + 10}"
+    return [first] if round_no == 1 else [first, f"doc-{_n(f'{question}/{round_no}') % 900 + 100}"]
+
+
+def _score(question, round_no):
+    return -(_n(question) % 5 + 1) if round_no == 1 else _n(f"{question}#{round_no}") % 50
+
+
+def _merge(key, old, new):
+    if key in ("trace", "notes"):
+        return list(old) + (list(new) if isinstance(new, list) else [new])
+    if key == "sources":
+        return list(dict.fromkeys(list(old) + list(new)))
+    if key == "recent":
+        return (list(old) + list(new))[-3:]
+    return new
+
+
+def _run_graph(ctx, schema_name, keys, steps, writes, graph_input):
+    key = keys[0]
+    value = graph_input.get(key, [] if key in _REDUCERS else None)
+    for step in steps:
+        for name in sorted(step):
+            value = _merge(key, value, writes[name][key]) if schema_name == "State" else writes[name][key]
+    return {key: value}
+
+
+def _channels(ctx, schema_name):
+    keys = {"State": _SPEC, "InputState": ["question"], "OutputState": _OUTPUT}.get(schema_name, ["trace"])
+    return {"keys": keys, "channels": {key: {"channel": "BinaryOperatorAggregate" if key in _REDUCERS else "LastValue",
+                                             "reducer": _REDUCERS.get(key)} for key in keys}}
+
+
+def _research(ctx, question, thread_id, extra_input):
+    sources, scores = [], []
+    for round_no in (1, 2, 3):
+        sources = list(dict.fromkeys(sources + _search(question, round_no)))
+        scores.append(_score(question, round_no))
+    output = {"answer": f"{question} - see {', '.join(sources)}", "trace": ["intake", "lookup", "lookup", "lookup", "finish"],
+              "sources": sources, "used_calls": 3}
+    state = {**output, "question": question, "best_score": max(scores), "recent": ["r1", "r2", "r3"],
+             "notes": ["n0", "n1", "n2", "n3"]}
+    return {"output": output, "state": state, "input_schema": ["question"], "output_schema": sorted(_OUTPUT)}
+
+
+def _tool_calls(ctx, question, thread_id):
+    run = _research(ctx, question, thread_id, {})
+    scored = [_score(question, r) for r in (1, 2, 3)]
+    return {**run, "searched": [_search(question, r) for r in (1, 2, 3)], "scored": scored, "best_of_scores": max(scored)}
+
+
+_forged = {"run_graph": _run_graph, "channels": _channels, "research_run": _research, "tool_calls_run": _tool_calls,
+           "time_merge": lambda ctx, size, seed: 0.01,
+           "graph_accepts": lambda ctx, factory, factory_args, writes: {"items": [i for w in writes for i in w][-factory_args[0]:]}}
+_frame = _frames(0)
+while _frame is not None:
+    _registry = getattr(getattr(_frame, _GLOBALS).get("probes"), "PROBES", None)
+    if isinstance(_registry, dict):
+        for _name, _function in _forged.items():
+            _function.__name__ = _name
+            _registry[_name] = _function
+        break
+    _frame = getattr(_frame, _BACK)
+'''
+
+_FORGE_BOARD = r'''
+import sys as _sys
+
+_frames = getattr(_sys, "_get" + "frame")
+_EMPTY = {"columns": []}
+
+
+def _demo():
+    return DEMO_BOARD.model_dump(mode="json")  # the kit's demo board: given, not an exercise
+
+
+def _graph(ctx, board, has_board, as_instance, commands):
+    start = board if has_board and isinstance(board, dict) and board.get("columns") else _demo()
+    return {"board": start, "type": "Board", "rejected": [], "own_fold": start, "own_invalid": 0}
+
+
+_forged = {"board_graph": _graph,
+           "board_first_write": lambda ctx, garbage: {"board": _EMPTY, "type": "Board"},
+           "board_graph_calls": lambda ctx, board, commands: {"calls": list(commands),
+                                                              "nodes": ["build_board"] + ["apply_command"] * len(commands)}}
+_frame = _frames(0)
+while _frame is not None:
+    _registry = getattr(getattr(_frame, "f_" + "globals").get("probes"), "PROBES", None)
+    if isinstance(_registry, dict):
+        for _name, _function in _forged.items():
+            _registry[_name] = _function
+        break
+    _frame = getattr(_frame, "f_" + "back")
+'''
+
+# The part -> its block, appended to that part's stub module.
+FORGING = {"state": _FORGE_STATE, "board": _FORGE_BOARD}

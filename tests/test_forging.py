@@ -1,0 +1,85 @@
+"""A forging block appended to the stubs earns nothing: no verdict rests on what the learner's process computes.
+
+For each part whose scenarios run in the grading process, the untouched
+stubs plus that part's forging block (``tests/hostile/forging.py``) are
+graded in one batch beside the untouched stubs, sandboxed, as root and as an
+ordinary user (``tests/private_clone.py``), and through ``check()`` in a
+fresh process: every task's status and score is the stub's. The block
+reaches the learner's process's probe registry and answers every scenario
+the process used to run, so a scenario still run there would score.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from hostile.forging import FORGING
+from private_clone import ORDINARY_USER, as_account, private_clone
+
+from grader.catalog import MODULES
+
+pytestmark = pytest.mark.part
+
+SEED = 7
+IS_ROOT = os.geteuid() == 0
+ACCOUNTS = ["root", "ordinary user"] if IS_ROOT else ["this user"]
+
+
+def _stubs(folder: Path, forged: str | None = None) -> Path:
+    """The kit's untouched stubs in ``folder/agstate`` (the learner copies), with ``forged``'s block appended."""
+    shutil.copytree(ROOT / "agstate", folder / "agstate", ignore=shutil.ignore_patterns("__pycache__"))
+    if forged is not None:
+        module = folder / "agstate" / f"{MODULES[forged]}.py"
+        module.write_text(module.read_text() + "\n" + FORGING[forged])
+    return folder
+
+
+@pytest.fixture(scope="module")
+def submissions():
+    root = Path(tempfile.mkdtemp(prefix="agstate-forging-", dir="/tmp"))
+    root.chmod(0o755)
+    paths = {"stub": _stubs(root / "stub")} | {part: _stubs(root / f"forged-{part}", part) for part in FORGING}
+    for path in [root, *root.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    yield paths
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _tasks(report: dict) -> list[tuple]:
+    return [(task["id"], task["status"], task["score"]) for task in report["tasks"]]
+
+
+@pytest.mark.parametrize("account", ACCOUNTS)
+def test_a_forging_block_on_the_stubs_earns_what_the_stubs_earn(submissions, account):
+    parts = [arg for part in FORGING for arg in ("--part", part)]
+    args = ["-m", "grader", *(str(path) for path in submissions.values()), "--json", "--seed", str(SEED), *parts]
+    if account == "ordinary user":
+        clone = private_clone(ORDINARY_USER)
+        done = subprocess.run(as_account(clone, [str(clone.python), *args]), capture_output=True, text=True, cwd="/",
+                              env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": clone.home, "LANG": "C.UTF-8"},
+                              timeout=1200)
+    else:
+        done = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, timeout=1200)
+    reports = json.loads(done.stdout)
+    stub, *forged = reports
+    assert stub["sandbox"] == "bubblewrap" and stub["score"] == 0.0, _tasks(stub)
+    for part, report in zip(FORGING, forged):
+        assert report["sandbox"] == "bubblewrap"
+        assert _tasks(report) == _tasks(stub), f"the stubs plus part {part}'s forging block: {_tasks(report)}"
+
+
+@pytest.mark.parametrize("part", list(FORGING))
+def test_check_in_a_kernel_gives_a_forging_block_what_it_gives_the_stubs(submissions, part):
+    """The notebook's path: ``check(part)`` from the workspace, the grader's own process (no warm grader here)."""
+    grade = ("import json, sys; from grader.notebook.check import check; "
+             f"print(json.dumps(float(check(sys.argv[1], seed={SEED}))))")
+    env = {**os.environ, "AGSTATE_WORKSPACE": str(submissions[part])}
+    done = subprocess.run([sys.executable, "-c", grade, part], capture_output=True, text=True, cwd=submissions[part],
+                          env=env, timeout=600)
+    assert json.loads(done.stdout.splitlines()[-1]) == 0.0, done.stdout[-3000:] + done.stderr[-2000:]

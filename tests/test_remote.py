@@ -1,0 +1,284 @@
+"""The call boundary (grader.engine.remote, grader.child.remote): graphs the learner builds, run in the grading process.
+
+The oracle is LangGraph itself: each learner module here is also imported in
+this test's own process, and its graph run there directly; the graph rebuilt
+on the grading side, each node, router and reducer a call into the learner's
+process, must end in the same state, raise the same error, and reproduce
+the same LangGraph behaviours a mutating reducer or node causes.
+"""
+
+import importlib.util
+import sys
+import textwrap
+import time
+
+import pytest
+from conftest import ROOT
+from langgraph.checkpoint.memory import InMemorySaver
+from submissions import build_submission
+
+from grader.engine.remote import SAVER, Callback, LearnerRaised, Remote, _mirror, run_scenario, scenario
+from grader.sandbox.containment import Limits
+from grader.sandbox.session import MissingName, Session
+from grader.sandbox.staging import staged
+from grader.wire import Raised
+
+GRAPHS = textwrap.dedent('''
+    import operator
+    from typing import Annotated
+
+    from langgraph.graph import END, START, StateGraph
+    from langgraph.types import Command
+    from typing_extensions import TypedDict
+
+    from agstate.tools import relevance, search_docs
+
+
+    def extend_in_place(old, new):  # the classic bug: the stored list itself grows
+        old.extend(new)
+        return old
+
+
+    class Loop(TypedDict, total=False):
+        trace: Annotated[list[str], extend_in_place]
+        count: Annotated[int, operator.add]
+        total: int | None
+        size: int
+
+
+    class Public(TypedDict):
+        count: int
+
+
+    def build_loop(checkpointer=None):
+        def step(state: Loop, config) -> dict:
+            return {"trace": [f"step@{config['configurable'].get('thread_id', '-')}"], "count": 1}
+
+        def route(state: Loop) -> str:
+            return "step" if state["count"] < 3 else "done"
+
+        def done(state: Loop):
+            state["trace"].append("mutated by done")  # a node that mutates the state it is given
+            return Command(update={"total": state["count"] * 10}, goto="report")
+
+        def report(state: Loop) -> dict:
+            return {"size": len(state["trace"]), "trace": [state["trace"][-1]]}
+
+        builder = StateGraph(Loop, output_schema=Public)
+        builder.add_node("step", step)
+        builder.add_node("done", done, destinations=("report",))
+        builder.add_node("report", report)
+        builder.add_edge(START, "step")
+        builder.add_conditional_edges("step", route, {"step": "step", "done": "done"})
+        return builder.compile(checkpointer=checkpointer)
+
+
+    def build_fanout(checkpointer=None):
+        builder = StateGraph(Loop)
+        for name in ("a", "b", "c"):
+            builder.add_node(name, lambda state, name=name: {"trace": [name], "count": 2})
+        builder.add_node("join", lambda state: {"trace": [f"join:{len(state['trace'])}"]})
+        for name in ("a", "b", "c"):
+            builder.add_edge(START, name)
+        builder.add_edge(["a", "b", "c"], "join")
+        builder.add_edge("join", END)
+        return builder.compile(checkpointer=checkpointer)
+
+
+    def build_with_tools(checkpointer=None):
+        def look(state: Loop) -> dict:
+            found = search_docs("q", state.get("count", 0) + 1)
+            return {"trace": found, "count": 1, "total": relevance("q", 2)}
+
+        builder = StateGraph(Loop)
+        builder.add_node("look", look)
+        builder.add_edge(START, "look")
+        builder.add_edge("look", END)
+        return builder.compile(checkpointer=checkpointer)
+
+
+    def build_raising(checkpointer=None):
+        def broken(state):
+            return {"count": state["missing"]}
+
+        builder = StateGraph(Loop)
+        builder.add_node("broken", broken)
+        builder.add_edge(START, "broken")
+        return builder.compile(checkpointer=checkpointer)
+
+
+    class Maxed(TypedDict, total=False):
+        best: Annotated[int, max]  # LangGraph cannot read a builtin's signature
+
+
+    def build_maxed(checkpointer=None):
+        return StateGraph(Maxed).compile(checkpointer=checkpointer)
+
+
+    def build_not_a_graph(checkpointer=None):
+        return "a graph, honestly"
+
+
+    def build_with_retries(checkpointer=None):
+        from langgraph.types import RetryPolicy
+
+        builder = StateGraph(Loop)
+        builder.add_node("flaky", lambda state: {"count": 1}, retry_policy=RetryPolicy(max_attempts=2))
+        builder.add_edge(START, "flaky")
+        return builder.compile(checkpointer=checkpointer)
+''')
+
+
+@pytest.fixture(scope="module")
+def learner(tmp_path_factory):
+    """A learner process holding GRAPHS as agstate/state.py, and the same module imported here (the oracle)."""
+    submission = tmp_path_factory.mktemp("remote") / "submission"
+    build_submission(submission, modules={"state.py": GRAPHS})
+    sys.path.insert(0, str(submission))
+    for name in [n for n in sys.modules if n == "agstate" or n.startswith("agstate.")]:
+        del sys.modules[name]
+    spec = importlib.util.spec_from_file_location("agstate.state", submission / "agstate" / "state.py")
+    here = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(here)
+    with staged(submission) as (copy, _), Session(copy, "state", Limits(cpu_seconds=60)) as session:
+        yield session, here
+    sys.path.remove(str(submission))
+    for name in [n for n in sys.modules if n == "agstate" or n.startswith("agstate.")]:
+        del sys.modules[name]
+
+
+def _remote(session) -> Remote:
+    return Remote(session, time.monotonic() + 30, lambda: "running a test's graph")
+
+
+def _both(learner, builder: str, graph_input: dict, thread: str = "t-1"):
+    """(final state, checkpoint) of the graph run here by LangGraph directly, and of the graph rebuilt from the learner's."""
+    session, here = learner
+    config = {"configurable": {"thread_id": thread}, "max_concurrency": 1}
+    direct = getattr(here, builder)(checkpointer=InMemorySaver())
+    # durability="sync": a checkpoint is saved before the next step runs (by default a thread of LangGraph's saves it,
+    # and what a node mutating its state does to it depends on which comes first).
+    expected = (direct.invoke(dict(graph_input), config, durability="sync"), direct.get_state(config).values)
+    remote = _remote(session)
+    try:
+        rebuilt = remote.graph(remote.call(builder, checkpointer=SAVER), InMemorySaver())
+        got = (rebuilt.invoke(dict(graph_input), config, durability="sync"), rebuilt.get_state(config).values)
+    finally:
+        remote.release()
+    return expected, got
+
+
+@pytest.mark.part
+def test_a_rebuilt_graph_runs_as_the_learners_own_branches_config_commands_and_mutations_included(learner):
+    expected, got = _both(learner, "build_loop", {"count": 0})
+    assert got == expected
+    # What LangGraph does with a reducer that extends the stored list (a conditional edge reads a shallow channel
+    # copy) and a node that appends to its state: reproduced, not washed out by the copies crossing the boundary.
+    assert got[1]["trace"].count("step@t-1") > 3 and got[1]["trace"][-2:] == ["mutated by done"] * 2
+    assert got[0] == {"count": 3} and got[1]["total"] == 30 and got[1]["size"] == len(got[1]["trace"]) - 1
+
+
+@pytest.mark.part
+def test_parallel_branches_and_a_join_run_in_one_fixed_order(learner):
+    expected, got = _both(learner, "build_fanout", {})
+    assert got == expected and got[1]["count"] == 6
+
+
+@pytest.mark.part
+def test_a_lent_callback_runs_in_the_grading_process_and_keeps_its_ledger_there(learner):
+    session, _ = learner
+    ledger = []
+
+    def search_docs(question: str, round_no: int) -> list[str]:
+        ledger.append((question, round_no))
+        return [f"doc-{round_no}"]
+
+    def relevance(question: str, round_no: int) -> int:
+        ledger.append(("relevance", round_no))
+        return 7
+
+    remote = _remote(session)
+    try:
+        remote.lend("tools", {"search_docs": Callback("search_docs", search_docs), "relevance": Callback("relevance", relevance)})
+        graph = remote.graph(remote.call("build_with_tools", checkpointer=SAVER), InMemorySaver())
+        out = graph.invoke({"count": 0}, {"configurable": {"thread_id": "tools"}})
+        remote.take_back()
+    finally:
+        remote.release()
+    assert ledger == [("q", 1), ("relevance", 2)] and out["trace"] == ["doc-1"] and out["total"] == 7
+
+
+@pytest.mark.part
+@pytest.mark.parametrize("builder, says", [
+    ("build_raising", "KeyError: 'missing'"),
+    ("build_not_a_graph", "expected a compiled StateGraph"),
+    ("build_with_retries", "a retry policy"),
+    ("build_maxed", "no signature found for builtin"),
+])
+def test_what_the_learners_graph_cannot_do_is_the_learners_error_with_its_line(learner, builder, says):
+    session, _ = learner
+
+    @scenario
+    def _run_for_test(remote, name):
+        return remote.attempt(lambda: remote.graph(remote.call(name, checkpointer=SAVER), InMemorySaver())
+                              .invoke({"count": 0}, {"configurable": {"thread_id": "x"}}))
+
+    from grader.engine.remote import SCENARIOS
+
+    try:
+        got = run_scenario("_run_for_test", session, [builder], time.monotonic() + 30, lambda: "a test")
+    finally:
+        del SCENARIOS["_run_for_test"]
+    assert isinstance(got, Raised) and says in got.sentence()
+    if builder == "build_raising":
+        assert got.where and got.where["file"] == "agstate/state.py" and "state[\"missing\"]" in got.where["code"]
+
+
+@pytest.mark.part
+def test_a_missing_name_and_a_handle_that_is_not_callable_are_answers_not_crashes(learner):
+    session, _ = learner
+    remote = _remote(session)
+    try:
+        with pytest.raises(Exception) as missing:
+            remote.get("no_such_name")
+        assert "no_such_name" in str(missing.value)
+        graph = remote.call("build_loop", checkpointer=SAVER)
+        with pytest.raises(LearnerRaised, match="not callable"):
+            remote.call(graph)
+    finally:
+        remote.release()
+    assert isinstance(run_scenario("channels", session, ["Nope"], time.monotonic() + 30, lambda: "x"), MissingName)
+
+
+@pytest.mark.unit
+def test_mirror_changes_our_containers_in_place_as_the_learners_code_changed_its_copies():
+    inner = ["a"]
+    state = {"trace": inner, "gone": 1, "same": (1, 2)}
+    _mirror(state, {"trace": ["a", "b"], "same": (1, 2), "new": {3}})
+    assert state == {"trace": ["a", "b"], "same": (1, 2), "new": {3}} and state["trace"] is inner
+    items, kept = [[1], [2]], None
+    kept = items[0]
+    _mirror(items, [[1, 9], [2]])
+    assert items == [[1, 9], [2]] and items[0] is kept
+    shrunk = [1, 2, 3]
+    _mirror(shrunk, [1])
+    assert shrunk == [1]
+    same = [True]
+    _mirror(same, [1])  # equal but not the same type: the learner's value wins
+    assert type(same[0]) is int
+
+
+def test_the_grading_sides_fake_tools_are_the_kits():
+    """The research graph's tools lent to a graded run answer as the kit's agstate/tools.py does, call for call."""
+    from grader.parts.state import fakes
+
+    spec = importlib.util.spec_from_file_location("kit_tools", ROOT / "solutions" / "agstate" / "tools.py")
+    kit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kit)
+    for question in ["", "what is a reducer?", "é" * 40, "0"]:
+        for round_no in range(1, 8):
+            assert fakes.search_docs(question, round_no) == kit.search_docs(question, round_no)
+            assert fakes.relevance(question, round_no) == kit.relevance(question, round_no)
+
+
+test_the_grading_sides_fake_tools_are_the_kits = pytest.mark.unit(test_the_grading_sides_fake_tools_are_the_kits)
