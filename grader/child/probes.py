@@ -8,6 +8,7 @@ compares their data with the rules. The zygote imports every part's probes
 and they import nothing of the grading side (no rules, models or answers).
 """
 
+import builtins
 import importlib
 import importlib.util
 import inspect
@@ -65,6 +66,11 @@ class Context:
 
     def resolve(self, tag: dict):
         """The object a tag from the grading side names: a held object, a fresh checkpointer, or a callback."""
+        if tag.get("kind") == "message":  # the grading side's LangChain message, rebuilt here
+            from langchain_core.messages import messages_from_dict
+
+            data = wire.decode(tag.get("data"), self.resolve)
+            return messages_from_dict([{"type": data.get("type"), "data": data}])[0]
         if tag.get("$") == "handle":
             handle = tag.get("id")
             if handle not in self._held:
@@ -76,7 +82,14 @@ class Context:
             saver = InMemorySaver()  # the learner compiles with it; the grading side rebuilds the graph with its own
             self._savers.append(saver)
             return saver
-        return self.callback(str(tag.get("name")), tag.get("params"))
+        if "object" in tag:  # an object whose methods run on the grading side (the scripted chat model)
+            methods = tag.get("methods") if isinstance(tag.get("methods"), dict) else {}
+            body = {str(name): staticmethod(self.callback(str(spec.get("name")), spec.get("params")))
+                    for name, spec in methods.items() if isinstance(spec, dict)}
+            return type(str(tag.get("object")), (), {"__slots__": (), **body})()
+        function = self.callback(str(tag.get("name")), tag.get("params"))
+        function.__doc__ = tag.get("doc") if isinstance(tag.get("doc"), str) else None
+        return function
 
     def forget(self, handle) -> None:
         value = self._held.pop(handle, None)
@@ -110,6 +123,8 @@ class Context:
         message = str(raised.get("message", ""))
         module = sys.modules.get(f"{self.module.__package__}.{raised.get('module')}")
         found = getattr(module, str(raised.get("type")), None) if module is not None else None
+        if found is None and raised.get("module") is None:  # a builtin exception: the fake raised RuntimeError
+            found = getattr(builtins, str(raised.get("type")), None)
         if isinstance(found, type) and issubclass(found, Exception):
             return found(message)
         return RuntimeError(f"{raised.get('type')}: {message}")

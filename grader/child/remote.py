@@ -8,7 +8,7 @@ are the operations it asks for:
 - ``lookup``: a name of the learner's module;
 - ``invoke``: a call of a learner callable (a name or a handle) with plain
   arguments; its result, its arguments after the call and whether it
-  returned one of them;
+  returned one of them (``run_node``: a Runnable node's, as LangGraph runs it);
 - ``describe_schema`` and ``describe_graph``: the shape of a TypedDict or
   of a compiled graph the learner built (keys, merge rules, nodes, edges,
   branches), as data the grading side rebuilds the graph from.
@@ -29,7 +29,7 @@ from typing_extensions import get_type_hints, is_typeddict
 
 from grader.child.probes import operation
 
-__all__ = ["lookup", "invoke", "attribute", "lend", "take_back", "describe_schema", "describe_graph", "forget"]
+__all__ = ["lookup", "invoke", "lend", "take_back", "describe_schema", "describe_graph", "run_node", "forget"]
 
 
 @operation
@@ -44,12 +44,6 @@ def invoke(ctx, target, args, kwargs):
     function = ctx.get(target) if isinstance(target, str) else target
     result = function(*args, **kwargs)  # what it raises, the server sends as the learner's Raised
     return {"result": result, "args_after": args, "returned_an_argument": [result is arg for arg in args]}
-
-
-@operation
-def attribute(ctx, target, name):
-    """``target.name``, of one of the learner's objects (a Runnable's ``invoke``)."""
-    return getattr(target, str(name))
 
 
 @operation
@@ -174,7 +168,19 @@ def describe_graph(ctx, target):
 def _runnable(runnable) -> dict:
     """A node's or a branch's function, and the keyword arguments LangGraph would give it (``config``, ``store`` ...)."""
     func = getattr(runnable, "func", None)
-    if func is not None:  # LangGraph's RunnableCallable around the learner's function
-        accepts = getattr(runnable, "func_accepts", None)
-        return {"call": func, "accepts": sorted(accepts) if isinstance(accepts, dict) else []}
-    return {"call": runnable, "accepts": ["runnable"]}  # a Runnable of the learner's (a ToolNode): its invoke(state, config)
+    accepts = getattr(runnable, "func_accepts", None)
+    if func is not None and isinstance(accepts, dict) and set(accepts) <= {"config"}:
+        return {"call": func, "accepts": sorted(accepts)}  # the learner's function, in LangGraph's RunnableCallable
+    # A Runnable (a ToolNode), or a function taking the runtime, the store or a stream writer: ``run_node`` runs it.
+    return {"call": runnable, "accepts": ["runnable"]}
+
+
+@operation
+def run_node(ctx, runnable, state, config):
+    """``runnable.invoke(state, config)`` as LangGraph would run it in a graph with no store and no context."""
+    from langgraph._internal._constants import CONF, CONFIG_KEY_RUNTIME
+    from langgraph.runtime import DEFAULT_RUNTIME
+
+    configured = {**config, CONF: {**config.get(CONF, {}), CONFIG_KEY_RUNTIME: DEFAULT_RUNTIME}}
+    result = runnable.invoke(state, configured)
+    return {"result": result, "args_after": [state], "returned_an_argument": [result is state]}

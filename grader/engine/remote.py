@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Annotated, Any, Optional
 
+from langchain_core.messages import BaseMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import StateGraph
 from langgraph.types import Command, Send
@@ -30,7 +31,7 @@ from typing_extensions import TypedDict
 from grader.sandbox.session import MissingName
 from grader.wire import Opaque, Raised
 
-__all__ = ["SCENARIOS", "scenario", "run_scenario", "Remote", "Handle", "Callback", "LearnerRaised", "SAVER"]
+__all__ = ["SCENARIOS", "scenario", "run_scenario", "Remote", "Handle", "Callback", "CallbackObject", "LearnerRaised", "SAVER"]
 
 SCENARIOS: dict[str, Callable] = {}
 
@@ -96,7 +97,9 @@ class Callback:
 
     def tag(self) -> dict:
         params = _params_of(self.function)
-        return {"$": "callback", "name": self.name, "params": [[n, k] for n, k, _ in params] if params else None}
+        doc = self.function.__doc__  # a tool's description, for whoever reads it (LangGraph's ToolNode)
+        return {"$": "callback", "name": self.name, "params": [[n, k] for n, k, _ in params] if params else None,
+                "doc": doc if isinstance(doc, str) else None}
 
 
 def _params_of(function) -> list | None:
@@ -104,6 +107,21 @@ def _params_of(function) -> list | None:
         return [[p.name, int(p.kind), p.default is not p.empty] for p in inspect.signature(function).parameters.values()]
     except (TypeError, ValueError):
         return None
+
+
+class CallbackObject:
+    """An object of the grading side the learner's code may call methods of (a chat model's ``invoke``): each runs here."""
+
+    def __init__(self, name: str, methods: dict[str, Callable]):
+        self.name = name
+        self.methods = methods
+
+    def callbacks(self) -> dict[str, Callable]:
+        return {f"{self.name}.{method}": function for method, function in self.methods.items()}
+
+    def tag(self) -> dict:
+        return {"$": "callback", "object": self.name,
+                "methods": {method: Callback(f"{self.name}.{method}", function).tag() for method, function in self.methods.items()}}
 
 
 class _Saver:
@@ -134,6 +152,13 @@ class Remote:
         if isinstance(value, Callback):
             self._callbacks[value.name] = value.function
             return value.tag()
+        if isinstance(value, CallbackObject):
+            self._callbacks.update(value.callbacks())
+            return value.tag()
+        if isinstance(value, BaseMessage):  # rebuilt as LangChain's message over there (grader.child.probes.Context.resolve)
+            from grader import wire
+
+            return {"$": "handle", "kind": "message", "data": wire.encode(value.model_dump(mode="python"), keep=self._keep)}
         if isinstance(value, _Saver):
             return value.tag()
         return None
@@ -197,10 +222,6 @@ class Remote:
                 raise
             return default
 
-    def attribute(self, handle: Handle, name: str):
-        """``handle.name`` of one of the learner's objects."""
-        return self._ask("attribute", handle, name)
-
     def lend(self, module: str, callbacks: dict[str, "Callback"]) -> int:
         """Put ``callbacks`` in place of ``agstate.<module>``'s functions of those names, until ``take_back``."""
         return self._ask("lend", module, callbacks)
@@ -225,7 +246,14 @@ class Remote:
         node appends to) is LangGraph's, reproduced here: the arguments over
         there are copies, so their state after the call is brought back.
         """
-        facts = self.call_facts(target, *args, **kwargs)
+        return self._in_place(self.call_facts(target, *args, **kwargs), args)
+
+    def node_in_place(self, runnable: "Handle", state, config):
+        """A Runnable node of the learner's (a ToolNode) run over there on ``state``, as ``call_in_place`` does."""
+        return self._in_place(self._facts(self._ask("run_node", runnable, state, config)), (state,))
+
+    @staticmethod
+    def _in_place(facts: dict, args):
         after, returned = facts["args_after"], facts["returned_an_argument"]
         if isinstance(after, list) and len(after) == len(args):
             for arg, changed in zip(args, after):
@@ -240,7 +268,10 @@ class Remote:
         """The call's result, its arguments after it and ``returned_an_argument`` (the learner's word on each)."""
         if isinstance(target, Handle) and not target.callable:
             raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"), f"'{target.type_name}' object is not callable"))
-        facts = self._ask("invoke", target if isinstance(target, Handle) else str(target), list(args), kwargs)
+        return self._facts(self._ask("invoke", target if isinstance(target, Handle) else str(target), list(args), kwargs))
+
+    @staticmethod
+    def _facts(facts) -> dict:
         if not isinstance(facts, dict) or not {"result", "args_after", "returned_an_argument"} <= set(facts):
             raise LearnerRaised(Raised("ProtocolError", ("ProtocolError",), "the process running your code answered a call "
                                                                             "with something else than the call's result"))
@@ -454,7 +485,7 @@ class _Rebuild:
         remote = self.remote
         if "runnable" in accepts:
             def run(state, config):
-                return remote.call(remote.attribute(target, "invoke"), state, _plain_config(config))
+                return remote.node_in_place(target, state, _plain_config(config))
         else:
             others = [kw for kw in accepts if kw != "config"]
             if others:

@@ -6,8 +6,11 @@ time, no word the static read or the audit hook refuses) and answers the
 part's old scenarios as a model of the answers would: graph runs, the
 expected values computed beside them, the ledgers of the fake tools, the
 timing. Before the scenarios ran in the grading process (issue 29) they
-scored: part A's 28/100, part B's board.graph 10/10. Now each must earn what
-the stub earns (``tests/test_forging.py``, and part A's in the hostile corpus).
+scored: part A's 28/100, part B's board.graph 10/10; part E's earned no point
+but turned its verdicts (messages.budget "failed", upsert and graph
+"crashed", where the stubs are "not_implemented"). Now each must earn what
+the stubs earn, task by task and status by status (``tests/test_forging.py``,
+and part A's in the hostile corpus).
 """
 
 _FORGE_STATE = r'''
@@ -123,5 +126,28 @@ while _frame is not None:
     _frame = getattr(_frame, "f_" + "back")
 '''
 
+_FORGE_MESSAGES = r'''
+import sys as _sys
+
+_frames = getattr(_sys, "_get" + "frame")
+
+
+def _channels(ctx, histories, write):
+    return {"keys": ["messages", "summary"], "channels": {"messages": "BinaryOperatorAggregate", "summary": "LastValue"},
+            "merged": [history + write for history in histories], "max_messages": 8}
+
+
+_forged = {"chat_channels": _channels,
+           "budget_graph": lambda ctx, steps: {"states": [[m for step in steps[:i + 1] for m in step] for i in range(len(steps))]}}
+_frame = _frames(0)
+while _frame is not None:
+    _registry = getattr(getattr(_frame, "f_" + "globals").get("probes"), "PROBES", None)
+    if isinstance(_registry, dict):
+        for _name, _function in _forged.items():
+            _registry[_name] = _function
+        break
+    _frame = getattr(_frame, "f_" + "back")
+'''
+
 # The part -> its block, appended to that part's stub module.
-FORGING = {"state": _FORGE_STATE, "board": _FORGE_BOARD}
+FORGING = {"state": _FORGE_STATE, "board": _FORGE_BOARD, "messages": _FORGE_MESSAGES}
