@@ -282,3 +282,12 @@ def test_the_grading_sides_fake_tools_are_the_kits():
 
 
 test_the_grading_sides_fake_tools_are_the_kits = pytest.mark.unit(test_the_grading_sides_fake_tools_are_the_kits)
+
+
+@pytest.mark.unit
+def test_the_interrupt_key_the_refund_scenario_reads_is_langgraphs():
+    from langgraph._internal._constants import INTERRUPT
+
+    from grader.parts.branches.scenarios import INTERRUPT as read
+
+    assert read == INTERRUPT

@@ -37,4 +37,6 @@ PART = Part(
         "refund_orders": "build_refund_graph(...) with the branches' writes delivered in every order",
         "refund_redelivered": "build_refund_graph(...) with a write delivered again",
     },
+    # The refund graph and the write-once key run in the grading process (scenarios.py); the case stream's races and
+    # the resolvers' stream still run in the learner's process (probes/): its reports rest on probes there.
 )
