@@ -150,7 +150,13 @@ def _plan(args) -> Plan:
     roster = _roster(args)
     if args.resume and args.regrade:
         raise UsageError("--resume grades who is not in the log yet, --regrade who is: choose one")
-    logged = gradebook.read_log(args.out) if args.resume or args.regrade else {}
+    logged = {}
+    if args.resume or args.regrade:
+        try:
+            gradebook.check_owned(gradebook.log_path(args.out))  # a log planted in a shared folder is not trusted
+        except gradebook.UntrustedLog as exc:
+            raise UsageError(str(exc)) from None
+        logged = gradebook.read_log(args.out)
     if args.regrade and not logged:
         raise UsageError(f"nothing to regrade: {gradebook.log_path(args.out)} holds no report")
     where = gradebook.log_path(args.out) if args.out else None
@@ -209,7 +215,13 @@ def _tasks_text(tasks: list[str]) -> str:
 
 
 def _sandbox(args, submissions: int) -> str | None:
-    """None to grade in bubblewrap, else why not; raises ``UsageError`` for a batch that cannot be sandboxed."""
+    """None to grade in bubblewrap, else why not; raises ``UsageError`` for a batch that cannot be sandboxed.
+
+    A batch is a batch however small: a run that writes a gradebook (``--out``,
+    and so ``--resume`` and ``--regrade`` of one submission) is refused too,
+    so a gradebook never holds a row graded without a sandbox unless
+    ``--no-sandbox`` asked for it.
+    """
     if args.no_sandbox:
         print(f"agstate-grade: --no-sandbox: {NO_SANDBOX_WARNING}", file=sys.stderr)
         return "--no-sandbox was given"
@@ -218,6 +230,9 @@ def _sandbox(args, submissions: int) -> str | None:
         return None
     if submissions > 1:
         raise UsageError(f"refusing to grade {submissions} submissions without a sandbox: {reason}; or pass "
+                         "--no-sandbox to grade trusted submissions without it")
+    if args.out:
+        raise UsageError(f"refusing to write the gradebook {args.out} without a sandbox: {reason}; or pass "
                          "--no-sandbox to grade trusted submissions without it")
     print(f"agstate-grade: {reason}", file=sys.stderr)
     print(f"agstate-grade: {NO_SANDBOX_WARNING}", file=sys.stderr)

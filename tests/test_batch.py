@@ -216,9 +216,12 @@ def test_an_interrupted_batch_keeps_every_finished_result(classroom):
     state = slow / "agstate" / "state.py"
     state.write_text(state.read_text().replace("WINDOW = 3\n", "WINDOW = 3\nimport time\ntime.sleep(600)\n"))
     out = classroom / "grades.csv"
+    scratch = classroom / "tmp"  # the batch's TMPDIR: where its staged copies and sandbox folders go
+    scratch.mkdir()
     batch = subprocess.Popen([sys.executable, "-m", "grader", str(classroom / "submitted" / "*" / "agstate-lab"),
                               "--seed", "12", "--out", str(out), "--jobs", "2", "--timeout", "60"],
-                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                             env={**os.environ, "TMPDIR": str(scratch)})
     log = out.with_suffix(".jsonl")
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and (not log.exists() or len(log.read_text().splitlines()) < 4):
@@ -232,6 +235,8 @@ def test_an_interrupted_batch_keeps_every_finished_result(classroom):
     # Workers and learner processes are forks of the batch: their command line names the classroom.
     leftovers = subprocess.run(["pgrep", "-f", str(classroom)], capture_output=True, text=True).stdout
     assert leftovers == ""
+    # The submission graded when Ctrl-C came (its staged copy, its sandbox's folder): nothing of it is left.
+    assert sorted(path.name for path in scratch.iterdir()) == []
 
 
 def test_logs_gathered_from_several_machines_give_one_gradebook(classroom):
@@ -249,3 +254,21 @@ def test_logs_gathered_from_several_machines_give_one_gradebook(classroom):
     done = run_cli(pattern, "--out", str(gathered), "--resume")
     assert done.returncode == 1 and "4 submissions graded with seed 13" in done.stdout  # nothing left to grade
     assert gathered.read_text() == whole.read_text()
+
+
+def test_resume_refuses_a_log_another_account_made_or_may_write(tmp_path):
+    """A log planted in a shared folder where the instructor's --out will point: its rows are not trusted."""
+    out = tmp_path / "grades.csv"
+    assert run_cli(str(SOLUTIONS), "--task", "state.decisions", "--seed", "3", "--out", str(out)).returncode == 0
+    log = out.with_suffix(".jsonl")
+    log.chmod(0o666)
+    for flag in ("--resume", "--regrade"):
+        done = run_cli(str(SOLUTIONS), "--task", "state.decisions", "--seed", "3", "--out", str(out), flag)
+        assert done.returncode == 2 and "can be written by other accounts" in done.stderr, done.stderr
+    log.chmod(0o644)
+    if os.geteuid() == 0:  # as root, the log handed to another account
+        os.chown(log, 65534, 65534)
+        done = run_cli(str(SOLUTIONS), "--task", "state.decisions", "--seed", "3", "--out", str(out), "--resume")
+        assert done.returncode == 2 and "belongs to another account (uid 65534)" in done.stderr, done.stderr
+        os.chown(log, 0, 0)
+    assert run_cli(str(SOLUTIONS), "--task", "state.decisions", "--seed", "3", "--out", str(out), "--resume").returncode == 0

@@ -173,6 +173,17 @@ def test_without_bubblewrap_one_submission_is_graded_and_says_so_and_a_batch_is_
     assert two.stderr.strip().splitlines() == [
         f"agstate-grade: refusing to grade 2 submissions without a sandbox: {bubblewrap.NOT_INSTALLED}; or pass "
         "--no-sandbox to grade trusted submissions without it"]
+    # One submission into a gradebook (a --resume or --regrade of one student is one): a batch, refused alike.
+    book, fresh = tmp_path / "grades.csv", tmp_path / "fresh.csv"
+    args = [sys.executable, "-m", "grader", str(SOLUTIONS), "--task", "state.decisions", "--seed", "1"]
+    assert subprocess.run([*args, "--out", str(book)], capture_output=True, env={**os.environ}, cwd=ROOT, timeout=120).returncode == 0
+    kept = {path.name: path.read_bytes() for path in tmp_path.glob("grades.*")}
+    for out, extra in ((fresh, []), (book, ["--resume"]), (book, ["--regrade"])):
+        into = subprocess.run([*args, "--out", str(out), *extra], capture_output=True, text=True, env=no_bwrap, cwd=ROOT,
+                              timeout=120)
+        assert into.returncode == 2 and not fresh.exists(), (extra, into.stderr)
+        assert f"refusing to write the gradebook {out} without a sandbox" in into.stderr, (extra, into.stderr)
+    assert {path.name: path.read_bytes() for path in tmp_path.glob("grades.*")} == kept
 
 
 def test_no_sandbox_is_a_loud_explicit_choice():

@@ -12,7 +12,9 @@ finishes.
 import ctypes
 import json
 import multiprocessing
+import shutil
 import signal
+import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
@@ -38,10 +40,13 @@ def failed_report(submission: str, task_ids: list[str], seed: int, status: str, 
 
 
 def _worker(conn, submission: str, task_ids: list[str], seed: int, examples: int, timeout: float,
-            memory_mb: int, sandbox: bool, costs: str | None) -> None:
+            memory_mb: int, sandbox: bool, costs: str | None, scratch: str) -> None:
     # Ctrl-C at a terminal reaches the whole process group: the main process
     # answers it (stopping workers, keeping the log); a worker just goes on.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The submission's staged copy goes in the batch's own folder: a worker killed mid-task leaves nothing behind,
+    # as the main process removes that folder whatever happened.
+    tempfile.tempdir = scratch
     # A worker outliving the batch would keep its sandboxes alive: it dies with the main process.
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     try:
@@ -76,6 +81,7 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int | list[int], exampl
         drawing.draw_in_parallel(every_task, seeds[0], examples, jobs)
     pending = deque(enumerate(plans))
     running = {}  # connection -> (index, process, deadline)
+    scratch = tempfile.mkdtemp(prefix="agstate-batch-")  # 0700: the workers' staged copies (_worker)
     try:
         while pending or running:
             while pending and len(running) < max(1, jobs):
@@ -83,7 +89,7 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int | list[int], exampl
                 receiver, sender = context.Pipe(duplex=False)
                 worker = context.Process(target=_worker,
                                          args=(sender, submission, task_ids, seeds[index], examples, timeout, memory_mb,
-                                               sandbox, costs))
+                                               sandbox, costs, scratch))
                 worker.start()
                 sender.close()
                 # Each task may use its whole time limit plus its module's import.
@@ -103,6 +109,7 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int | list[int], exampl
         for _, worker, _ in running.values():
             _stop(worker)
         zygote.close_shared()  # returns once every sandbox of the batch is gone
+        shutil.rmtree(scratch, ignore_errors=True)  # a killed worker's staged copy (Ctrl-C, a budget run over)
 
 
 def _collect(receiver, worker, plan, seed: int, sandbox: bool) -> dict:

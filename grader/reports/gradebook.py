@@ -29,7 +29,8 @@ from pathlib import Path
 from grader.catalog import TASKS
 from grader.reports.safe import atomic_write, clean
 
-__all__ = ["Gradebook", "log_path", "lms_path", "read_log", "read_records", "record", "unlogged", "grader_version"]
+__all__ = ["Gradebook", "UntrustedLog", "check_owned", "log_path", "lms_path", "read_log", "read_records", "record", "unlogged",
+           "grader_version"]
 
 
 def log_path(out: str) -> Path:
@@ -66,9 +67,32 @@ def grader_version() -> str:
     return f"{version}+g{commit}" if commit else version
 
 
+class UntrustedLog(Exception):
+    """A log that another account made or may write: its rows may not be this grader's."""
+
+
+def check_owned(path: Path) -> None:
+    """Refuse a log ``--resume`` or ``--regrade`` would trust or append to, unless this account made it alone.
+
+    In a shared folder another account may plant a log at the path an
+    instructor will name: its rows would count as grades already given.
+    """
+    try:
+        status = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if status.st_uid != os.geteuid():
+        raise UntrustedLog(f"the log {path} belongs to another account (uid {status.st_uid}), not this one "
+                           f"(uid {os.geteuid()}): its rows may not be this grader's; check it and copy what you trust "
+                           "into a new --out file")
+    if status.st_mode & 0o022:
+        raise UntrustedLog(f"the log {path} can be written by other accounts (mode {status.st_mode & 0o777:o}): its rows "
+                           "may not be this grader's; make it yours alone (chmod go-w) once you have checked it")
+
+
 def read_log(out: str) -> dict[str, dict]:
     """Reports already logged, by submission (the last record of each); a torn last line (an interrupted write) is
-    ignored."""
+    ignored. What ``--resume`` and ``--regrade`` trust is checked first (``check_owned``)."""
     path = log_path(out)
     if not path.exists():
         return {}
