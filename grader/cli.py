@@ -159,6 +159,7 @@ def _plan(args) -> Plan:
         logged = gradebook.read_log(args.out)
     if args.regrade and not logged:
         raise UsageError(f"nothing to regrade: {gradebook.log_path(args.out)} holds no report")
+    paths = _one_spelling(paths, logged)
     where = gradebook.log_path(args.out) if args.out else None
     seeds = {report.get("batch_seed", report["seed"]) for report in logged.values()}
     if len(seeds) > 1:
@@ -174,8 +175,11 @@ def _plan(args) -> Plan:
     tasks = _tasks(args, logged, where)
     students = {}
     if per_student or roster is not None:
+        # A student the log knows keeps the id (and so the seed) it was graded with: told apart from a whole class,
+        # a submission regraded alone would otherwise be named by its own folder.
+        known = {path: logged[path]["student"] for path in paths if isinstance(logged.get(path, {}).get("student"), str)}
         try:
-            students = student_ids(paths)
+            students = known if len(known) == len(paths) else {**student_ids(paths), **known}
         except StudentIdError as exc:
             raise UsageError(str(exc)) from None
     if roster is not None and not set(students.values()) & lms.roster_ids(roster):
@@ -183,6 +187,27 @@ def _plan(args) -> Plan:
                          f"roster's {roster.id_column!r} column; name the column holding the nbgrader ids with --roster-id")
     return Plan([(path, tasks) for path in paths], seed, roster, per_student, students, logged if args.resume else {},
                 logged)
+
+
+def _one_spelling(paths: list[str], logged: dict) -> list[str]:
+    """Each submission once, spelled as its log spells it: ``a``, ``./a/`` and ``/abs/a`` are one folder, one row.
+
+    Told apart by their absolute paths, not by where links lead: a student's folder that is a link to a classmate's
+    must not take the classmate's place (the one graded first would be kept).
+    """
+    places = {}
+    for key in logged:
+        places.setdefault(os.path.abspath(key), key)
+    seen, kept = set(), []
+    for path in paths:
+        place = os.path.abspath(path)
+        if place in seen:
+            print(f"agstate-grade: {for_terminal(display_path(path))} is a submission named already: graded once",
+                  file=sys.stderr)
+            continue
+        seen.add(place)
+        kept.append(places.get(place, path))
+    return kept
 
 
 def _roster(args):

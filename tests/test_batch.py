@@ -272,3 +272,37 @@ def test_resume_refuses_a_log_another_account_made_or_may_write(tmp_path):
         assert done.returncode == 2 and "belongs to another account (uid 65534)" in done.stderr, done.stderr
         os.chown(log, 0, 0)
     assert run_cli(str(SOLUTIONS), "--task", "state.decisions", "--seed", "3", "--out", str(out), "--resume").returncode == 0
+
+
+def test_a_submission_spelled_two_ways_is_one_row_and_a_regraded_student_keeps_their_seed(classroom):
+    """``a``, ``./a/`` and ``/abs/a`` are one submission; --regrade of one student of a --seed-per-student class keeps
+    the student id and seed the class run gave them (alone, their folder would name them otherwise)."""
+    out = classroom / "grades.csv"
+    pattern = str(classroom / "submitted" / "*" / "agstate-lab")
+    args = ["--task", "state.decisions", "--seed", "21", "--seed-per-student", "--out", str(out)]
+    assert run_cli(pattern, *args).returncode == 1  # cy's stub loses the task
+    first = {r["submission"]: r for r in map(json.loads, out.with_suffix(".jsonl").read_text().splitlines())}
+    ada = str(classroom / "submitted" / "ada" / "agstate-lab")
+    relative = os.path.relpath(ada, ROOT) + "/"
+    done = run_cli(relative, "./" + relative, *args, "--regrade")
+    assert done.returncode == 0, done.stderr
+    assert "is a submission named already: graded once" in done.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 4  # one row each, ada's regraded in place
+    last = json.loads(out.with_suffix(".jsonl").read_text().splitlines()[-1])
+    assert last["submission"] == ada and last["logged"].get("regraded") is True
+    assert (last["student"], last["seed"]) == (first[ada]["student"], first[ada]["seed"]) == ("ada", student_seed(21, "ada"))
+
+
+def test_a_student_regraded_alone_keeps_the_id_and_seed_their_class_gave_them(classroom):
+    """Outside nbgrader's layout a class's students are told apart by their folders' parents (class/<student>/lab);
+    regraded alone, a submission would be named by its own folder ("lab"), and get another seed."""
+    for student in ("eve", "fay"):
+        build_submission(classroom / "class" / student / "lab", parts=["state"])
+    out = classroom / "class.csv"
+    args = ["--task", "state.decisions", "--seed", "22", "--seed-per-student", "--out", str(out)]
+    assert run_cli(str(classroom / "class" / "*" / "lab"), *args).returncode == 0
+    eve = str(classroom / "class" / "eve" / "lab")
+    assert run_cli(eve, *args, "--regrade").returncode == 0
+    last = json.loads(out.with_suffix(".jsonl").read_text().splitlines()[-1])
+    assert (last["submission"], last["student"], last["seed"]) == (eve, "eve", student_seed(22, "eve"))
