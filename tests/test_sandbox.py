@@ -7,8 +7,10 @@ data, so every claim of ``grader/sandbox/bubblewrap.py`` is checked from inside.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -78,11 +80,21 @@ def facts(tmp_path, monkeypatch):
     monkeypatch.setenv(INTEGRITY, "off")
     secrets = [str(ROOT), str(SOLUTIONS / "agstate" / "state.py"), str(tmp_path), "/root", "/home", "/etc/passwd",
                str(Path(sys.prefix) / "lib"), "/var"]
+    # A checkout or a course placed under /usr (a container's WORKDIR /usr/src/app): out of sight like any other.
+    under_usr = Path(tempfile.mkdtemp(prefix="agstate-secret-", dir="/usr/src")) if os.access("/usr/src", os.W_OK) else None
+    if under_usr is not None:
+        (under_usr / "solutions.py").write_text("ANSWERS = 42\n")
+        under_usr.chmod(0o755)
+        secrets += [str(under_usr), str(under_usr / "solutions.py")]
     submission = tmp_path / "submission"
     build_submission(submission, modules={"state.py": (REFERENCE / "state.py").read_text() + FACTS.replace("@PATHS@", repr(secrets))})
-    with staged(submission) as (copy, _):
-        with Session(copy, "state", Limits(cpu_seconds=30)) as session:
-            answer = session.probe("call", "facts", [], timeout=30)
+    try:
+        with staged(submission) as (copy, _):
+            with Session(copy, "state", Limits(cpu_seconds=30)) as session:
+                answer = session.probe("call", "facts", [], timeout=30)
+    finally:
+        if under_usr is not None:
+            shutil.rmtree(under_usr, ignore_errors=True)
     return answer["result"], secrets
 
 

@@ -112,12 +112,21 @@ def _namespaces() -> list[str]:
             "--hostname", "agstate"]
 
 
+# What of /usr, and of the interpreter's and the environment's prefixes, the learner's Python needs: programs, shared
+# libraries, the standard library and the lab's packages, data (zoneinfo, locales). Never a prefix or /usr whole: a
+# checkout or a course placed under one (a container's WORKDIR /usr/src/app, a venv in the checkout) stays out of sight.
+_USR_RUNTIME = ("bin", "sbin", "lib", "lib32", "lib64", "libx32", "libexec", "share")
+_PREFIX_RUNTIME = ("bin", "lib", "lib32", "lib64", "libx32")
+
+
 def runtime_paths() -> list[str]:
-    """Host directories the learner's Python needs besides /usr: the interpreter, its stdlib, the lab's environment."""
-    found = ["/usr"]
-    candidates = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix),
-                  os.path.dirname(os.path.realpath(sys.executable))}
-    for path in sorted(candidates, key=len):  # parents before their subdirectories
+    """Host directories the learner's Python needs: of /usr, of the interpreter's prefix and of the lab's environment."""
+    candidates = {f"/usr/{name}" for name in _USR_RUNTIME}
+    for prefix in {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}:
+        candidates |= {os.path.join(prefix, name) for name in _PREFIX_RUNTIME}
+    candidates.add(os.path.dirname(os.path.realpath(sys.executable)))
+    found = []
+    for path in sorted(candidates, key=lambda path: (len(path), path)):  # parents before their subdirectories
         if os.path.isdir(path) and not any(_within(path, outer) for outer in found):
             found.append(path)
     return found
@@ -144,11 +153,11 @@ def command(sources: dict[str, str], tmp_bytes: int, shm_bytes: int, info_fd: in
     # bound on top of the sandbox's own /tmp, not hidden under it.
     args += ["--proc", "/proc", "--dev", "/dev", "--size", str(shm_bytes), "--tmpfs", "/dev/shm",
              "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
-    for name in _TOP_LEVEL:  # merged-/usr systems have symlinks here; others real directories
+    for name in _TOP_LEVEL:  # merged-/usr systems have symlinks here; others real directories (/usr: runtime_paths)
         host = Path("/") / name
         if host.is_symlink():
             args += ["--symlink", os.readlink(host), str(host)]
-        elif host.is_dir() and str(host) not in sources:
+        elif host.is_dir() and str(host) not in sources and name != "usr":
             args += ["--ro-bind", str(host), str(host)]
     for dest, source in sources.items():
         args += ["--ro-bind", source, dest]
