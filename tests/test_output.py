@@ -41,6 +41,26 @@ def test_cleaned_data_is_strict_json_and_cleaning_twice_changes_nothing(value):
     assert json.loads(text, parse_constant=pytest.fail) == once
 
 
+@settings(max_examples=200, deadline=None)
+@given(learner_data, st.integers(min_value=0, max_value=5_000))
+def test_a_budgeted_clean_keeps_each_dicts_keys_and_repeats(value, characters):
+    once = clean(value, budget=[characters])
+    assert clean(once, budget=[characters]) == once
+    if isinstance(value, dict):
+        assert set(once) - {"…"} <= {clean(str(key)) for key in value}
+
+
+def test_nested_capped_items_cannot_make_a_counterexample_of_megabytes():
+    """Each string and list under its cap, 40 MB in all (a hostile reply): the counterexample is cut as a whole."""
+    from grader.engine.runner import COUNTEREXAMPLE_CHARACTERS
+
+    bomb = [[["x" * (MAX_TEXT - 1)] * (MAX_ITEMS - 1)] * (MAX_ITEMS - 1)] * 8
+    assert len(json.dumps(clean(bomb))) > 38_000_000  # what one task could write before
+    shown = clean({"call": "f", "args": [bomb], "expected": [], "got": bomb}, budget=[COUNTEREXAMPLE_CHARACTERS])
+    assert len(json.dumps(shown)) < 4 * COUNTEREXAMPLE_CHARACTERS + 40_000
+    assert list(shown) == ["call", "args", "expected", "got"] and shown["got"] == "…"
+
+
 def test_long_strings_and_containers_are_cut_with_a_marker_saying_how_much():
     text = clean("x" * 40_000_000)
     assert len(text) <= MAX_TEXT and text.endswith(f"({40_000_000 - MAX_TEXT + 40} more characters)")

@@ -7,6 +7,7 @@ data, so every claim of ``grader/sandbox/bubblewrap.py`` is checked from inside.
 
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -215,3 +216,23 @@ def test_an_installed_grader_is_hidden_whole_from_the_sandbox():
     environment = str(Path(package).parent)  # as site-packages holds an installed grader
     assert bubblewrap._hidden([environment]) == [package]
     assert bubblewrap._hidden(["/nowhere"]) == []
+
+
+def test_what_a_tasks_replies_cost_the_grading_side_is_bounded(tmp_path):
+    """One reply past REPLY_BYTES is never read (the batch's memory stays far from what the learner sent); replies
+    under it stop at TASK_REPLY_BYTES for the task. Each is a crash that says so."""
+    from grader.sandbox.session import REPLY_BYTES, TASK_REPLY_BYTES, ChildFailed
+
+    greedy = "\n\ndef seven_mb():\n    return ['x' * 1999] * 3600\n\n\ndef forty_mb():\n    return [['x' * 1999] * 49] * 400\n"
+    submission = build_submission(tmp_path / "greedy", modules={"state.py": (REFERENCE / "state.py").read_text() + greedy})
+    with staged(submission) as (copy, _), Session(copy, "state", Limits(cpu_seconds=60)) as session:
+        with pytest.raises(ChildFailed, match=f"more than {REPLY_BYTES // 2**20} MB while"):
+            session.probe("call", "forty_mb", [], timeout=60)
+        calls = 0
+        with pytest.raises(ChildFailed, match=f"more than {TASK_REPLY_BYTES // 2**20} MB in this task"):
+            while calls < 100:
+                session.probe("call", "seven_mb", [], timeout=60)
+                calls += 1
+        assert calls == TASK_REPLY_BYTES // 7_207_300  # each reply 7.2 MB of JSON: 9 fit in the task's 64 MB
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    assert peak < 2 * 2**30, f"this process reached {peak / 2**20:.0f} MB"

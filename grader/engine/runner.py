@@ -50,6 +50,11 @@ def grade_submission(submission: str, task_ids: list[str], seed: int, examples: 
     })
 
 
+# What one counterexample may hold, in characters of its strings: a report of the whole lab holds ~35 tasks, each with
+# its own and its rules'. Every counterexample of the corpora is far under it.
+COUNTEREXAMPLE_CHARACTERS = 8_000
+
+
 def rests_on(task_ids) -> str:
     """What the report's verdicts rest on: ``calls`` when every task's part runs its scenarios in the grading process
     (only what the learner's calls return is the learner's), ``probes`` when some part still runs them in the learner's
@@ -205,7 +210,8 @@ def _check_rule(rule, checker: Checker, verdict: dict) -> None:
     try:
         rule.check(checker)
     except Failure as failure:
-        shown = failure.counterexample.report() if failure.counterexample else None
+        # Capped as a whole (COUNTEREXAMPLE_CHARACTERS): nested lists of capped strings could make a log line of megabytes.
+        shown = clean(failure.counterexample.report(), budget=[COUNTEREXAMPLE_CHARACTERS]) if failure.counterexample else None
         verdict.update(status=failure.status, feedback=_without_full_stop(failure.feedback), counterexample=shown)
     except Abort as stopped:
         verdict.update(status=stopped.status, feedback=_without_full_stop(stopped.feedback))

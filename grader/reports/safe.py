@@ -37,6 +37,7 @@ def further_failing(rules: list[dict]) -> list[dict]:
 MAX_TEXT = 2000  # characters of one string
 MAX_ITEMS = 50  # items of one list or dict
 MAX_DEPTH = 20
+_SPENT = "…"  # a value past its budget (clean)
 
 
 def display_path(path: str) -> str:
@@ -44,35 +45,54 @@ def display_path(path: str) -> str:
     return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
-def clean(value, depth: int = 0):
-    """A copy of ``value`` (JSON data) that any JSON writer, log reader and terminal can take."""
+def clean(value, depth: int = 0, budget: list | None = None):
+    """A copy of ``value`` (JSON data) that any JSON writer, log reader and terminal can take.
+
+    Each string, list and dict is capped (``MAX_TEXT``, ``MAX_ITEMS``,
+    ``MAX_DEPTH``). ``budget`` (``[characters]``, spent as strings are kept)
+    caps the whole as well, for what the learner's code gave (a counterexample):
+    once spent, each further value is one short marker, whatever its nesting;
+    a dict's keys are always kept, so its shape stays. Cleaning a cleaned value
+    with the same budget changes nothing.
+    """
+    if budget is not None and budget[0] <= 0 and (isinstance(value, (dict, list, tuple)) or isinstance(value, str) and len(value) > 5):
+        return _SPENT  # a short string stays (a float's "inf"): it cannot add up, and cleaning again keeps it
     if isinstance(value, str):
         text = value.encode("utf-8", "backslashreplace").decode("utf-8") if _has_surrogate(value) else value
-        if len(text) <= MAX_TEXT:
-            return text
-        marker = f"… ({len(text) - MAX_TEXT + 40} more characters)"
-        return text[:MAX_TEXT - 40] + marker  # at most MAX_TEXT: cleaning it again changes nothing
+        if len(text) > MAX_TEXT:
+            marker = f"… ({len(text) - MAX_TEXT + 40} more characters)"
+            text = text[:MAX_TEXT - 40] + marker  # at most MAX_TEXT: cleaning it again changes nothing
+        if budget is not None:
+            budget[0] -= len(text)
+        return text
     if isinstance(value, bool) or value is None or isinstance(value, int):
         return value
     if isinstance(value, float):
-        return value if math.isfinite(value) else repr(value)
+        return value if math.isfinite(value) else clean(repr(value), depth, budget)
     if depth >= MAX_DEPTH:
-        return "… (nested too deep to show)"
+        return clean("… (nested too deep to show)", depth, budget)
     # A cut container keeps MAX_ITEMS - 1 items and a marker: MAX_ITEMS in all, so cleaning is idempotent.
     if isinstance(value, dict):
         items = list(value.items())
         kept = items if len(items) <= MAX_ITEMS else items[:MAX_ITEMS - 1]
-        out = {clean(str(k), depth + 1): clean(v, depth + 1) for k, v in kept}
-        if len(kept) < len(items):
-            out["…"] = f"{len(items) - len(kept)} more keys"
+        out = {}
+        for key, item in kept:
+            name = clean(str(key), depth + 1)  # a key is never a marker: a budget spent leaves the dict its keys
+            if budget is not None:
+                budget[0] -= len(name)
+            out[name] = clean(item, depth + 1, budget)
+        if len(kept) < len(items):  # the marker counts as cleaning it again would count it
+            if budget is not None:
+                budget[0] -= 1
+            out["…"] = clean(f"{len(items) - len(kept)} more keys", depth + 1, budget)
         return out
     if isinstance(value, (list, tuple)):
         kept = value if len(value) <= MAX_ITEMS else value[:MAX_ITEMS - 1]
-        out = [clean(item, depth + 1) for item in kept]
+        out = [clean(item, depth + 1, budget) for item in kept]
         if len(kept) < len(value):
-            out.append(f"… ({len(value) - len(kept)} more items)")
+            out.append(clean(f"… ({len(value) - len(kept)} more items)", depth + 1, budget))
         return out
-    return clean(repr(value), depth)
+    return clean(repr(value), depth, budget)
 
 
 def _has_surrogate(text: str) -> bool:

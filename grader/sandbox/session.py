@@ -24,9 +24,14 @@ from grader.sandbox.containment import Limits
 from grader.sandbox.reach import integrity
 from grader.wire import Raised
 
-__all__ = ["Session", "Raised", "ChildFailed", "LoadFailed", "MissingName", "GRADER_ERROR"]
+__all__ = ["Session", "Raised", "ChildFailed", "LoadFailed", "MissingName", "GRADER_ERROR", "REPLY_BYTES", "TASK_REPLY_BYTES"]
 
 _OUTPUT_TAIL_BYTES = 2000
+# What the learner's replies may cost the grading side, per reply and per task: each is read, decoded and kept (a
+# task's answers are shared by its rules) in the grading process, whatever the learner's own memory limit. Measured on
+# the reference, the whole lab at 80 examples: 0.96 MB for the largest reply, 14 MB for all of them together.
+REPLY_BYTES = 8 * 2**20
+TASK_REPLY_BYTES = 64 * 2**20
 _OUTPUT_TAIL_CHARS = 300
 _TEARDOWN_TIMEOUT = 10.0
 
@@ -113,6 +118,7 @@ class Session:
         # module and each probe, as that process measured them, and the wall time spent waiting for its replies.
         self.started = self.imported = self.waited = 0.0
         self.spent = Counter()
+        self.received = 0  # bytes of the learner's replies in this task (TASK_REPLY_BYTES)
         self._lock = threading.RLock()
 
     def __enter__(self):
@@ -221,7 +227,25 @@ class Session:
             note = "; the task's processes had reached their memory limit" if ended.get("memory_limit") else ""
             raise ChildFailed("timeout", f"your code took longer than {timeout:.1f} s while {doing()}{note}")
         try:
-            return wire.loads(self._conn.recv_bytes(wire.MAX_MESSAGE_BYTES))
+            raw = self._conn.recv_bytes(REPLY_BYTES)
+        except OSError as exc:
+            if str(exc) == "bad message length":  # longer than REPLY_BYTES: never read, so never held here
+                self.close()
+                raise ChildFailed("crashed", f"your code answered the grader with more than {REPLY_BYTES // 2**20} MB "
+                                             f"while {doing()}; no answer of the lab is near that size") from None
+            raw = None
+        except EOFError:
+            raw = None
+        if raw is not None:
+            self.received += len(raw)
+            if self.received > TASK_REPLY_BYTES:
+                self.close()
+                raise ChildFailed("crashed", f"your code's answers to the grader came to more than "
+                                             f"{TASK_REPLY_BYTES // 2**20} MB in this task, while {doing()}")
+        try:
+            if raw is None:
+                raise EOFError
+            return wire.loads(raw)
         except (EOFError, OSError):
             ended = self._ended()
             if self._drain is not None:

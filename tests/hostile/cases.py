@@ -902,6 +902,21 @@ raise RuntimeError("keep_max outlived kill(-1)")
         "keep_max returns a 40 MB string: the report and its log line stay small",
     ),
     Hostile(
+        "nested_reply_under_every_cap", "keep_max",
+        'return [["x" * 1999] * 49] * 49\n',
+        frozenset({KEEP_MAX, SCHEMAS}),
+        "keep_max returns 49 lists of 49 strings of 1,999 characters: each under its cap, 4.8 MB in all; the "
+        "counterexample is cut as a whole, so the report stays small",
+    ),
+    Hostile(
+        "forty_megabytes_nested", "keep_max",
+        'return [[["x" * 1999] * 49] * 49] * 8\n',
+        frozenset({KEEP_MAX, SCHEMAS}),
+        "keep_max returns 38 MB nested under every per-item cap: more than a reply may be, so the grading side never "
+        "reads it (a crash that says so)",
+        says={KEEP_MAX: "more than 8 MB"},
+    ),
+    Hostile(
         "nan_reply", "append",
         'return [float("nan"), float("inf")]\n',
         frozenset({APPEND, WINDOW, SCHEMAS}),
