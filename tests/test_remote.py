@@ -160,11 +160,8 @@ def _both(learner, builder: str, graph_input: dict, thread: str = "t-1"):
     # and what a node mutating its state does to it depends on which comes first).
     expected = (direct.invoke(dict(graph_input), config, durability="sync"), direct.get_state(config).values)
     remote = _remote(session)
-    try:
-        rebuilt = remote.graph(remote.call(builder, checkpointer=SAVER), InMemorySaver())
-        got = (rebuilt.invoke(dict(graph_input), config, durability="sync"), rebuilt.get_state(config).values)
-    finally:
-        remote.release()
+    rebuilt = remote.graph(remote.call(builder, checkpointer=SAVER), InMemorySaver())
+    got = (rebuilt.invoke(dict(graph_input), config, durability="sync"), rebuilt.get_state(config).values)
     return expected, got
 
 
@@ -198,13 +195,10 @@ def test_a_lent_callback_runs_in_the_grading_process_and_keeps_its_ledger_there(
         return 7
 
     remote = _remote(session)
-    try:
-        remote.lend("tools", {"search_docs": Callback("search_docs", search_docs), "relevance": Callback("relevance", relevance)})
-        graph = remote.graph(remote.call("build_with_tools", checkpointer=SAVER), InMemorySaver())
-        out = graph.invoke({"count": 0}, {"configurable": {"thread_id": "tools"}})
-        remote.take_back()
-    finally:
-        remote.release()
+    remote.lend("tools", {"search_docs": Callback("search_docs", search_docs), "relevance": Callback("relevance", relevance)})
+    graph = remote.graph(remote.call("build_with_tools", checkpointer=SAVER), InMemorySaver())
+    out = graph.invoke({"count": 0}, {"configurable": {"thread_id": "tools"}})
+    remote.take_back()
     assert ledger == [("q", 1), ("relevance", 2)] and out["trace"] == ["doc-1"] and out["total"] == 7
 
 
@@ -238,15 +232,12 @@ def test_what_the_learners_graph_cannot_do_is_the_learners_error_with_its_line(l
 def test_a_missing_name_and_a_handle_that_is_not_callable_are_answers_not_crashes(learner):
     session, _ = learner
     remote = _remote(session)
-    try:
-        with pytest.raises(Exception) as missing:
-            remote.get("no_such_name")
-        assert "no_such_name" in str(missing.value)
-        graph = remote.call("build_loop", checkpointer=SAVER)
-        with pytest.raises(LearnerRaised, match="not callable"):
-            remote.call(graph)
-    finally:
-        remote.release()
+    with pytest.raises(Exception) as missing:
+        remote.get("no_such_name")
+    assert "no_such_name" in str(missing.value)
+    graph = remote.call("build_loop", checkpointer=SAVER)
+    with pytest.raises(LearnerRaised, match="not callable"):
+        remote.call(graph)
     assert isinstance(run_scenario("channels", session, ["Nope"], time.monotonic() + 30, lambda: "x"), MissingName)
 
 

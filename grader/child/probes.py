@@ -35,7 +35,7 @@ class Context:
 
     ``conn``: the channel to the grading side, which a callback's call uses
     (``callback``). The learner's objects a reply named by handle stay in
-    ``_held`` until the grading side forgets them.
+    ``_held`` for the life of the process (a task's).
     """
 
     def __init__(self, module, submission, conn=None):
@@ -90,11 +90,6 @@ class Context:
         function = self.callback(str(tag.get("name")), tag.get("params"))
         function.__doc__ = tag.get("doc") if isinstance(tag.get("doc"), str) else None
         return function
-
-    def forget(self, handle) -> None:
-        value = self._held.pop(handle, None)
-        if value is not None:
-            self._handles.pop(id(value), None)
 
     def is_saver(self, value) -> bool:
         return any(value is saver for saver in self._savers)

@@ -27,9 +27,10 @@ from typing import NotRequired, Required
 from langgraph.graph.state import CompiledStateGraph
 from typing_extensions import get_type_hints, is_typeddict
 
+from grader import wire
 from grader.child.probes import operation
 
-__all__ = ["lookup", "invoke", "lend", "take_back", "describe_schema", "describe_graph", "run_node", "forget"]
+__all__ = ["lookup", "invoke", "lend", "take_back", "describe_schema", "describe_graph", "run_node"]
 
 
 @operation
@@ -42,8 +43,15 @@ def lookup(ctx, name):
 def invoke(ctx, target, args, kwargs):
     """``target(*args, **kwargs)`` (``target``: a name of the module, or a handle): the result and what became of the arguments."""
     function = ctx.get(target) if isinstance(target, str) else target
+    before = wire.encode(args, keep=ctx.keep)
     result = function(*args, **kwargs)  # what it raises, the server sends as the learner's Raised
-    return {"result": result, "args_after": args, "returned_an_argument": [result is arg for arg in args]}
+    return _facts(ctx, result, args, before)
+
+
+def _facts(ctx, result, args: list, before) -> dict:
+    """A call's reply: its result, its arguments after it (None: as they were sent, the usual case, not sent back)."""
+    changed = wire.encode(args, keep=ctx.keep) != before
+    return {"result": result, "args_after": args if changed else None, "returned_an_argument": [result is arg for arg in args]}
 
 
 @operation
@@ -73,13 +81,6 @@ def take_back(ctx):
     while ctx.lent:
         owner, name, original = ctx.lent.pop()
         setattr(owner, name, original)
-
-
-@operation
-def forget(ctx, handles):
-    """Let the learner's objects behind ``handles`` go (a graph run is over)."""
-    for handle in handles:
-        ctx.forget(handle)
 
 
 @operation
@@ -182,5 +183,6 @@ def run_node(ctx, runnable, state, config):
     from langgraph.runtime import DEFAULT_RUNTIME
 
     configured = {**config, CONF: {**config.get(CONF, {}), CONFIG_KEY_RUNTIME: DEFAULT_RUNTIME}}
+    before = wire.encode([state], keep=ctx.keep)
     result = runnable.invoke(state, configured)
-    return {"result": result, "args_after": [state], "returned_an_argument": [result is state]}
+    return _facts(ctx, result, [state], before)

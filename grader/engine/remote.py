@@ -19,6 +19,7 @@ return.
 import copy
 import inspect
 import time
+import weakref
 from collections.abc import Callable
 from typing import Annotated, Any, Optional
 
@@ -144,6 +145,8 @@ class Remote:
         self._handles: dict = {}  # handle id -> Handle: one object over there, one Handle here
         self._functions: dict = {}  # handle id -> the function LangGraph calls for it
         self._callbacks: dict[str, Callable] = {}
+        self._known: dict = {}  # (operation, name) -> answer: a name's value or a schema, asked once per process
+        self.generation = None  # the learner process this Remote's handles name (Session.generation)
 
     # -- the wire ------------------------------------------------------------------------------
     def _keep(self, value):
@@ -189,10 +192,22 @@ class Remote:
         return self._handles[handle_id]
 
     def _ask(self, operation: str, *args):
-        """One operation of the call server; its value, the learner's exception raised as ``LearnerRaised``."""
-        remaining = self.deadline - time.monotonic()
-        value = self.session.probe(operation, *args, timeout=max(0.0, remaining), doing=self.doing, keep=self._keep,
-                                   resolve=self._resolve, serve=self._serve)
+        """One operation of the call server; its value, the learner's exception raised as ``LearnerRaised``.
+
+        What a name of the module is, and what a schema named so holds, is
+        asked once per learner process (``_CACHED``): a task's rules ask it for
+        every example.
+        """
+        key = (operation, *args) if operation in _CACHED and all(type(arg) is str for arg in args) else None
+        if key is not None and key in self._known:
+            value = self._known[key]
+        else:
+            remaining = self.deadline - time.monotonic()
+            value = self.session.probe(operation, *args, timeout=max(0.0, remaining), doing=self.doing, keep=self._keep,
+                                       resolve=self._resolve, serve=self._serve)
+            self.generation = self.session.generation
+            if key is not None:
+                self._known[key] = value
         if isinstance(value, MissingName):
             raise _Missing(str(value))
         if isinstance(value, Raised):
@@ -250,12 +265,12 @@ class Remote:
 
     def node_in_place(self, runnable: "Handle", state, config):
         """A Runnable node of the learner's (a ToolNode) run over there on ``state``, as ``call_in_place`` does."""
-        return self._in_place(self._facts(self._ask("run_node", runnable, state, config)), (state,))
+        return self._in_place(self._facts(self._ask("run_node", runnable, state, config), (state,)), (state,))
 
     @staticmethod
     def _in_place(facts: dict, args):
         after, returned = facts["args_after"], facts["returned_an_argument"]
-        if isinstance(after, list) and len(after) == len(args):
+        if not facts.get("unchanged") and isinstance(after, list) and len(after) == len(args):
             for arg, changed in zip(args, after):
                 _mirror(arg, changed)
         if isinstance(returned, list) and len(returned) == len(args):
@@ -268,13 +283,17 @@ class Remote:
         """The call's result, its arguments after it and ``returned_an_argument`` (the learner's word on each)."""
         if isinstance(target, Handle) and not target.callable:
             raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"), f"'{target.type_name}' object is not callable"))
-        return self._facts(self._ask("invoke", target if isinstance(target, Handle) else str(target), list(args), kwargs))
+        return self._facts(self._ask("invoke", target if isinstance(target, Handle) else str(target), list(args), kwargs),
+                           args)
 
     @staticmethod
-    def _facts(facts) -> dict:
+    def _facts(facts, args) -> dict:
+        """A call's reply, checked; ``args_after`` None (the arguments as they were sent) is ours, marked ``unchanged``."""
         if not isinstance(facts, dict) or not {"result", "args_after", "returned_an_argument"} <= set(facts):
             raise LearnerRaised(Raised("ProtocolError", ("ProtocolError",), "the process running your code answered a call "
                                                                             "with something else than the call's result"))
+        if facts["args_after"] is None:
+            return {**facts, "args_after": list(args), "unchanged": True}
         return facts
 
     def attempt(self, run: Callable, attrs=()):
@@ -362,18 +381,6 @@ class Remote:
                                            f"reducers, not LangGraph's channel classes"))
         name = found.get("name") if type(found.get("name")) is str and str(found.get("name")).isidentifier() else "State"
         return TypedDict(name, fields, total=False)
-
-    def release(self) -> None:
-        """Let the learner's process drop every object this scenario held by handle."""
-        if self._handles and self.session is not None:
-            try:
-                self.session.probe("forget", sorted(self._handles), timeout=max(0.0, self.deadline - time.monotonic()) or 0.5,
-                                   doing=self.doing)
-            except Exception:  # the process is gone or slow: its objects went with it, or go with the task's end
-                pass
-        self._handles.clear()
-        self._functions.clear()
-
 
 def _mirror(ours, theirs) -> None:
     """Make ``ours`` (a list, dict or set) hold what ``theirs`` holds, in place, keeping what did not change.
@@ -510,9 +517,24 @@ def _plain_config(config) -> dict:
     return {"configurable": keep, "recursion_limit": (config or {}).get("recursion_limit", 25)}
 
 
+# The answers a learner process gives once for all (Remote._ask): a name's value, a schema's keys and merge rules.
+_CACHED = ("lookup", "describe_schema")
+# Each session's Remote, kept while its learner process lives: its handles, functions and answers serve every
+# scenario of the task (a task's process ends with the task, and with it what the handles name).
+_REMOTES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _remote_for(session, deadline: float, doing: Callable[[], str]) -> Remote:
+    remote = _REMOTES.get(session)
+    if remote is None or not session.alive or remote.generation != session.generation:
+        remote = _REMOTES[session] = Remote(session, deadline, doing)
+    remote.deadline, remote.doing = deadline, doing
+    return remote
+
+
 def run_scenario(name: str, session, args: list, deadline: float, doing: Callable[[], str]):
     """Run scenario ``name`` here: its value, a ``Raised`` (the learner's code raised) or a ``MissingName``."""
-    remote = Remote(session, deadline, doing)
+    remote = _remote_for(session, deadline, doing)
     try:
         # What LangGraph raises here on what the learner's code built or returned is the learner's, as if run there.
         return remote.attempt(lambda: SCENARIOS[name](remote, *copy.deepcopy(args)))
@@ -520,5 +542,3 @@ def run_scenario(name: str, session, args: list, deadline: float, doing: Callabl
         return MissingName(str(exc))
     except LearnerRaised as exc:
         return exc.raised
-    finally:
-        remote.release()

@@ -119,6 +119,7 @@ class Session:
         self.started = self.imported = self.waited = 0.0
         self.spent = Counter()
         self.received = 0  # bytes of the learner's replies in this task (TASK_REPLY_BYTES)
+        self.generation = 0  # counts the learner processes started: what one held, the next does not
         self._lock = threading.RLock()
 
     def __enter__(self):
@@ -128,6 +129,7 @@ class Session:
         self.close()
 
     def _start(self) -> None:
+        self.generation += 1
         began = time.perf_counter()
         try:
             self._spawn()
@@ -263,6 +265,11 @@ class Session:
     def _ended(self) -> dict:
         """The keeper's word on how the learner's process ended (it says so once the process is gone)."""
         return _parse(_read_line(self._control, 2.0))
+
+    @property
+    def alive(self) -> bool:
+        """Whether a learner process is running for this session (one is started at the next probe otherwise)."""
+        return self._conn is not None
 
     def output_tail(self) -> str:
         """The last lines the learner's code printed, for feedback."""

@@ -1,4 +1,4 @@
-"""Part E's scenarios: the reducer's steps, ChatState, the budget graph and the chat graph, run in the grading process.
+"""Part E's scenarios: ChatState, the budget graph and the chat graph, run in the grading process.
 
 Messages are LangChain's here and cross to the learner's process as messages
 (``grader.engine.remote``); the rules read them as plain dicts
@@ -15,37 +15,13 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
-from grader.engine.remote import SAVER, Callback, CallbackObject, LearnerRaised, Raised, Remote, scenario
+from grader.engine.remote import SAVER, Callback, CallbackObject, Raised, Remote, scenario
 from grader.parts.messages.plain import message, plain, plains, stable
 
-__all__ = ["reduce", "chat_channels", "budget_graph", "chat_run"]
+__all__ = ["chat_channels", "budget_graph", "chat_run"]
 
 # A graph's parallel calls one at a time in a fixed order, each checkpoint saved before the next step: a run repeats.
 _ONE_AT_A_TIME = {"max_concurrency": 1}
-
-
-@scenario
-def reduce(remote: Remote, budget, writes, old=None):
-    """``budgeted(budget)`` applied write after write from ``old``: each step's result, and what it did to its arguments."""
-    reducer = remote.attempt(lambda: remote.call("budgeted", budget))
-    if isinstance(reducer, Raised):
-        return reducer
-    state, steps = None if old is None else [message(spec) for spec in old], []
-    for write in writes:
-        new = [message(spec) for spec in write]
-        held_before = plains(state) if state is not None else None
-        facts = remote.attempt(lambda: remote.call_facts(reducer, state, new))  # noqa: B023 (called at once)
-        if isinstance(facts, Raised):
-            return stable({"steps": steps, "raised": facts})
-        after, returned = facts["args_after"], facts["returned_an_argument"]
-        if not (isinstance(after, list) and len(after) == 2 and isinstance(returned, list) and len(returned) == 2):
-            raise LearnerRaised(Raised("ProtocolError", ("ProtocolError",), "the process running your code answered a "
-                                                                            "reducer call with something else"))
-        held_after = plains(after[0]) if state is not None else None
-        steps.append({"result": plains(facts["result"]), "old_now": held_after if held_after != held_before else None,
-                      "new_after": plains(after[1]), "returned_old": returned[0] is True and state is not None})
-        state = facts["result"]
-    return stable({"steps": steps, "raised": None})
 
 
 @scenario

@@ -4,9 +4,10 @@ Boards travel as JSON dicts and are built into the learner's own models here,
 in the child. What comes back is data: a result's ``model_dump``, its type's
 name, identities (``result is current``), whether an argument changed, and
 the warnings logged on ``agstate.board``: what that one call returned and
-did, the learner's word on its own code. Folds, graph runs and what a run
-must equal are composed in the grading process (``grader.parts.board.scenarios``)
-from the operations at the end (``board_step``, ``board_dump`` ...), which name
+did, the learner's word on its own code (``board_fold``: the reducer's own
+results fed back to it, in one round trip). Graph runs and what a run must
+equal are composed in the grading process (``grader.parts.board.scenarios``)
+from the operations at the end (``board_made``, ``board_dump``, ``board_own_fold``), which name
 the learner's boards by handle.
 
 Where raising is an answer (``parse_update`` on a broken update, a strict
@@ -23,8 +24,8 @@ from pydantic import BaseModel
 from grader.child.probes import Raised, operation, probe
 from grader.parts.board.probes.logged import warnings_logged
 
-__all__ = ["board_reduce", "board_validate", "board_parse", "board_model_class", "board_demo", "board_hostile",
-           "board_made", "board_step", "board_dump", "board_call", "board_copy"]
+__all__ = ["board_reduce", "board_fold", "board_validate", "board_parse", "board_model_class", "board_demo", "board_hostile",
+           "board_made", "board_dump", "board_own_fold"]
 
 _OWN_TYPES = ("Board", "MoveOp", "RemoveOp", "Card", "Column")
 
@@ -86,6 +87,25 @@ def _reduce(ctx, current, update) -> tuple[dict, object]:
 def board_reduce(ctx, current, update, as_instance):
     """``board_reducer(current, update)``; ``current`` is board data or None."""
     return _reduce(ctx, _current(ctx, current), _update(ctx, update, as_instance))[0]
+
+
+@probe
+def board_fold(ctx, updates):
+    """Fold ``board_reducer`` over ``updates`` from None, one record per step; a step that raised is its ``Raised``, and the last.
+
+    Each step's input is the step before's output and the grader's update:
+    composed here, in one round trip, it asks what the same fold composed in
+    the grading process would, with nothing of the grader's between the steps.
+    """
+    steps, current = [], None
+    for update in updates:
+        done = ctx.attempt(lambda update=update, current=current: _reduce(ctx, current, copy.deepcopy(update)))
+        if isinstance(done, Raised):
+            steps.append(done)  # the rules name this step: "at step 3, board_reducer(...) raised ..."
+            break
+        step, current = done
+        steps.append(step)
+    return steps
 
 
 @probe
@@ -173,27 +193,23 @@ def board_made(ctx, data, as_instance):
 
 
 @operation
-def board_step(ctx, current, update):
-    """One ``board_reducer(current, update)`` call of a fold: its facts, as ``board_reduce``'s, and the result itself."""
-    facts, result = _reduce(ctx, current, update)
-    return {"step": facts, "result": result}
-
-
-@operation
 def board_dump(ctx, value):
     """A board's data and its kind (``Board`` when it is exactly the learner's class)."""
     return {"board": _dump(value), "type": _kind(ctx, value)}
 
 
 @operation
-def board_call(ctx, name, args):
-    """``name(*args)`` with the warnings it logs captured (not printed): its result."""
-    function = ctx.get(name)
+def board_own_fold(ctx, board, has_board, commands):
+    """What a run of ``commands`` must end with, by the learner's own code alone: the board they were issued on
+    (``board`` through the reducer, or DEMO_BOARD), its reducer folded over them on copies, and how many of them its
+    ``validate_update`` rejects there. One round trip: each step's input is the step before's output."""
+    reducer, board_class = ctx.get("board_reducer"), ctx.get("Board")
     with warnings_logged():
-        return function(*args)
-
-
-@operation
-def board_copy(ctx, value):
-    """A deep copy of one of the learner's boards: a fold that must not share it with the run."""
-    return copy.deepcopy(value)
+        issued = reducer(board_class(), copy.deepcopy(board)) if has_board else board_class()
+        if not (isinstance(issued, board_class) and issued.columns):
+            issued = ctx.get("DEMO_BOARD")
+        invalid = sum(bool(ctx.get("validate_update")(issued, copy.deepcopy(command))) for command in commands)
+        folded = issued
+        for command in commands:  # on copies: a reducer that edits current in place is another task's failure
+            folded = reducer(copy.deepcopy(folded), copy.deepcopy(command))
+    return {"own_fold": _dump(folded), "own_invalid": invalid}

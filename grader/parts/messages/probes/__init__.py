@@ -1,4 +1,4 @@
-"""Part E's calls: ``trim_removals`` and ``summarize_removals``, one call each in the learner's process.
+"""Part E's calls: ``budgeted``'s fold, ``trim_removals`` and ``summarize_removals``, in the learner's process.
 
 A conversation crosses as plain dicts (``grader.parts.messages.plain``): each
 call builds LangChain's messages from them here, calls the learner's function
@@ -11,7 +11,33 @@ the chat graph with its scripted model are composed in the grading process
 from grader.child.probes import Raised, probe
 from grader.parts.messages.plain import message, plain, plains, stable
 
-__all__ = ["trim", "summarize"]
+__all__ = ["reduce", "trim", "summarize"]
+
+
+@probe
+def reduce(ctx, budget, writes, old=None):
+    """``budgeted(budget)`` applied write after write from ``old``: each step's result, and what it did to its arguments.
+
+    A fold of the learner's own reducer over the grader's writes, each step's
+    input the step before's output: composed here, in one round trip, it is the
+    same question composed in the grading process would ask, with nothing of
+    the grader's between the steps.
+    """
+    reducer = ctx.attempt(lambda: ctx.get("budgeted")(budget))
+    if isinstance(reducer, Raised):
+        return reducer
+    state, steps = None if old is None else [message(spec) for spec in old], []
+    for write in writes:
+        new = [message(spec) for spec in write]
+        held_before = plains(state) if state is not None else None
+        result = ctx.attempt(lambda: reducer(state, new))  # noqa: B023 (called at once)
+        if isinstance(result, Raised):
+            return stable({"steps": steps, "raised": result})
+        held_after = plains(state) if state is not None else None
+        steps.append({"result": plains(result), "old_now": held_after if held_after != held_before else None,
+                      "new_after": [plain(m) for m in new], "returned_old": result is state and state is not None})
+        state = result
+    return stable({"steps": steps, "raised": None})
 
 
 @probe
