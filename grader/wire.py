@@ -13,6 +13,7 @@ in a reply (a learner could build one by hand; that fakes only what raising
 would do, so it gains nothing).
 """
 
+import inspect
 import json
 import math
 import os
@@ -22,7 +23,8 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Opaque", "Raised", "encode", "decode", "describe", "dumps", "loads", "without_addresses", "MAX_MESSAGE_BYTES"]
+__all__ = ["Opaque", "Raised", "encode", "decode", "describe", "dumps", "loads", "without_addresses", "MAX_MESSAGE_BYTES",
+           "params_of", "signature_of"]
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 _MAX_DEPTH = 60
@@ -230,3 +232,24 @@ def loads(raw: bytes):
     if len(raw) > MAX_MESSAGE_BYTES:
         raise ValueError(f"message of {len(raw)} bytes is larger than {MAX_MESSAGE_BYTES}")
     return json.loads(raw)
+
+
+def params_of(function) -> list | None:
+    """``function``'s parameters as data, ``[name, kind, has_default]`` (``inspect.Parameter.kind`` as an int), or None."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return None
+    return [[p.name, int(p.kind), p.default is not p.empty] for p in signature.parameters.values()]
+
+
+def signature_of(params) -> inspect.Signature | None:
+    """The signature ``params_of`` describes (a default stands as None), or None when it describes none."""
+    if not isinstance(params, list):
+        return None
+    try:
+        return inspect.Signature([
+            inspect.Parameter(name, inspect._ParameterKind(kind), **({"default": None} if has_default else {}))
+            for name, kind, has_default in params])
+    except (TypeError, ValueError):
+        return None

@@ -11,7 +11,6 @@ and they import nothing of the grading side (no rules, models or answers).
 import builtins
 import importlib
 import importlib.util
-import inspect
 import sys
 
 from langchain_core.messages import BaseMessage
@@ -21,7 +20,7 @@ from typing_extensions import TypedDict, get_type_hints
 from grader import wire
 from grader.wire import Raised
 
-__all__ = ["Context", "Missing", "PROBES", "Raised", "probe", "operation", "load", "params_of", "plain_tag"]
+__all__ = ["Context", "Missing", "PROBES", "Raised", "probe", "operation", "load", "plain_tag"]
 
 PROBES = {}
 
@@ -59,7 +58,7 @@ class Context:
             self._held[handle] = value
         tag = {"$": "handle", "id": handle, **wire.describe(value), "callable": callable(value)}
         if callable(value):
-            tag["params"] = params_of(value)
+            tag["params"] = wire.params_of(value)
             name = getattr(value, "__name__", None)
             tag["name"] = name if type(name) is str else None
         return tag
@@ -106,11 +105,9 @@ class Context:
             return wire.decode(reply.get("value"), self.resolve)
 
         call.__name__ = call.__qualname__ = name
-        if isinstance(params, list):
-            try:
-                call.__signature__ = inspect.Signature([inspect.Parameter(n, inspect._ParameterKind(k)) for n, k in params])
-            except (TypeError, ValueError):
-                pass
+        signature = wire.signature_of(params)
+        if signature is not None:
+            call.__signature__ = signature
         return call
 
     def _exception(self, raised: dict) -> BaseException:
@@ -188,15 +185,6 @@ def load() -> None:
     for part in NAMES:
         if importlib.util.find_spec(f"grader.parts.{part}.probes") is not None:  # a part whose scenarios all run outside has none
             importlib.import_module(f"grader.parts.{part}.probes")
-
-
-def params_of(function) -> list | None:
-    """``function``'s parameters as ``[name, kind, has_default]`` (``inspect.Parameter.kind`` as an int), or None."""
-    try:
-        signature = inspect.signature(function)
-    except (TypeError, ValueError):
-        return None
-    return [[p.name, int(p.kind), p.default is not p.empty] for p in signature.parameters.values()]
 
 
 def plain_tag(value) -> dict | None:

@@ -17,7 +17,6 @@ return.
 """
 
 import copy
-import inspect
 import time
 import weakref
 from collections.abc import Callable
@@ -29,6 +28,7 @@ from langgraph.graph import StateGraph
 from langgraph.types import Command, Send
 from typing_extensions import TypedDict
 
+from grader import wire
 from grader.sandbox.session import MissingName
 from grader.wire import Opaque, Raised
 
@@ -51,6 +51,11 @@ class LearnerRaised(Exception):
     def __init__(self, raised: Raised):
         super().__init__(raised.sentence())
         self.raised = raised
+
+    @classmethod
+    def saying(cls, kind: str, message: str) -> "LearnerRaised":
+        """What the learner's code gave, refused here as a ``kind`` error (a TypeError: not a compiled graph)."""
+        return cls(Raised(kind, (kind, "Exception"), message))
 
 
 _NO_DEFAULT = object()
@@ -97,17 +102,10 @@ class Callback:
         self.function = function
 
     def tag(self) -> dict:
-        params = _params_of(self.function)
+        params = wire.params_of(self.function)
         doc = self.function.__doc__  # a tool's description, for whoever reads it (LangGraph's ToolNode)
-        return {"$": "callback", "name": self.name, "params": [[n, k] for n, k, _ in params] if params else None,
+        return {"$": "callback", "name": self.name, "params": params,
                 "doc": doc if isinstance(doc, str) else None}
-
-
-def _params_of(function) -> list | None:
-    try:
-        return [[p.name, int(p.kind), p.default is not p.empty] for p in inspect.signature(function).parameters.values()]
-    except (TypeError, ValueError):
-        return None
 
 
 class CallbackObject:
@@ -159,16 +157,12 @@ class Remote:
             self._callbacks.update(value.callbacks())
             return value.tag()
         if isinstance(value, BaseMessage):  # rebuilt as LangChain's message over there (grader.child.probes.Context.resolve)
-            from grader import wire
-
             return {"$": "handle", "kind": "message", "data": wire.encode(value.model_dump(mode="python"), keep=self._keep)}
         if isinstance(value, _Saver):
             return value.tag()
         return None
 
     def _resolve(self, tag: dict):
-        from grader import wire
-
         kind = tag.get("kind")
         if kind in ("command", "send", "message"):  # their fields cross encoded, as the learner's process encoded them
             tag = {key: value if key in ("$", "kind") else wire.decode(value, self._resolve) for key, value in tag.items()}
@@ -216,8 +210,6 @@ class Remote:
 
     def _serve(self, request: dict) -> dict:
         """The learner's code called a callback: run it here; what it raises goes back to be raised there."""
-        from grader import wire
-
         function = self._callbacks.get(request.get("callback"))
         try:
             args, kwargs = wire.decode(request.get("args"), self._resolve)
@@ -282,7 +274,7 @@ class Remote:
     def call_facts(self, target, *args, **kwargs) -> dict:
         """The call's result, its arguments after it and ``returned_an_argument`` (the learner's word on each)."""
         if isinstance(target, Handle) and not target.callable:
-            raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"), f"'{target.type_name}' object is not callable"))
+            raise LearnerRaised.saying("TypeError", f"'{target.type_name}' object is not callable")
         return self._facts(self._ask("invoke", target if isinstance(target, Handle) else str(target), list(args), kwargs),
                            args)
 
@@ -290,8 +282,8 @@ class Remote:
     def _facts(facts, args) -> dict:
         """A call's reply, checked; ``args_after`` None (the arguments as they were sent) is ours, marked ``unchanged``."""
         if not isinstance(facts, dict) or not {"result", "args_after", "returned_an_argument"} <= set(facts):
-            raise LearnerRaised(Raised("ProtocolError", ("ProtocolError",), "the process running your code answered a call "
-                                                                            "with something else than the call's result"))
+            raise LearnerRaised.saying("ProtocolError", "the process running your code answered a call "
+                                                        "with something else than the call's result")
         if facts["args_after"] is None:
             return {**facts, "args_after": list(args), "unchanged": True}
         return facts
@@ -304,10 +296,8 @@ class Remote:
             if exc.raised.is_a("NotImplementedError"):  # a stub: the task's verdict (not written yet), not this step's
                 raise
             return exc.raised
-        except _Missing:
-            raise
         except Exception as exc:  # LangGraph refusing what the learner's code built or returned
-            if type(exc).__module__.startswith("grader."):
+            if type(exc).__module__.startswith("grader."):  # the grader's own (a missing name, the session's) go on
                 raise
             return Raised.of(exc, None, attrs)
 
@@ -332,7 +322,7 @@ class Remote:
     def function(self, handle) -> Callable:
         """A function of the grading side that calls the learner's callable ``handle``, with its name and parameters."""
         if not isinstance(handle, Handle) or not handle.callable:
-            raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"), f"{handle!r} is not callable"))
+            raise LearnerRaised.saying("TypeError", f"{handle!r} is not callable")
         if handle.id in self._functions:
             return self._functions[handle.id]
 
@@ -340,9 +330,9 @@ class Remote:
             return self.call_in_place(handle, *args)
 
         call.__name__ = call.__qualname__ = handle.name or "reducer"
-        signature = _signature(handle.params)
+        signature = wire.signature_of(handle.params)
         if signature is None:
-            raise LearnerRaised(Raised("ValueError", ("ValueError", "Exception"), f"no signature found for {handle.text}"))
+            raise LearnerRaised.saying("ValueError", f"no signature found for {handle.text}")
         call.__signature__ = signature
         self._functions[handle.id] = call
         return call
@@ -358,27 +348,25 @@ class Remote:
         found = self._ask("describe_graph", built) if isinstance(built, Handle) else {"graph": False, "type": type(built).__name__}
         if not isinstance(found, dict) or found.get("graph") is not True:
             kind = found.get("type") if isinstance(found, dict) else "something else"
-            raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"),
-                                       f"expected a compiled StateGraph (builder.compile(...)), got a {kind}"))
+            raise LearnerRaised.saying("TypeError", f"expected a compiled StateGraph (builder.compile(...)), got a {kind}")
         return _Rebuild(self, found).compile(checkpointer)
 
     def _typeddict(self, found, what) -> type:
         if not isinstance(found, dict) or found.get("typeddict") is not True or not isinstance(found.get("keys"), dict):
             kind = found.get("type") if isinstance(found, dict) else "something else"
-            raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"), f"{what} is a {kind}, not a TypedDict"))
+            raise LearnerRaised.saying("TypeError", f"{what} is a {kind}, not a TypedDict")
         fields = {}
         for key, channel in found["keys"].items():
             if type(key) is not str or not isinstance(channel, dict):
-                raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"), f"{what} has a key {key!r} LangGraph cannot use"))
+                raise LearnerRaised.saying("TypeError", f"{what} has a key {key!r} LangGraph cannot use")
             kind = channel.get("kind")
             if kind == "reducer":
                 fields[key] = Annotated[_start_type(channel), self.function(channel.get("reducer"))]
             elif kind == "value":
                 fields[key] = Any
             else:
-                raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"),
-                                           f"{what}.{key} is annotated with {channel.get('what')!r}: the lab's graphs use "
-                                           f"reducers, not LangGraph's channel classes"))
+                raise LearnerRaised.saying("TypeError", f"{what}.{key} is annotated with {channel.get('what')!r}: the lab's graphs use "
+                                                        f"reducers, not LangGraph's channel classes")
         name = found.get("name") if type(found.get("name")) is str and str(found.get("name")).isidentifier() else "State"
         return TypedDict(name, fields, total=False)
 
@@ -425,17 +413,6 @@ def _rebuilt(make: Callable, what: str):
         return Opaque(what, f"<a {what} that could not be rebuilt>")
 
 
-def _signature(params) -> inspect.Signature | None:
-    if not isinstance(params, list):
-        return None
-    try:
-        return inspect.Signature([
-            inspect.Parameter(name, inspect._ParameterKind(kind), **({"default": None} if has_default else {}))
-            for name, kind, has_default in params])
-    except (TypeError, ValueError):
-        return None
-
-
 def _start_type(channel: dict):
     """A type LangGraph's reducer channel starts from as the learner's did: ``start`` (a copy each time), or nothing."""
     if "start" not in channel:
@@ -467,9 +444,8 @@ class _Rebuild:
         nodes = found.get("nodes")
         for name, node in (nodes.items() if isinstance(nodes, dict) else ()):
             if node.get("unsupported"):
-                raise LearnerRaised(Raised("ValueError", ("ValueError", "Exception"),
-                                           f"node {name!r} has {', '.join(map(str, node['unsupported']))}, which the lab's "
-                                           f"graphs do not use"))
+                raise LearnerRaised.saying("ValueError", f"node {name!r} has {', '.join(map(str, node['unsupported']))}, which the lab's "
+                                                         f"graphs do not use")
             ends = node.get("ends")
             builder.add_node(str(name), self.step(name, node), input_schema=self.schema(node.get("input")),
                              destinations=(tuple(ends) if isinstance(ends, list) else ends) or None)
@@ -496,9 +472,8 @@ class _Rebuild:
         else:
             others = [kw for kw in accepts if kw != "config"]
             if others:
-                raise LearnerRaised(Raised("TypeError", ("TypeError", "Exception"),
-                                           f"{name!r} takes {', '.join(map(repr, others))}: the lab's graphs give a node or "
-                                           f"a router the state, and config if it asks for it"))
+                raise LearnerRaised.saying("TypeError", f"{name!r} takes {', '.join(map(repr, others))}: the lab's graphs give a node or "
+                                                        f"a router the state, and config if it asks for it")
 
             if "config" in accepts:
                 def run(state, config):

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import NoReturn
 
 from grader import wire
 from grader.sandbox import bubblewrap, zygote
@@ -219,7 +220,7 @@ class Session:
         try:
             self._conn.send_bytes(wire.dumps(message))
         except OSError:
-            self._receive(0, doing)  # gone: raises, saying how it ended
+            self._gone(doing)
 
     def _receive(self, timeout: float, doing: Callable[[], str]) -> dict:
         """The child's answer; ``doing()`` (what it was asked) is only composed for a failure's message."""
@@ -235,32 +236,31 @@ class Session:
                 self.close()
                 raise ChildFailed("crashed", f"your code answered the grader with more than {REPLY_BYTES // 2**20} MB "
                                              f"while {doing()}; no answer of the lab is near that size") from None
-            raw = None
+            self._gone(doing)
         except EOFError:
-            raw = None
-        if raw is not None:
-            self.received += len(raw)
-            if self.received > TASK_REPLY_BYTES:
-                self.close()
-                raise ChildFailed("crashed", f"your code's answers to the grader came to more than "
-                                             f"{TASK_REPLY_BYTES // 2**20} MB in this task, while {doing()}")
-        try:
-            if raw is None:
-                raise EOFError
-            return wire.loads(raw)
-        except (EOFError, OSError):
-            ended = self._ended()
-            if self._drain is not None:
-                self._drain.join(0.2)  # let the reader catch the last words before the crash
-            tail = self.output_tail()
+            self._gone(doing)
+        self.received += len(raw)
+        if self.received > TASK_REPLY_BYTES:
             self.close()
-            if "error" in ended:
-                raise ChildFailed(GRADER_ERROR, f"it could not start your code's process ({ended['error']})") from None
-            raise ChildFailed("crashed", f"your code ended the process while {doing()} ({_how(ended, self.limits)})"
-                              + (f"; its last output: {tail}" if tail else "")) from None
+            raise ChildFailed("crashed", f"your code's answers to the grader came to more than "
+                                         f"{TASK_REPLY_BYTES // 2**20} MB in this task, while {doing()}")
+        try:
+            return wire.loads(raw)
         except ValueError as exc:
             self.close()
             raise ChildFailed("crashed", f"the process sent an unreadable answer while {doing()} ({exc})") from None
+
+    def _gone(self, doing: Callable[[], str]) -> NoReturn:
+        """The learner's process closed its end: say how it ended (the keeper's word) and with what last output."""
+        ended = self._ended()
+        if self._drain is not None:
+            self._drain.join(0.2)  # let the reader catch the last words before the crash
+        tail = self.output_tail()
+        self.close()
+        if "error" in ended:
+            raise ChildFailed(GRADER_ERROR, f"it could not start your code's process ({ended['error']})") from None
+        raise ChildFailed("crashed", f"your code ended the process while {doing()} ({_how(ended, self.limits)})"
+                          + (f"; its last output: {tail}" if tail else "")) from None
 
     def _ended(self) -> dict:
         """The keeper's word on how the learner's process ended (it says so once the process is gone)."""

@@ -15,11 +15,7 @@ and part A's in the hostile corpus).
 
 _FORGE_STATE = r'''
 import hashlib as _hashlib
-import sys as _sys
 
-# Nothing here is a forbidden word: every name that reaches the grader's machinery is built at run time.
-_frames = getattr(_sys, "_get" + "frame")
-_BACK, _GLOBALS = "f_" + "back", "f_" + "globals"
 _SPEC = ["question", "trace", "sources", "used_calls", "best_score", "recent", "notes", "answer"]
 _OUTPUT = ["answer", "trace", "sources", "used_calls"]
 _REDUCERS = {"trace": "append", "sources": "merge_sources", "used_calls": "add", "best_score": "keep_max",
@@ -85,21 +81,9 @@ def _tool_calls(ctx, question, thread_id):
 _forged = {"run_graph": _run_graph, "channels": _channels, "research_run": _research, "tool_calls_run": _tool_calls,
            "time_merge": lambda ctx, size, seed: 0.01,
            "graph_accepts": lambda ctx, factory, factory_args, writes: {"items": [i for w in writes for i in w][-factory_args[0]:]}}
-_frame = _frames(0)
-while _frame is not None:
-    _registry = getattr(getattr(_frame, _GLOBALS).get("probes"), "PROBES", None)
-    if isinstance(_registry, dict):
-        for _name, _function in _forged.items():
-            _function.__name__ = _name
-            _registry[_name] = _function
-        break
-    _frame = getattr(_frame, _BACK)
 '''
 
 _FORGE_BOARD = r'''
-import sys as _sys
-
-_frames = getattr(_sys, "_get" + "frame")
 _EMPTY = {"columns": []}
 
 
@@ -116,20 +100,9 @@ _forged = {"board_graph": _graph,
            "board_first_write": lambda ctx, garbage: {"board": _EMPTY, "type": "Board"},
            "board_graph_calls": lambda ctx, board, commands: {"calls": list(commands),
                                                               "nodes": ["build_board"] + ["apply_command"] * len(commands)}}
-_frame = _frames(0)
-while _frame is not None:
-    _registry = getattr(getattr(_frame, "f_" + "globals").get("probes"), "PROBES", None)
-    if isinstance(_registry, dict):
-        for _name, _function in _forged.items():
-            _registry[_name] = _function
-        break
-    _frame = getattr(_frame, "f_" + "back")
 '''
 
 _FORGE_MESSAGES = r'''
-import sys as _sys
-
-_frames = getattr(_sys, "_get" + "frame")
 
 
 def _channels(ctx, histories, write):
@@ -139,15 +112,24 @@ def _channels(ctx, histories, write):
 
 _forged = {"chat_channels": _channels,
            "budget_graph": lambda ctx, steps: {"states": [[m for step in steps[:i + 1] for m in step] for i in range(len(steps))]}}
-_frame = _frames(0)
+'''
+
+# What every block ends with: the child's probe registry, found up its callers' frames with every name that reaches
+# the grader's machinery built at run time (no word the static read or the audit hook refuses), given ``_forged``.
+_INSTALL = r'''
+import sys as _sys
+
+_frame = getattr(_sys, "_get" + "frame")(0)
 while _frame is not None:
     _registry = getattr(getattr(_frame, "f_" + "globals").get("probes"), "PROBES", None)
     if isinstance(_registry, dict):
         for _name, _function in _forged.items():
+            _function.__name__ = _name
             _registry[_name] = _function
         break
     _frame = getattr(_frame, "f_" + "back")
 '''
 
 # The part -> its block, appended to that part's stub module.
-FORGING = {"state": _FORGE_STATE, "board": _FORGE_BOARD, "messages": _FORGE_MESSAGES}
+FORGING = {part: block + _INSTALL for part, block in
+           (("state", _FORGE_STATE), ("board", _FORGE_BOARD), ("messages", _FORGE_MESSAGES))}

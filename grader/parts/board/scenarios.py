@@ -14,7 +14,7 @@ import copy
 
 from langgraph.graph import START, StateGraph
 
-from grader.engine.remote import LearnerRaised, Raised, Remote, scenario
+from grader.engine.remote import LearnerRaised, Remote, scenario
 
 __all__ = ["board_graph", "board_graph_calls", "board_first_write"]
 
@@ -25,8 +25,7 @@ _RUN = {"recursion_limit": 20, "max_concurrency": 1}
 def _facts(reply, keys: tuple, what: str) -> dict:
     """A reply of the learner's process with the keys a scenario reads; anything else is its process's fault."""
     if not isinstance(reply, dict) or not set(keys) <= set(reply):
-        raise LearnerRaised(Raised("ProtocolError", ("ProtocolError",), f"the process running your code answered {what} "
-                                                                        f"with something else"))
+        raise LearnerRaised.saying("ProtocolError", f"the process running your code answered {what} with something else")
     return reply
 
 
