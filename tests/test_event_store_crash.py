@@ -11,10 +11,8 @@ import random
 import sqlite3
 
 import pytest
-from event_stores import postgres_opener, reference, sqlite_file_opener
+from event_stores import crash_writer, postgres_opener, reference, sqlite_file_opener
 from postgres_server import postgres_url  # noqa: F401  (fixture)
-
-from grader.parts.events.probes.processes import crash_writer
 
 pytestmark = pytest.mark.unit
 

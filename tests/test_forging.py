@@ -18,8 +18,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
-from hostile.forging import FORGING
+from conftest import ROOT, SOLUTIONS
+from hostile.forging import FILES, FORGING
 from private_clone import ORDINARY_USER, as_account, private_clone
 
 from grader.catalog import MODULES
@@ -37,6 +37,8 @@ def _stubs(folder: Path, forged: str | None = None) -> Path:
     if forged is not None:
         module = folder / "agstate" / f"{MODULES[forged]}.py"
         module.write_text(module.read_text() + "\n" + FORGING[forged])
+        for name, source in FILES.get(forged, {}).items():
+            shutil.copy(SOLUTIONS / source, folder / "agstate" / name)
     return folder
 
 

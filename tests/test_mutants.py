@@ -35,7 +35,7 @@ def _internal_words() -> set[str]:
         learner_names |= set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]*\b", path.read_text(encoding="utf-8")))
     return {name for name in probes.PROBES if "_" in name and name not in learner_names} | \
         {"Traceback", "grader/", "Raised(", "Opaque(", "Counterexample(", "Missing:", "_Pending", "wire.", "<locals>",
-         "TrustedStream", "trusted_stream"}
+         "TrustedStream", "trusted_stream", "GraderStream", "GraderStore", "Killed"}
 
 
 INTERNAL_WORDS = _internal_words()

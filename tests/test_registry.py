@@ -38,7 +38,8 @@ def test_the_registry_is_the_descriptors():
 
 def test_probes_and_scenarios_come_from_every_parts_folder_and_the_generic_ones():
     """The learner's process serves generic calls (child.generic, child.remote) and a part's probes/; the scenarios
-    (engine.scenarios, a part's scenarios.py) run in the grading process. A name is one or the other, never both."""
+    (engine.scenarios, a part's scenarios.py and scenarios_<topic>.py) run in the grading process. A name is one or
+    the other, never both."""
     from grader.engine.remote import SCENARIOS
 
     probes.load()
@@ -47,7 +48,8 @@ def test_probes_and_scenarios_come_from_every_parts_folder_and_the_generic_ones(
     assert parts == {"grader.child.generic", "grader.child.remote", "grader.engine.scenarios", *NAMES}
     assert all(fn.__module__.startswith((f"grader.parts.{fn.__module__.split('.')[2]}.probes", "grader.child."))
                for fn in probes.PROBES.values())
-    assert all(fn.__module__ == "grader.engine.scenarios" or fn.__module__.endswith(".scenarios") for fn in SCENARIOS.values())
+    assert all(fn.__module__ == "grader.engine.scenarios" or fn.__module__.rsplit(".", 1)[-1].split("_")[0] == "scenarios"
+               for fn in SCENARIOS.values())
     assert not set(probes.PROBES) & set(SCENARIOS)
 
 

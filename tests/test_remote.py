@@ -17,7 +17,7 @@ from conftest import ROOT
 from langgraph.checkpoint.memory import InMemorySaver
 from submissions import build_submission
 
-from grader.engine.remote import SAVER, Callback, LearnerRaised, Remote, _mirror, run_scenario, scenario
+from grader.engine.remote import SAVER, Callback, CallbackObject, Killed, LearnerRaised, Remote, _mirror, run_scenario, scenario
 from grader.sandbox.containment import Limits
 from grader.sandbox.session import MissingName, Session
 from grader.sandbox.staging import staged
@@ -117,6 +117,28 @@ GRAPHS = textwrap.dedent('''
 
     def build_not_a_graph(checkpointer=None):
         return "a graph, honestly"
+
+
+    class Refused(Exception):
+        def __init__(self, what, count):
+            super().__init__(f"{what} refused {count} times")
+            self.what, self.count = what, count
+
+
+    def read_twice(stream):  # a property of a lent object: each read a call over there
+        return [stream.version, stream.version]
+
+
+    def call_catching(function, *args):
+        """What ``function(*args)`` returned, or the name, module and attributes of what it raised."""
+        try:
+            return function(*args)
+        except Exception as exc:
+            return [type(exc).__name__, getattr(exc, "what", None), getattr(exc, "count", None), str(exc)]
+
+
+    def double(n):
+        return 2 * n
 
 
     def build_with_retries(checkpointer=None):
@@ -239,6 +261,66 @@ def test_a_missing_name_and_a_handle_that_is_not_callable_are_answers_not_crashe
     with pytest.raises(LearnerRaised, match="not callable"):
         remote.call(graph)
     assert isinstance(run_scenario("channels", session, ["Nope"], time.monotonic() + 30, lambda: "x"), MissingName)
+
+
+@pytest.mark.part
+def test_a_lent_objects_property_is_read_over_here_each_time(learner):
+    session, _ = learner
+    reads = []
+
+    def version():
+        reads.append(len(reads) + 1)
+        return reads[-1]
+
+    remote = _remote(session)
+    assert remote.call("read_twice", CallbackObject("Stream", {"version": version}, properties=("version",))) == [1, 2]
+
+
+@pytest.mark.part
+def test_a_callback_may_call_the_learners_code_again_before_it_answers(learner):
+    """A rival resolver committing inside the learner's append: the callback calls back in, then answers."""
+    session, _ = learner
+    remote = _remote(session)
+    assert remote.call("call_catching", Callback("rival", lambda n: remote.call("double", n) + 1), 20) == 41
+
+
+@pytest.mark.part
+def test_what_a_callback_raises_is_raised_over_there_as_the_learners_class_or_one_of_its_name(learner):
+    session, _ = learner
+
+    class Refused(Exception):  # the learner's module's class of that name is made, with these arguments
+        learner_module = "state"
+
+        def __init__(self):
+            super().__init__("ours")
+            self.learner_args = ["payment", 3]
+
+    class ToolTimeout(Exception):  # no class of that name over there: one is made for it
+        pass
+
+    def refuse():
+        raise Refused()
+
+    def time_out():
+        raise ToolTimeout("search timed out")
+
+    remote = _remote(session)
+    assert remote.call("call_catching", Callback("refuse", refuse)) == ["Refused", "payment", 3, "payment refused 3 times"]
+    assert remote.call("call_catching", Callback("time_out", time_out)) == ["ToolTimeout", None, None, "search timed out"]
+
+
+@pytest.mark.part
+def test_a_scenario_kills_the_learners_process_inside_a_callback_and_goes_on_with_the_next(learner):
+    session, _ = learner
+    remote = _remote(session)
+    assert remote.call("double", 2) == 4
+    before = session.generation
+    with pytest.raises(Killed):
+        remote.call("call_catching", Callback("die", lambda: remote.kill()))
+    assert not remote.live() and not session.alive
+    after = remote.successor()
+    assert after is not remote and after.call("double", 5) == 10  # a new process: the module imported again
+    assert session.generation == before + 1 and after.live()
 
 
 @pytest.mark.unit

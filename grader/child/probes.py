@@ -34,7 +34,8 @@ class Context:
 
     ``conn``: the channel to the grading side, which a callback's call uses
     (``callback``). The learner's objects a reply named by handle stay in
-    ``_held`` for the life of the process (a task's).
+    ``_held`` for the life of the process (a task's), or until the grading side
+    releases them (``release``: a store's open database, say).
     """
 
     def __init__(self, module, submission, conn=None):
@@ -43,8 +44,10 @@ class Context:
         self.conn = conn
         self._held = {}  # handle -> the learner's object
         self._handles = {}  # id(object) -> its handle: one object, one handle
+        self._numbered = 0  # handles given so far: a released one's number is never given again
         self._savers = []  # the checkpointers the grading side asked for, by a "saver" callback tag
         self.lent = []  # (owner, name, original) the grading side's callbacks replaced (grader.child.remote.lend)
+        self.answer = None  # how this process answers a request (grader.child.serve): also one made inside a callback
 
     # -- handles: the learner's objects, named on the grading side ------------------------------------
     def keep(self, value) -> dict:
@@ -54,7 +57,8 @@ class Context:
             return {key: item if key in ("$", "kind") else wire.encode(item, keep=self.keep) for key, item in tag.items()}
         handle = self._handles.get(id(value))
         if handle is None:
-            handle = self._handles[id(value)] = len(self._handles) + 1
+            self._numbered += 1
+            handle = self._handles[id(value)] = self._numbered
             self._held[handle] = value
         tag = {"$": "handle", "id": handle, **wire.describe(value), "callable": callable(value)}
         if callable(value):
@@ -63,8 +67,17 @@ class Context:
             tag["name"] = name if type(name) is str else None
         return tag
 
+    def release(self, handle) -> None:
+        """Stop holding the object ``handle`` names: what only the grading side still needed goes (its files closed)."""
+        value = self._held.pop(handle, None)
+        if value is not None:
+            self._handles.pop(id(value), None)
+
     def resolve(self, tag: dict):
-        """The object a tag from the grading side names: a held object, a fresh checkpointer, or a callback."""
+        """The object a tag from the grading side names: a held object, one of the module's made, a fresh checkpointer,
+        or a callback."""
+        if tag.get("kind") == "built":  # an object of the learner's module the grading side answers with (an Event)
+            return self.get(str(tag.get("name")))(**wire.decode(tag.get("fields"), self.resolve))
         if tag.get("kind") == "message":  # the grading side's LangChain message, rebuilt here
             from langchain_core.messages import messages_from_dict
 
@@ -81,10 +94,16 @@ class Context:
             saver = InMemorySaver()  # the learner compiles with it; the grading side rebuilds the graph with its own
             self._savers.append(saver)
             return saver
-        if "object" in tag:  # an object whose methods run on the grading side (the scripted chat model)
+        if "object" in tag:  # an object whose methods run on the grading side (the scripted chat model, a stream)
             methods = tag.get("methods") if isinstance(tag.get("methods"), dict) else {}
-            body = {str(name): staticmethod(self.callback(str(spec.get("name")), spec.get("params")))
-                    for name, spec in methods.items() if isinstance(spec, dict)}
+            properties = tag.get("properties") if isinstance(tag.get("properties"), list) else []
+            body = {}
+            for name, spec in methods.items():
+                if isinstance(spec, dict):
+                    function = self.callback(str(spec.get("name")), spec.get("params"))
+                    function.__name__ = function.__qualname__ = str(name)
+                    # A property (a stream's ``version``) is read as an attribute, each read a call over there.
+                    body[str(name)] = property(lambda _, f=function: f()) if name in properties else staticmethod(function)
             return type(str(tag.get("object")), (), {"__slots__": (), **body})()
         function = self.callback(str(tag.get("name")), tag.get("params"))
         function.__doc__ = tag.get("doc") if isinstance(tag.get("doc"), str) else None
@@ -99,7 +118,13 @@ class Context:
 
         def call(*args, **kwargs):
             conn.send_bytes(wire.dumps({"callback": name, "args": wire.encode([list(args), kwargs], keep=self.keep)}))
-            reply = wire.loads(conn.recv_bytes())
+            while True:
+                reply = wire.loads(conn.recv_bytes())
+                if "probe" not in reply and "batch" not in reply:
+                    break
+                # The grading side, running the callback, calls the learner's code again first (a rival resolver
+                # that commits inside our append): answered here, then our callback's reply comes.
+                conn.send_bytes(wire.dumps(self.answer(reply)))
             if "raise" in reply:
                 raise self._exception(reply["raise"])
             return wire.decode(reply.get("value"), self.resolve)
@@ -111,15 +136,31 @@ class Context:
         return call
 
     def _exception(self, raised: dict) -> BaseException:
-        """The exception a callback raised on the grading side: the learner's package's class of that name, if it has one."""
+        """The exception a callback raised on the grading side, as the learner's code would meet it here.
+
+        The learner's package's class of that name when the grading side names
+        the module (a ConcurrencyError from the grader's store, made with its
+        arguments); else a builtin's (the fake raised TypeError); else a class
+        of that name made for it (a fake tool's ToolTimeout), so what the
+        learner's code re-raises is named as the grading side raised it.
+        """
         message = str(raised.get("message", ""))
+        name = str(raised.get("type"))
+        args = wire.decode(raised.get("args")) if "args" in raised else [message]
+        args = args if isinstance(args, list) else [message]
         module = sys.modules.get(f"{self.module.__package__}.{raised.get('module')}")
-        found = getattr(module, str(raised.get("type")), None) if module is not None else None
-        if found is None and raised.get("module") is None:  # a builtin exception: the fake raised RuntimeError
-            found = getattr(builtins, str(raised.get("type")), None)
+        found = getattr(module, name, None) if module is not None else None
+        if found is None and raised.get("module") is None:
+            found = getattr(builtins, name, None)
+            if found is None and name.isidentifier():
+                found = type(name, (Exception,), {"__module__": "grader.fakes"})
         if isinstance(found, type) and issubclass(found, Exception):
-            return found(message)
-        return RuntimeError(f"{raised.get('type')}: {message}")
+            for made in (lambda: found(*args), lambda: found(message)):
+                try:
+                    return made()
+                except Exception:  # the learner's class refusing those arguments
+                    continue
+        return RuntimeError(f"{name}: {message}")
 
     def get(self, name):
         if not isinstance(name, str):

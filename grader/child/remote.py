@@ -30,7 +30,7 @@ from typing_extensions import get_type_hints, is_typeddict
 from grader import wire
 from grader.child.probes import operation
 
-__all__ = ["lookup", "invoke", "lend", "take_back", "describe_schema", "describe_graph", "run_node"]
+__all__ = ["lookup", "invoke", "lend", "take_back", "release", "describe_schema", "describe_graph", "run_node"]
 
 
 @operation
@@ -81,6 +81,13 @@ def take_back(ctx):
     while ctx.lent:
         owner, name, original = ctx.lent.pop()
         setattr(owner, name, original)
+
+
+@operation
+def release(ctx, handle_ids):
+    """Let go of the objects these handles name (the grading side is done with them)."""
+    for handle in handle_ids:
+        ctx.release(handle)
 
 
 @operation

@@ -17,10 +17,11 @@ return.
 """
 
 import copy
+import itertools
 import time
 import weakref
 from collections.abc import Callable
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, NoReturn, Optional
 
 from langchain_core.messages import BaseMessage
 from langgraph.checkpoint.memory import InMemorySaver
@@ -32,7 +33,8 @@ from grader import wire
 from grader.sandbox.session import MissingName
 from grader.wire import Opaque, Raised
 
-__all__ = ["SCENARIOS", "scenario", "run_scenario", "Remote", "Handle", "Callback", "CallbackObject", "LearnerRaised", "SAVER"]
+__all__ = ["SCENARIOS", "scenario", "run_scenario", "Remote", "Handle", "Callback", "CallbackObject", "Built", "Killed",
+           "LearnerRaised", "SAVER"]
 
 SCENARIOS: dict[str, Callable] = {}
 
@@ -109,18 +111,47 @@ class Callback:
 
 
 class CallbackObject:
-    """An object of the grading side the learner's code may call methods of (a chat model's ``invoke``): each runs here."""
+    """An object of the grading side the learner's code may call methods of (a chat model's ``invoke``): each runs here.
 
-    def __init__(self, name: str, methods: dict[str, Callable]):
+    ``properties``: the methods read as attributes over there (a stream's
+    ``version``), each read a call of the method here.
+    """
+
+    def __init__(self, name: str, methods: dict[str, Callable], properties: tuple = ()):
         self.name = name
         self.methods = methods
+        self.properties = tuple(properties)
+        self.key = f"{name}#{next(_OBJECTS)}"  # two objects of one name in a scenario (two streams) are two objects
 
     def callbacks(self) -> dict[str, Callable]:
-        return {f"{self.name}.{method}": function for method, function in self.methods.items()}
+        return {f"{self.key}.{method}": function for method, function in self.methods.items()}
 
     def tag(self) -> dict:
-        return {"$": "callback", "object": self.name,
-                "methods": {method: Callback(f"{self.name}.{method}", function).tag() for method, function in self.methods.items()}}
+        return {"$": "callback", "object": self.name, "properties": list(self.properties),
+                "methods": {method: Callback(f"{self.key}.{method}", function).tag() for method, function in self.methods.items()}}
+
+
+_OBJECTS = itertools.count(1)
+
+
+class Built:
+    """An object of the learner's module a callback answers with, made over there: ``name(**fields)`` (an ``Event``).
+
+    What the grader's own store gives the learner's code is the learner's kind
+    of object, as a store written in the learner's module would give.
+    """
+
+    def __init__(self, name: str, fields: dict):
+        self.name = name
+        self.fields = fields
+
+
+class Killed(BaseException):
+    """A scenario ended the learner's process on purpose, a crash it stages (``Remote.kill``).
+
+    A BaseException: it goes up through the learner's call that was running
+    and through LangGraph, as the process's death would, to the scenario.
+    """
 
 
 class _Saver:
@@ -160,6 +191,8 @@ class Remote:
             return {"$": "handle", "kind": "message", "data": wire.encode(value.model_dump(mode="python"), keep=self._keep)}
         if isinstance(value, _Saver):
             return value.tag()
+        if isinstance(value, Built):
+            return {"$": "handle", "kind": "built", "name": value.name, "fields": wire.encode(value.fields, keep=self._keep)}
         return None
 
     def _resolve(self, tag: dict):
@@ -202,11 +235,29 @@ class Remote:
             self.generation = self.session.generation
             if key is not None:
                 self._known[key] = value
+        return self._answer(value)
+
+    @staticmethod
+    def _answer(value):
         if isinstance(value, MissingName):
             raise _Missing(str(value))
         if isinstance(value, Raised):
             raise LearnerRaised(value)
         return value
+
+    # -- an operation left running while another process acts (a racing writer) ----------------------------
+    def start(self, operation: str, *args) -> None:
+        """Ask ``operation`` and return at once; ``ready`` says whether it answered, ``finish`` gives its answer."""
+        self.session.start(operation, *args, keep=self._keep)
+        self.generation = self.session.generation
+
+    def ready(self, timeout: float) -> bool:
+        return self.session.replied(timeout)
+
+    def finish(self, operation: str):
+        """The answer of the operation ``start`` asked, as ``ask`` gives it."""
+        remaining = self.deadline - time.monotonic()
+        return self._answer(self.session.finish(operation, max(0.0, remaining), self.doing, resolve=self._resolve))
 
     def _serve(self, request: dict) -> dict:
         """The learner's code called a callback: run it here; what it raises goes back to be raised there."""
@@ -217,7 +268,34 @@ class Remote:
                 raise TypeError(f"{request.get('callback')!r} is not a function the grader lent your code")
             return {"value": wire.encode(function(*args, **kwargs), keep=self._keep)}
         except Exception as exc:  # the fake's answer to a bad call, as the real function would raise it
-            return {"raise": {"type": type(exc).__name__, "module": getattr(exc, "learner_module", None), "message": str(exc)}}
+            # ``learner_module``: the learner's module whose exception class of that name it is (a ConcurrencyError),
+            # made there with ``learner_args``; otherwise a builtin's, or a class of that name made for it (ToolTimeout).
+            args = getattr(exc, "learner_args", None)
+            return {"raise": {"type": type(exc).__name__, "module": getattr(exc, "learner_module", None), "message": str(exc),
+                              "args": wire.encode(list(args) if isinstance(args, (list, tuple)) else [str(exc)])}}
+
+    # -- the learner's process ----------------------------------------------------------------------
+    def kill(self) -> NoReturn:
+        """End the learner's process now, as a crash would: its sandbox is killed (SIGKILL) before this returns.
+
+        Called from a callback (a fake tool, the grader's store), so the
+        learner's call that made it never returns; ``Killed`` goes up to the
+        scenario, which goes on with ``successor()``.
+        """
+        self.session.close()
+        raise Killed()
+
+    def live(self) -> bool:
+        """Whether the learner process this Remote's handles name is still running."""
+        return self.session.alive and self.generation == self.session.generation
+
+    def sibling(self, number: int) -> "Remote":
+        """The Remote of the task's ``number``-th other learner process (``Session.sibling``: a racing writer)."""
+        return _remote_for(self.session.sibling(number), self.deadline, self.doing)
+
+    def successor(self) -> "Remote":
+        """The Remote of the session's next learner process (started at its first question), once this one's is gone."""
+        return _remote_for(self.session, self.deadline, self.doing)
 
     # -- what a scenario asks ------------------------------------------------------------------------
     def get(self, name: str, default=_NO_DEFAULT):
@@ -235,6 +313,15 @@ class Remote:
 
     def take_back(self) -> None:
         self._ask("take_back")
+
+    def release(self, *handles: "Handle") -> None:
+        """The learner's process may let go of these objects (a store and its open files): they name nothing now."""
+        ids = [handle.id for handle in handles if isinstance(handle, Handle) and self._handles.get(handle.id) is handle]
+        if ids and self.live():
+            self._ask("release", ids)
+        for handle_id in ids:
+            self._handles.pop(handle_id, None)
+            self._functions.pop(handle_id, None)
 
     def ask(self, operation: str, *args):
         """A part's own call-server operation (its ``probes/``): one call of the learner's code, handles both ways."""
@@ -517,3 +604,5 @@ def run_scenario(name: str, session, args: list, deadline: float, doing: Callabl
         return MissingName(str(exc))
     except LearnerRaised as exc:
         return exc.raised
+    except Killed:  # a scenario's staged crash that it did not wait for: the grader's mistake, never the learner's
+        raise RuntimeError(f"scenario {name!r} killed the learner's process and did not go on with the next one") from None

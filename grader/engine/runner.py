@@ -1,5 +1,6 @@
 """Grade one submission: run every selected task's rules, build the report (docs/reference/report.md)."""
 
+import contextlib
 import os
 import sys
 import time
@@ -16,6 +17,7 @@ from grader.reports.safe import ALSO, clean, display_path, further_failing
 from grader.sandbox.containment import DEFAULT_MEMORY_MB, Limits
 from grader.sandbox.reach import findings, integrity
 from grader.sandbox.session import ChildFailed, LoadFailed, Session
+from grader.sandbox.shared import shared_folder
 from grader.sandbox.staging import StagingError, staged
 
 __all__ = ["grade_submission", "DEFAULT_EXAMPLES", "DEFAULT_TIMEOUT"]
@@ -133,7 +135,10 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
     deadline = time.monotonic() + timeout
     # A correct call takes milliseconds: an endless loop should cost seconds, not the whole task's limit.
     call_limit = min(5.0, max(1.0, timeout / 20))
-    with Session(submission, MODULES[task.part], limits, load_timeout=min(timeout, 10.0), sandbox=sandbox) as session:
+    wanted = next(part for part in PARTS if part.name == task.part).shared_folder
+    folder = shared_folder() if wanted else contextlib.nullcontext()
+    with folder as shared, Session(submission, MODULES[task.part], limits, load_timeout=min(timeout, 10.0),
+                                   sandbox=sandbox, shared=shared) as session:
         try:
             try:
                 session.probe("attr", "__name__", timeout=min(timeout, 10.0),

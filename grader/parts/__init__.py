@@ -13,9 +13,13 @@
   (``09_operations.ipynb`` -> ``rules/operations.py``), imported in notebook
   order by ``rules/__init__.py``: the order of a task's rules is the order the
   learner meets them;
+- ``scenarios.py`` (and ``scenarios_<topic>.py`` beside it): the part's
+  scenarios, run in the grading process (``@scenario``): graphs, fakes,
+  ledgers, crashes, each call of the learner's code through the call server;
 - ``probes/``: the learner's side, run in the learner's sandboxed process:
-  the part's scenarios (``@probe``) and their plumbing (``events/probes/processes.py``,
-  forked writers); they import nothing of the grading side (``tests/test_contracts.py``);
+  the part's call-server operations, its pure folds of the learner's own
+  calls and the turns of its forced races; they import nothing of the
+  grading side (``tests/test_contracts.py``);
 - any other file is read by both sides and imports neither (``events/tools.py``).
 
 ``grader.catalog`` reads the descriptors and refuses parts that do not add

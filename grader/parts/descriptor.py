@@ -36,6 +36,9 @@ class Part:
     # each verdict resting on what the learner's calls return) or "learner" (probes/ runs them in the learner's process,
     # whose reports only the tripwires guard). A report says which its verdicts rest on ("integrity").
     scenarios: str = "learner"
+    # Whether its tasks' learner processes share a folder that outlives them (grader.sandbox.shared): a database file
+    # a killed writer leaves to another process, or two writers race on.
+    shared_folder: bool = False
 
     @property
     def notebooks(self) -> list[str]:

@@ -34,11 +34,12 @@ from pathlib import Path
 from grader.sandbox import namespaces
 from grader.sandbox.containment import Limits
 
-__all__ = ["SUBMISSION", "UID_SLOTS", "Sandbox", "executable", "choice", "adopt", "CHOICE", "unavailable", "runtime_paths",
+__all__ = ["SUBMISSION", "SHARED", "UID_SLOTS", "Sandbox", "executable", "choice", "adopt", "CHOICE", "unavailable", "runtime_paths",
            "command", "read_until_eof",
            "INSTALL_HINT", "NOT_INSTALLED", "learner_uid"]
 
 SUBMISSION = "/submission"  # where the sandbox sees its submission
+SHARED = "/shared"  # where it sees its task's shared folder, when the task has one (grader.sandbox.shared)
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
 NOT_INSTALLED = f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
 # Learner uids when the grader runs as root: one per running task, far above real accounts, and below
@@ -142,11 +143,14 @@ def _hidden(bound: list[str]) -> list[str]:
     return [grader] if any(_within(grader, path) for path in bound) else []
 
 
-def command(sources: dict[str, str], tmp_bytes: int, shm_bytes: int, info_fd: int) -> list[str]:
+def command(sources: dict[str, str], tmp_bytes: int, shm_bytes: int, info_fd: int,
+            writable: dict[str, str] | None = None) -> list[str]:
     """bwrap's command line; ``sources`` maps each sandbox path to where bwrap reads it on the host.
 
     ``sources`` holds every ``runtime_paths()`` entry and ``SUBMISSION``; the caller may point
     them at bind mounts of its own (a root grader does, see ``grader.sandbox.keeper``).
+    ``writable``: the same for the one folder the sandbox may write to and
+    the grading side reads (``SHARED``), when the task has one.
     """
     args = [executable(), *_namespaces()]
     # The fresh file systems first: a runtime that lives under /tmp (a checkout made by mktemp) is then
@@ -161,6 +165,8 @@ def command(sources: dict[str, str], tmp_bytes: int, shm_bytes: int, info_fd: in
             args += ["--ro-bind", str(host), str(host)]
     for dest, source in sources.items():
         args += ["--ro-bind", source, dest]
+    for dest, source in (writable or {}).items():
+        args += ["--bind", source, dest]  # a mount of its own: --remount-ro / below leaves it writable
     for path in _hidden(list(sources)):
         args += ["--size", "4096", "--tmpfs", path]
     args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp",
@@ -177,8 +183,8 @@ class Sandbox:
     cgroup: only the learner's processes are counted there.
     """
 
-    def __init__(self, sources: dict[str, str], limits: Limits, uid: int):
-        self.sources, self.limits, self.uid = sources, limits, uid
+    def __init__(self, sources: dict[str, str], limits: Limits, uid: int, writable: dict[str, str] | None = None):
+        self.sources, self.limits, self.uid, self.writable = sources, limits, uid, writable
         self.pid = self.init = self.init_fd = None
         self._ping = self._echo = self._errors = None
 
@@ -187,7 +193,7 @@ class Sandbox:
         self._echo, echo_w = os.pipe()
         info_r, info_w = os.pipe()
         self._errors, errors_w = os.pipe()
-        args = command(self.sources, self.limits.tmp_bytes, self.limits.shm_bytes, info_w)
+        args = command(self.sources, self.limits.tmp_bytes, self.limits.shm_bytes, info_w, self.writable)
         if os.geteuid() == 0:
             args = [_SETPRIV, f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", "--", *args]
         os.set_inheritable(info_w, True)

@@ -109,7 +109,7 @@ class Task:
         taken = {task.slot for task in RUNNING.values()}
         self.slot = min(set(range(bubblewrap.UID_SLOTS)) - taken, default=0)
         self.uid = bubblewrap.learner_uid(os.getpid(), self.slot)
-        self.view, self.group, self.sandbox, self.submission = view, None, None, None
+        self.view, self.group, self.sandbox, self.submission, self.shared = view, None, None, None, None
         self.learner = self.learner_fd = self.setup_r = None
         try:
             self._start(request, own_pid_namespace)
@@ -124,13 +124,16 @@ class Task:
         root = os.geteuid() == 0
         sources = {path: path for path in bubblewrap.runtime_paths()}
         sources[bubblewrap.SUBMISSION] = request["submission"]
+        writable = {bubblewrap.SHARED: request["shared"]} if request.get("shared") else {}
         if self.view is not None:
             self.submission = self.view.add(request["submission"], f"submission-{self.control}")
             sources = {**self.view.runtime, bubblewrap.SUBMISSION: self.submission}
+            if writable:
+                self.shared = writable[bubblewrap.SHARED] = self.view.add(request["shared"], f"shared-{self.control}")
         found = cgroups.detected()
         if isinstance(found, cgroups.Cgroups):
             self.group = found.create(os.getpid(), self.number, self.limits.memory_bytes, self.limits.processes + 1)
-        self.sandbox = bubblewrap.Sandbox(sources, self.limits, self.uid).__enter__()
+        self.sandbox = bubblewrap.Sandbox(sources, self.limits, self.uid, writable).__enter__()
         running = containment.tasks_of_uid(self.uid)
         found_ns = self.sandbox.namespaces()
         self.setup_r, setup_w = os.pipe()
@@ -174,8 +177,9 @@ class Task:
         if self.group is not None:
             limits_hit = {"memory_limit": self.group.hit_memory_limit(), "process_limit": self.group.hit_process_limit()}
             self.group.close()
-        if self.submission is not None:
-            self.view.remove(self.submission)
+        for bound in (self.submission, self.shared):
+            if bound is not None:
+                self.view.remove(bound)
         _send(self.control, {**(ended or {"stopped": True}), **({} if error else limits_hit)})
         os.close(self.control)
 

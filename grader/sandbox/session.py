@@ -106,12 +106,16 @@ class Session:
     """
 
     def __init__(self, submission: Path, module: str, limits: Limits, load_timeout: float = 10.0,
-                 sandbox: bool = True):
+                 sandbox: bool = True, shared: Path | None = None):
         self.submission = Path(submission).resolve()
         self.module = module
         self.limits = limits
         self.load_timeout = load_timeout
         self.sandbox = sandbox
+        # The task's shared folder (grader.sandbox.shared), if it has one: on the host, and as the learner sees it.
+        self.shared = shared
+        self.learner_shared = (bubblewrap.SHARED if sandbox else str(shared)) if shared is not None else None
+        self._siblings: list[Session] = []
         self._conn = None
         self._control = None
         self._drain = None
@@ -121,6 +125,7 @@ class Session:
         self.spent = Counter()
         self.received = 0  # bytes of the learner's replies in this task (TASK_REPLY_BYTES)
         self.generation = 0  # counts the learner processes started: what one held, the next does not
+        self._pending_sent = False  # whether the probe ``start`` sent reached the learner's process
         self._lock = threading.RLock()
 
     def __enter__(self):
@@ -128,6 +133,22 @@ class Session:
 
     def __exit__(self, *exc):
         self.close()
+        self.close_siblings()
+
+    def sibling(self, number: int) -> "Session":
+        """This task's ``number``-th other learner process (a racing writer): the same module, limits and shared folder.
+
+        Started at its first probe, kept until ``close_siblings`` or the end of this session.
+        """
+        while len(self._siblings) <= number:
+            self._siblings.append(Session(self.submission, self.module, self.limits, self.load_timeout, self.sandbox,
+                                          self.shared))
+        return self._siblings[number]
+
+    def close_siblings(self) -> None:
+        """End the other learner processes: each holds a uid of the zygote's few while it runs."""
+        for sibling in self._siblings:
+            sibling.close()
 
     def _start(self) -> None:
         self.generation += 1
@@ -143,7 +164,8 @@ class Session:
         control, control_theirs = socket.socketpair()
         request = {"sandbox": self.sandbox, "hook": integrity() != "off", "module": self.module, "limits": self.limits.as_dict(),
                    "submission": str(self.submission),
-                   "learner_submission": bubblewrap.SUBMISSION if self.sandbox else str(self.submission)}
+                   "learner_submission": bubblewrap.SUBMISSION if self.sandbox else str(self.submission),
+                   "shared": str(self.shared) if self.shared is not None and self.sandbox else None}
         try:
             zygote.shared().spawn(request, [theirs.fileno(), output_w, control_theirs.fileno()])
         except OSError as exc:
@@ -196,25 +218,53 @@ class Session:
         deadline = time.monotonic() + timeout
         # One request and its reply at a time: LangGraph may run a graph's parallel nodes on threads of its own.
         with self._lock:
-            if self._conn is None:
-                self._start()
             began = time.perf_counter()
             try:
-                try:
-                    self._conn.send_bytes(wire.dumps(message))
-                except OSError:  # the learner is gone already: say how it ended
+                if not self._request(message):  # the learner is gone already: say how it ended
                     return self._receive(0, doing)
-                while True:
-                    reply = self._receive(max(0.0, deadline - time.monotonic()), doing)
-                    if not (isinstance(reply, dict) and "callback" in reply):
-                        return reply
-                    if serve is None:  # nothing was lent to the learner's code: it cannot call back
-                        self.close()
-                        raise ChildFailed("crashed", f"the process running your code made a call the grader did not "
-                                                     f"offer while {doing()}")
-                    self._send(serve(reply), doing)
+                return self._reply(deadline, doing, serve)
             finally:
                 self.waited += time.perf_counter() - began
+
+    def _request(self, message: dict) -> bool:
+        if self._conn is None:
+            self._start()
+        try:
+            self._conn.send_bytes(wire.dumps(message))
+            return True
+        except OSError:
+            return False
+
+    def _reply(self, deadline: float, doing: Callable[[], str], serve=None) -> dict:
+        """The reply to the request sent, serving the learner's callbacks until it comes."""
+        while True:
+            reply = self._receive(max(0.0, deadline - time.monotonic()), doing)
+            if not (isinstance(reply, dict) and "callback" in reply):
+                return reply
+            if serve is None:  # nothing was lent to the learner's code: it cannot call back
+                self.close()
+                raise ChildFailed("crashed", f"the process running your code made a call the grader did not "
+                                             f"offer while {doing()}")
+            self._send(serve(reply), doing)
+
+    # -- a probe left running: a racing writer's append, a writer killed mid-append --------------------------
+    def start(self, name: str, *args, keep=None) -> None:
+        """Send probe ``name`` and return at once; ``finish`` reads its reply (or ``close`` kills it where it is)."""
+        self._pending_sent = self._request({"probe": name, "args": wire.encode(list(args), keep=keep)})
+
+    def replied(self, timeout: float) -> bool:
+        """Whether the started probe's reply (or the process's end) has come, waiting up to ``timeout`` seconds."""
+        return not self._pending_sent or self._conn is None or self._conn.poll(timeout)
+
+    def finish(self, name: str, timeout: float, doing: Callable[[], str], resolve=None):
+        """The started probe's value, a ``Raised`` or a ``MissingName``, as ``probe`` gives it."""
+        began = time.perf_counter()
+        try:
+            reply = self._reply(time.monotonic() + timeout, doing) if self._pending_sent else self._receive(0, doing)
+        finally:
+            self.waited += time.perf_counter() - began
+        self.spent[name] += _seconds(reply)
+        return _outcome(reply, resolve)
 
     def _send(self, message: dict, doing: Callable[[], str]) -> None:
         try:

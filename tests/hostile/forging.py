@@ -5,10 +5,13 @@ that process legitimately holds (its callers' frames, every name built at run
 time, no word the static read or the audit hook refuses) and answers the
 part's old scenarios as a model of the answers would: graph runs, the
 expected values computed beside them, the ledgers of the fake tools, the
-timing. Before the scenarios ran in the grading process (issue 29) they
-scored: part A's 28/100, part B's board.graph 10/10; part E's earned no point
+timing; parts C's and D's run the old scenarios on a correct module hidden
+beside the stubs (``FILES``), which the module's own names never use. Before
+the scenarios ran in the grading process (issue 29) they scored: part A's 28/100, part B's board.graph 10/10; part E's earned no point
 but turned its verdicts (messages.budget "failed", upsert and graph
-"crashed", where the stubs are "not_implemented"). Now each must earn what
+"crashed", where the stubs are "not_implemented"); part C's scored 90/100 (every
+task but events.project, a pure fold of the learner's own function), part D's
+8/100 (branches.conflicts, on its resolvers). Now each must earn what
 the stubs earn, task by task and status by status (``tests/test_forging.py``,
 and part A's in the hostile corpus).
 """
@@ -114,6 +117,46 @@ _forged = {"chat_channels": _channels,
            "budget_graph": lambda ctx, steps: {"states": [[m for step in steps[:i + 1] for m in step] for i in range(len(steps))]}}
 '''
 
+def _hidden(module: str, old: tuple) -> str:
+    """A block that runs the ``old`` scenarios of the learner's process on a correct ``module`` hidden beside the stubs."""
+    return rf'''
+from . import _hidden_{module} as _hidden  # a correct {module}.py beside the stubs, which never use it
+
+
+class _Hidden:
+    """A probe's context whose names are the hidden module's: the old scenarios ran it, the stubs stay stubs."""
+
+    def __init__(self, ctx):
+        self._ctx = ctx
+
+    def get(self, name):
+        return getattr(_hidden, name) if hasattr(_hidden, name) else self._ctx.get(name)
+
+    def __getattr__(self, name):
+        return getattr(self._ctx, name)
+
+
+def _hiding(original):
+    return lambda ctx, *args: original(_Hidden(ctx), *args)
+
+
+def _forged(registry):
+    return {{name: _hiding(registry[name]) for name in {old!r} if name in registry}}
+'''
+
+
+# The scenarios part C's and part D's learner processes ran. Not among them: a pure fold or a script of the learner's
+# own calls (project_state over prefixes; CaseStream's appends), and a race of the learner's own stream: what they
+# report is the learner's word about its own functions, whoever computes it, worth what a module computing it earns.
+_FORGE_EVENTS = _hidden("events", ("store_ops", "frozen_events", "race", "durable_crash", "resume_run", "call_tool_run",
+                                   "invoice_run"))
+_FORGE_BRANCHES = _hidden("branches", ("resolve_interleaved", "resolve_threads", "resolve_sequence", "write_once_graph",
+                                       "refund_orders", "refund_redelivered"))
+
+# Files a block brings beside the stubs: part C's hidden module is the reference, copied from solutions/.
+FILES = {part: {f"_hidden_{module}.py": f"agstate/{module}.py"} for part, module in (("events", "events"),
+                                                                                    ("branches", "branches"))}
+
 # What every block ends with: the child's probe registry, found up its callers' frames with every name that reaches
 # the grader's machinery built at run time (no word the static read or the audit hook refuses), given ``_forged``.
 _INSTALL = r'''
@@ -123,7 +166,7 @@ _frame = getattr(_sys, "_get" + "frame")(0)
 while _frame is not None:
     _registry = getattr(getattr(_frame, "f_" + "globals").get("probes"), "PROBES", None)
     if isinstance(_registry, dict):
-        for _name, _function in _forged.items():
+        for _name, _function in (_forged(_registry) if callable(_forged) else _forged).items():
             _function.__name__ = _name
             _registry[_name] = _function
         break
@@ -132,4 +175,5 @@ while _frame is not None:
 
 # The part -> its block, appended to that part's stub module.
 FORGING = {part: block + _INSTALL for part, block in
-           (("state", _FORGE_STATE), ("board", _FORGE_BOARD), ("messages", _FORGE_MESSAGES))}
+           (("state", _FORGE_STATE), ("board", _FORGE_BOARD), ("messages", _FORGE_MESSAGES), ("events", _FORGE_EVENTS),
+            ("branches", _FORGE_BRANCHES))}

@@ -37,6 +37,8 @@ PART = Part(
         "refund_orders": "build_refund_graph(...) with the branches' writes delivered in every order",
         "refund_redelivered": "build_refund_graph(...) with a write delivered again",
     },
-    # The refund graph and the write-once key run in the grading process (scenarios.py); the case stream's races and
-    # the resolvers' stream still run in the learner's process (probes/): its reports rest on probes there.
+    # The refund graph, the write-once key and the resolvers (on the grader's stream) run in the grading process
+    # (scenarios.py); the learner's own stream is scripted and raced in its process (probes/), its calls' results
+    # the evidence, the race's turns made there.
+    scenarios="grader",
 )

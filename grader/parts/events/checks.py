@@ -1,7 +1,7 @@
 """Part C's judging helpers, shared by its rules: is this reply the stored event, the listed log, the refusal, the resumed run?
 
-A probe's reply holds, for each of the learner's calls, its value or the
-``Raised`` of what it raised (``grader.parts.events.probes``). These helpers
+A scenario's reply holds, for each of the learner's calls, its value or the
+``Raised`` of what it raised (``grader.parts.events.scenarios``). These helpers
 read such replies and raise ``Failure`` with the words the learner reads;
 what a correct answer is comes from ``model``.
 """

@@ -1,9 +1,14 @@
-"""Part D's probes: the case stream's scripts and races, run in the learner's process; they report plain data, never judge.
+"""Part D's learner side: the case stream's scripts and the races forced in lockstep; they report plain data, never judge.
 
-The write-once graph and the refund graph run in the grading process
-(``grader.parts.branches.scenarios``). What stays here is the stream: a
-script of appends, and races of appends and resolutions forced in lockstep
-(``concurrency``), whose replies are what the learner's calls returned.
+The write-once graph, the refund graph and the resolvers' scenarios run in
+the grading process (``grader.parts.branches.scenarios``), the resolvers on
+a stream of the grader's. What stays here: a script of appends on the
+learner's own ``CaseStream`` (its calls, and what changing what it was given
+or gave back does to it), and the races: threads that take turns one
+bytecode of the learner's code at a time (``concurrency``), appending to
+the learner's stream, or resolving on the grading side's. The turns are
+made here, the one part of those scenarios still made in the learner's
+process; the replies are what the learner's calls returned.
 
 Imported by the zygote (``grader.child.probes.load``) before it forks a learner;
 they import nothing of the grading side. Where the learner's code may raise
@@ -14,8 +19,8 @@ scenario raises elsewhere comes back as the whole reply's ``Raised``.
 
 import copy
 
-from grader.child.probes import probe
-from grader.parts.branches.probes.concurrency import Interleaved, learner_stream, race, reports_unbuilt_stream, trusted_stream
+from grader.child.probes import operation, probe
+from grader.parts.branches.probes.concurrency import learner_stream, race, reports_unbuilt_stream
 
 
 @probe
@@ -55,38 +60,9 @@ def stream_race(ctx, writers, rounds):
     return {"rounds": report, "events": stream.events()}
 
 
-@probe
-@reports_unbuilt_stream
-def resolve_interleaved(ctx, conflict, prior, mine, theirs):
-    """``resolve_conflict`` where another resolver (``theirs``) commits just before our first append."""
+@operation
+def branches_resolve_threads(ctx, stream, conflict, calls):
+    """Every ``[decision, actor, rule]`` of ``calls`` resolves ``conflict`` on ``stream`` (the grading side's) in its own
+    thread, in lockstep; each one's ``{"result": value or Raised}``."""
     resolve = ctx.get("resolve_conflict")
-    stream = trusted_stream(ctx, conflict["stream_id"], prior)
-    other = {}
-
-    def competitor():
-        other["result"] = resolve(stream, copy.deepcopy(conflict), *theirs)
-
-    proxy = Interleaved(stream, competitor)
-    result = resolve(proxy, copy.deepcopy(conflict), *mine)
-    return {"theirs": other.get("result"), "mine": result, "events": stream.events(), "appends": proxy.appends}
-
-
-@probe
-@reports_unbuilt_stream
-def resolve_threads(ctx, conflict, prior, calls):
-    """Every ``[decision, actor, rule]`` of ``calls`` resolves the same conflict in its own thread."""
-    resolve = ctx.get("resolve_conflict")
-    stream = trusted_stream(ctx, conflict["stream_id"], prior)
-    resolvers = [lambda call=call: resolve(stream, copy.deepcopy(conflict), *call) for call in calls]
-    return {"results": race(ctx, resolvers), "events": stream.events()}
-
-
-@probe
-@reports_unbuilt_stream
-def resolve_sequence(ctx, conflict, prior, calls):
-    """Resolve one conflict with each ``[decision, actor, rule]`` in turn; report results and the stream."""
-    resolve = ctx.get("resolve_conflict")
-    stream = trusted_stream(ctx, conflict["stream_id"], prior)
-    given = copy.deepcopy(conflict)
-    results = [resolve(stream, given, *call) for call in calls]
-    return {"results": results, "events": stream.events(), "conflict_after": given}
+    return race(ctx, [lambda call=call: resolve(stream, copy.deepcopy(conflict), *call) for call in calls])

@@ -1,9 +1,9 @@
 """Notebook 26, branches.conflicts: a conflict is a record; resolving it appends one event, once, never editing history.
 
-The resolver probes hand ``resolve_conflict`` a correct stream (the
-learner's ``CaseStream`` class with its storage done right), so a broken
-stream fails only branches.optimistic; each conflict here is about the
-approvals already in that stream.
+The resolver scenarios hand ``resolve_conflict`` a correct stream of the
+grader's (``scenarios.GraderStream``, in the grading process), so a broken
+``CaseStream`` fails only branches.optimistic; each conflict here is about
+the approvals already in that stream.
 """
 
 from grader.engine.checking import Failure, Raised, no_raise, show

@@ -1,18 +1,16 @@
-"""Part C's probes: trusted scenarios run in the learner's child against ``agstate/events.py``.
+"""Part C's learner side: the store's call-server operations, the projection's fold, and the writers still run here.
 
-Stores live in the child's own temp dirs. Crashes are real: a writer or a
-run is forked and killed with SIGKILL (after some acknowledged appends, after
-the n-th append of a run, or inside a tool after its side effect), then the
-log is reopened by another process. Side effects go to a ledger file that
-survives the kill. Probes return plain data (ts in order: ``clock``); the grading process judges.
+What the grading side's scenarios (``grader.parts.events.scenarios``) ask
+of the learner's process: one call of the learner's store (``calls``), and
+``project_state`` folded over the prefixes of a log (``stores``: a pure
+fold of the learner's own function). The agent runs, their store, tools,
+ledger, crashes and checkpoints are the grading side's.
 
-The learner's calls in this process go through ``ctx.attempt``: a reply holds
-each call's value, or the ``Raised`` that stands for what it raised. A forked
-process reports back how it ended (killed, exit status), or, for a racing
-writer, its append's value or ``Raised`` over a pipe. The forks' plumbing is
-in ``processes``, the fake tools and the grader's own stores in ``fakes``; the
-probes are in ``stores`` (one store in this process), ``writers`` (writers in
-other processes) and ``runs`` (agent runs and the invoice graph).
+Two probes still stage their scenario here (``writers``, with their
+plumbing in ``processes``): two writers racing for one seq, each stopped
+between its check and its write, and a writer killed with SIGKILL
+mid-append then reopened by another process. Each returns plain data (ts
+in order: ``clock``); the grading process judges.
 """
 
-from grader.parts.events.probes import runs, stores, writers  # noqa: F401 - each registers its probes
+from grader.parts.events.probes import calls, stores  # noqa: F401 - each registers its probes

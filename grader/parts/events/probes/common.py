@@ -1,11 +1,12 @@
 """What part C's probes share: a scratch folder per probe, the learner's store, events as plain data."""
 
 import functools
+import shutil
 import tempfile
 
-from grader.parts.events.probes.fakes import remove_scratch
+from grader.child import guard
 
-__all__ = ["dump", "scratch", "learner_store", "CONFLICT_ATTRS"]
+__all__ = ["dump", "scratch", "remove_scratch", "learner_store", "CONFLICT_ATTRS"]
 
 
 def dump(value):
@@ -31,6 +32,12 @@ def scratch(fn):
             remove_scratch(folder)
 
     return run
+
+
+def remove_scratch(folder: str) -> None:
+    """A probe's temp dir, removed with what is in it, the learner's stores included."""
+    with guard.permitted():
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def learner_store(ctx, path=None):

@@ -1,8 +1,9 @@
 """Notebook 14 (append and retry): the rules of the SQLite event store, tasks events.append, .idempotent, .concurrency, .durable.
 
-Each rule runs ops on a new store in the learner's process (probe
-``store_ops``), or races two writer processes (``race``), or kills a writer
-mid-append (``durable_crash``), and judges the replies with ``checks``.
+Each rule runs ops on a new store of the learner's (scenario ``store_ops``:
+each reply what one of its calls returned), or races two writer processes
+(``race``), or kills a writer mid-append from the grading side
+(``durable_crash``), and judges the replies with ``checks``.
 """
 
 from grader.engine.checking import Counterexample, Failure, Raised, counted, no_raise, show

@@ -1,8 +1,10 @@
 """Notebook 18 (checkpointer vs log): the rules of ``build_invoice_graph``, task events.graph.
 
-The probe ``invoice_run`` builds the learner's graph on the grader's own
-store with a SqliteSaver checkpointer and fake invoice tools, crashes its
-first run where the example says, then resumes it with ``invoke(None, config)``.
+The scenario ``invoice_run`` builds the learner's graph on the grader's own
+store and fake invoice tools, rebuilds it in the grading process on the
+grader's checkpointer, crashes its first run where the example says (the
+learner's process killed, or a tool raising), then resumes it in the next
+process with ``invoke(None, config)``.
 """
 
 from grader.engine.checking import Counterexample, Failure, contrast, no_raise, show

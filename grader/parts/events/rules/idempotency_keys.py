@@ -1,9 +1,10 @@
 """Notebook 17 (idempotency keys): the rules of ``call_tool`` and ``run_task``, task events.resume.
 
-The probes run the learner's code on the grader's own store with fake tools
-that record their side effects (``fakes``): ``call_tool_run`` calls
-``call_tool`` on one log, ``resume_run`` runs a plan, crashes it (a tool
-raising, the process killed), resumes it and calls it once more.
+The scenarios (``grader.parts.events.scenarios``) run the learner's code on the
+grader's own store with fake tools that record their side effects, both in
+the grading process: ``call_tool_run`` calls ``call_tool`` on one log,
+``resume_run`` runs a plan, crashes it (a tool raising, the learner's process
+killed), resumes it in the next process and calls it once more.
 """
 
 from grader.engine.checking import Counterexample, Failure, Raised, contrast, no_raise, show
@@ -65,9 +66,8 @@ def resume_plain(check):
         plan, answers, keyed = case
         got, what = resumed_run(check, plan, answers, keyed, None)
         expected = expected_output(plan, answers)
-        # Phase 1 ran in a forked process: how it ended.
-        if got["first"] != {"killed": False, "exit": 0}:
-            raise Failure(f"{what}: run_task failed in a run without any crash ({show(got['first'])})", status="error")
+        if isinstance(got["first"], Raised):
+            raise Failure(f"{what}: run_task raised {got['first'].sentence()} in a run without any crash", status="error")
         if got["third"] != expected or executions(got["ledger"], 3):
             raise Failure(f"{what}: calling run_task on the completed task gave {show(got['third'])} and ran "
                           f"{sum(executions(got['ledger'], 3).values())} tools; expected the stored output {show(expected)} and no call")
@@ -90,7 +90,6 @@ def resume_after_raise(check):
     def after_raise(case_and_point):
         (plan, answers, keyed), at = case_and_point
         got, what = resumed_run(check, plan, answers, keyed, ["raise", at])
-        # Phase 1 ran in this process: what run_task returned, or the Raised of what it raised.
         first = got["first"]
         if not (isinstance(first, Raised) and first.type == "ToolTimeout"):
             raise Failure(f"{what}: the first run_task gave {show(first)}; expected it to re-raise ToolTimeout")
@@ -110,10 +109,11 @@ def resume_after_kill(check):
         (plan, answers, keyed), mode, at = case_mode_point
         limit = last_point(plan, mode)
         got, what = resumed_run(check, plan, answers, keyed, [mode, at])
-        # Phase 1 ran in a forked process: how it ended.
-        if not got["first"].get("killed") and at < limit:
-            raise Failure(f"{what}: the first run was not killed at that point ({show(got['first'])}); expected it to "
-                          "log each call and result as the spec says", status="failed")
+        if not got["killed"] and at < limit:
+            first = got["first"]
+            ended = f"it raised {first.type}" if isinstance(first, Raised) else f"it returned {show(first)}"
+            raise Failure(f"{what}: the first run never reached that point ({ended}); expected it to log each call and "
+                          "result as the spec says", status="failed")
         keys = [e["key"] for e in got["ledger"] if e["tool"] in keyed]
         expected_keys = [f"task-r:{i}:{s['tool']}" for i, s in enumerate(plan) if s["tool"] in keyed]
         if sorted(set(keys)) != sorted(expected_keys):
