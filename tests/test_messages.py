@@ -58,9 +58,7 @@ MESSAGES = [
     (branches_mutants, "stream_sets_its_version_property", "branches.optimistic",
      r"^CaseStream\('[^']*'\) raised AttributeError: .*no setter \(at agstate/branches\.py, line \d+: self\.version = 0\); "
      r"nothing could be appended to it"),
-    (branches_mutants, "stream_sets_its_version_property", "branches.conflicts",
-     r"^CaseStream\('[^']*'\) raised AttributeError: property 'version' of 'CaseStream' object has no setter"),
-]
+]  # The same mutant passes branches.conflicts: its resolvers are judged on the grader's stream (issue 29).
 
 
 @pytest.mark.parametrize("seed", [11, 4242])

@@ -12,6 +12,7 @@ import builtins
 import importlib
 import importlib.util
 import sys
+import threading
 
 from langchain_core.messages import BaseMessage
 from langgraph.types import Command, Send
@@ -48,6 +49,7 @@ class Context:
         self._savers = []  # the checkpointers the grading side asked for, by a "saver" callback tag
         self.lent = []  # (owner, name, original) the grading side's callbacks replaced (grader.child.remote.lend)
         self.answer = None  # how this process answers a request (grader.child.serve): also one made inside a callback
+        self._calling = threading.RLock()
 
     # -- handles: the learner's objects, named on the grading side ------------------------------------
     def keep(self, value) -> dict:
@@ -117,14 +119,17 @@ class Context:
         conn = self.conn
 
         def call(*args, **kwargs):
-            conn.send_bytes(wire.dumps({"callback": name, "args": wire.encode([list(args), kwargs], keep=self.keep)}))
-            while True:
-                reply = wire.loads(conn.recv_bytes())
-                if "probe" not in reply and "batch" not in reply:
-                    break
-                # The grading side, running the callback, calls the learner's code again first (a rival resolver
-                # that commits inside our append): answered here, then our callback's reply comes.
-                conn.send_bytes(wire.dumps(self.answer(reply)))
+            # One callback at a time, its request and its reply: threads of the learner's (a ToolNode's parallel
+            # calls, racing resolvers) each get their own reply. Re-entrant: a request answered inside may call back.
+            with self._calling:
+                conn.send_bytes(wire.dumps({"callback": name, "args": wire.encode([list(args), kwargs], keep=self.keep)}))
+                while True:
+                    reply = wire.loads(conn.recv_bytes())
+                    if "probe" not in reply and "batch" not in reply:
+                        break
+                    # The grading side, running the callback, calls the learner's code again first (a rival resolver
+                    # that commits inside our append): answered here, then our callback's reply comes.
+                    conn.send_bytes(wire.dumps(self.answer(reply)))
             if "raise" in reply:
                 raise self._exception(reply["raise"])
             return wire.decode(reply.get("value"), self.resolve)

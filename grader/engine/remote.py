@@ -30,7 +30,7 @@ from langgraph.types import Command, Send
 from typing_extensions import TypedDict
 
 from grader import wire
-from grader.sandbox.session import MissingName
+from grader.sandbox.session import ChildFailed, LoadFailed, MissingName
 from grader.wire import Opaque, Raised
 
 __all__ = ["SCENARIOS", "scenario", "run_scenario", "Remote", "Handle", "Callback", "CallbackObject", "Built", "Killed",
@@ -70,10 +70,11 @@ class _Missing(Exception):
 class Handle:
     """One of the learner's objects, held in its process: it equals nothing but itself, and calls it there."""
 
-    __slots__ = ("remote", "id", "type_name", "text", "name", "params", "callable", "__weakref__")
+    __slots__ = ("remote", "generation", "id", "type_name", "text", "name", "params", "callable", "__weakref__")
 
     def __init__(self, remote: "Remote", tag: dict):
         self.remote = remote
+        self.generation = remote.session.generation  # the learner process that holds it
         self.id = tag.get("id")
         self.type_name, self.text = str(tag.get("type")), str(tag.get("text"))
         self.callable = tag.get("callable") is True
@@ -180,6 +181,11 @@ class Remote:
     # -- the wire ------------------------------------------------------------------------------
     def _keep(self, value):
         if isinstance(value, Handle):
+            if value.remote is not self or not self.session.alive or value.generation != self.session.generation:
+                # Its process ended (a crash a scenario staged, a time-out): the number would name nothing, or another
+                # object, in the next one. What must outlive a process is plain data (a checkpointed state's values).
+                raise LearnerRaised.saying("ValueError", f"{value.text} was an object of your code's process, which "
+                                                         "has ended: what must outlive a crash has to be plain data")
             return {"$": "handle", "id": value.id}
         if isinstance(value, Callback):
             self._callbacks[value.name] = value.function
@@ -267,6 +273,8 @@ class Remote:
             if function is None or not isinstance(args, list) or not isinstance(kwargs, dict):
                 raise TypeError(f"{request.get('callback')!r} is not a function the grader lent your code")
             return {"value": wire.encode(function(*args, **kwargs), keep=self._keep)}
+        except (ChildFailed, LoadFailed, _Missing):  # a call the callback made failed: the scenario's, not an answer
+            raise
         except Exception as exc:  # the fake's answer to a bad call, as the real function would raise it
             # ``learner_module``: the learner's module whose exception class of that name it is (a ConcurrencyError),
             # made there with ``learner_args``; otherwise a builtin's, or a class of that name made for it (ToolTimeout).

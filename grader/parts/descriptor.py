@@ -36,9 +36,9 @@ class Part:
     # each verdict resting on what the learner's calls return) or "learner" (probes/ runs them in the learner's process,
     # whose reports only the tripwires guard). A report says which its verdicts rest on ("integrity").
     scenarios: str = "learner"
-    # Whether its tasks' learner processes share a folder that outlives them (grader.sandbox.shared): a database file
-    # a killed writer leaves to another process, or two writers race on.
-    shared_folder: bool = False
+    # The tasks whose learner processes share a folder that outlives them (grader.sandbox.shared): a database file a
+    # killed writer leaves to another process, or two writers race on. Every other task's sandbox writes only its /tmp.
+    shared_folder: tuple[str, ...] = ()
 
     @property
     def notebooks(self) -> list[str]:

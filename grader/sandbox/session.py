@@ -331,11 +331,13 @@ class Session:
         return text.strip()[-_OUTPUT_TAIL_CHARS:]
 
     def close(self) -> dict:
-        """End the learner's process and its sandbox; returns, once the keeper has cleaned up, its last word."""
+        """End the learner's process and its sandbox; returns, once the keeper has cleaned up, its last word.
+
+        The keeper kills first (SIGKILL to the sandbox), then the channel is
+        closed: the learner's code never sees its channel end and runs
+        nothing more (a finally that commits) before a kill a scenario stages.
+        """
         last = {}
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
         if self._control is not None:
             try:
                 self._control.shutdown(socket.SHUT_WR)  # the keeper's cue to stop
@@ -346,6 +348,9 @@ class Session:
                 pass
             self._control.close()
             self._control = None
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
         if self._drain is not None:
             self._drain.stop()
             self._drain = None

@@ -24,19 +24,23 @@ import struct
 import tempfile
 from pathlib import Path
 
-__all__ = ["shared_folder", "create", "read", "lock_held"]
+__all__ = ["shared_folder", "create", "read", "lock_held", "held_bytes", "SHARED_BYTES"]
+
+# What a task's learner processes may leave in the folder, checked after each scenario that gives them it (a writer's
+# file is kilobytes; RLIMIT_FSIZE bounds one file, not how many).
+SHARED_BYTES = 64 * 2**20
 
 _PREFIX = "agstate-shared-"
 
 
 def _parent() -> str | None:
-    """Where shared folders are made: the machine's shared memory when it is a tmpfs the grader may write, else the
+    """Where shared folders are made: the machine's shared memory when it is a tmpfs the grader may write and the
+    task's memory is limited as a whole (cgroups: what the learner writes there is charged to its memory), else the
     temporary directory. In memory, a writer's commit (an fsync each) costs nothing, as in the sandbox's own /tmp."""
-    try:
-        if os.statvfs("/dev/shm").f_bsize and os.access("/dev/shm", os.W_OK | os.X_OK) and _is_tmpfs("/dev/shm"):
-            return "/dev/shm"
-    except OSError:
-        pass
+    from grader.sandbox import cgroups
+
+    if isinstance(cgroups.detected(), cgroups.Cgroups) and os.access("/dev/shm", os.W_OK | os.X_OK) and _is_tmpfs("/dev/shm"):
+        return "/dev/shm"
     return None
 
 
@@ -61,14 +65,24 @@ def shared_folder():
 
 
 def _remove(root: str) -> None:
-    """Remove ``root`` and what the learner left there: a folder it made unwritable is made writable first."""
-    def retry(function, path, _):
-        with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(path), 0o700)
-            function(path)
+    """Remove ``root`` and what the learner left there: every folder it made unreadable or unwritable is opened first.
 
-    shutil.rmtree(root, onerror=retry)  # never follows a link: it removes the link
-    shutil.rmtree(root, ignore_errors=True)
+    ``os.fwalk`` never follows a link, and each folder is changed through its
+    own descriptor: nothing outside ``root`` is touched whatever the learner
+    planted. Every learner process of the task has ended (their sessions are
+    closed first), so nothing changes under the walk.
+    """
+    with contextlib.suppress(OSError):
+        os.chmod(root, 0o700)
+        for _, folders, _, fd in os.fwalk(root, onerror=None):
+            for name in folders:
+                with contextlib.suppress(OSError):
+                    inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                    try:
+                        os.fchmod(inner, 0o700)
+                    finally:
+                        os.close(inner)
+    shutil.rmtree(root, ignore_errors=True)  # never follows a link: it removes the link
 
 
 def create(folder: Path, name: str) -> Path:
@@ -107,6 +121,17 @@ def read(path: Path, limit: int) -> bytes | None:
         return data if len(data) <= limit else None
     finally:
         os.close(fd)
+
+
+def held_bytes(folder: Path) -> int:
+    """The bytes the files under ``folder`` hold (links and special files count nothing; none is followed)."""
+    total = 0
+    for _, _, files, fd in os.fwalk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                found = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                total += found.st_blocks * 512 if stat.S_ISREG(found.st_mode) else 0
+    return total
 
 
 def lock_held(path: Path, offset: int) -> bool:

@@ -25,7 +25,7 @@ PART = Part(
                  "build_invoice_graph resumes after a crash without repeating tools"),
     ),
     scenarios="grader",
-    shared_folder=True,
+    shared_folder=("events.concurrency", "events.durable"),
     # What each probe stands for, in the learner's words: a timeout or a crash names this, never the probe.
     calls={
         "store_ops": "SqliteEventStore's append, list and last_seq",

@@ -33,12 +33,18 @@ class _SharedFile:
     """A database file of the task's shared folder: where the learner's processes see it, and where the grader does."""
 
     def __init__(self, remote: Remote, stem: str):
-        folder = remote.session.shared
+        folder = self.folder = remote.session.shared
         if folder is None:
             raise RuntimeError("part C's writer scenarios need the task's shared folder (Part.shared_folder)")
         # Made here, writable by every writer's uid; named at random, so the learner cannot lay a link there first.
         self.host = shared.create(folder, f"{stem}-{uuid.uuid4().hex}.db")
         self.learner = f"{remote.session.learner_shared}/{self.host.name}"
+
+    def check_size(self) -> None:
+        """The folder holds at most ``SHARED_BYTES``: more is the learner's code filling what the machine shares."""
+        if shared.held_bytes(self.folder) > shared.SHARED_BYTES:
+            raise ChildFailed("crashed", f"your code wrote more than {shared.SHARED_BYTES // 2**20} MB to the folder its "
+                                         "processes share; a store of these events needs kilobytes")
 
     def write_locked(self) -> bool:
         """Whether a writer holds the database's write lock now: RESERVED (a rollback journal) or WAL's write lock."""
@@ -47,13 +53,17 @@ class _SharedFile:
     def schema(self, limit: int) -> dict:
         """``PRAGMA integrity_check`` and, for each table, the stored values of every two-column unique key.
 
-        Read from a copy of the file (and of its journal or WAL), so the learner
-        can neither swap what is read nor see it read; the copy is opened
-        with SQLite's defences for a file someone else wrote.
+        Read from a copy of the file and of its WAL, so the learner can neither
+        swap what is read nor see it read; the copy is opened with SQLite's
+        defences for a file someone else wrote. Never a rollback journal: a
+        hot one is replayed on opening, and its trailer may name a file for
+        SQLite to delete. The learner's own reader has replayed it already
+        (it reopened the file before this is read); one left afterwards is a
+        transaction the copy does not hold.
         """
         with tempfile.TemporaryDirectory(prefix="agstate-schema-") as folder:
             copy = Path(folder) / "copy.db"
-            for suffix in ("", "-wal", "-journal"):
+            for suffix in ("", "-wal"):
                 data = shared.read(Path(f"{self.host}{suffix}"), limit)
                 if data is not None:
                     Path(f"{copy}{suffix}").write_bytes(data)
@@ -73,6 +83,7 @@ def _schema(path: Path) -> dict:
     db = sqlite3.connect(path, isolation_level=None)
     try:
         db.execute("PRAGMA trusted_schema = OFF")  # no function of the file's own schema runs here
+        db.execute("PRAGMA cell_size_check = ON")  # a page's cells are checked before they are read
         db.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)  # a file made to be slow is stopped
         try:
             integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
@@ -106,7 +117,7 @@ def _outcome(call):
     except LearnerRaised as exc:
         return exc.raised
     except ChildFailed as exc:
-        if exc.status == "timeout":
+        if exc.status != "crashed":  # out of time, or the grader's own failure: never the race's outcome
             raise
         return _DIED
     except LoadFailed:
@@ -137,9 +148,12 @@ def race(remote: Remote, rounds):
     try:
         for seq in range(1, rounds + 1):
             rounds_seen.append(_race_round(file, writers, stores, seq))
+            if _DIED in rounds_seen[-1]["outcomes"].values():
+                break  # the rule fails on this round; its store died with it
         codes = [0 if writer.live() else 1 for writer in writers]  # a writer that died on its own ended abnormally
     finally:
         remote.session.close_siblings()  # the writers end with the race (a uid each while they run)
+    file.check_size()
     listed = remote.ask("events_store", file.learner)
     try:
         return in_order({"rounds": rounds_seen, "codes": codes, "events": remote.ask("events_call", listed, "list", ["race"])})
@@ -163,7 +177,11 @@ def _race_round(file: _SharedFile, writers: list[Remote], stores: list, seq: int
             writers[other].start("events_call", stores[other], "append", appends[other])
             seen["sent"] = True
             seen["interleaved"] = writers[other].ready(BLOCKED_AFTER)
-        except (ChildFailed, LoadFailed):
+        except ChildFailed as exc:
+            if exc.status != "crashed":
+                raise
+            outcomes[other] = _DIED
+        except LoadFailed:
             outcomes[other] = _DIED
 
     outcomes[armed] = _outcome(lambda: writers[armed].ask("events_armed_append", stores[armed], appends[armed],
@@ -191,16 +209,19 @@ def durable_crash(remote: Remote, rounds):
         reader = remote.ask("events_store", file.learner)
         start = remote.ask("events_call", reader, "last_seq", ["durable"]) + 1
         remote.release(reader)
-        acked = _write_until_killed(remote.sibling(0), file, events, kill_after, start)
+        acked, stopped = _write_until_killed(remote.sibling(0), file, events, kill_after, start)
+        file.check_size()
         reopened = remote.ask("events_store", file.learner)  # another process than the writer's
-        found.append({"start": start, "acked": acked, "events": remote.ask("events_call", reopened, "list", ["durable"])})
+        found.append({"start": start, "acked": acked, "stopped": stopped,
+                      "events": remote.ask("events_call", reopened, "list", ["durable"])})
         remote.release(reopened)
     return in_order({"rounds": found, "schema": file.schema(remote.session.limits.file_bytes)})
 
 
-def _write_until_killed(writer: Remote, file: _SharedFile, events, kill_after: int, start: int) -> list[int]:
-    """The seqs the writer acknowledged before it was killed (fewer when an append raised, or its process died)."""
-    acked = []
+def _write_until_killed(writer: Remote, file: _SharedFile, events, kill_after: int, start: int) -> tuple[list[int], object]:
+    """The seqs the writer acknowledged before it was killed, and why it stopped before ``kill_after`` of them: the
+    ``Raised`` of what its store raised, ``_DIED``, or None (it was killed where the round said)."""
+    acked, stopped = [], None
     try:
         store = writer.ask("events_store", file.learner)
         for seq, (kind, payload) in enumerate(events, start):
@@ -209,8 +230,16 @@ def _write_until_killed(writer: Remote, file: _SharedFile, events, kill_after: i
                 break
             writer.ask("events_call", store, "append", ["durable", seq, kind, payload])
             acked.append(seq)
-    except (LearnerRaised, ChildFailed, LoadFailed):
-        pass  # it stopped acknowledging: what it acknowledged is what the rule holds it to
+    except LearnerRaised as exc:
+        if exc.raised.is_a("NotImplementedError"):  # a stub: the task's verdict, not this round's
+            raise
+        stopped = exc.raised
+    except ChildFailed as exc:
+        if exc.status != "crashed":  # out of time, or the grader's own failure: never the round's outcome
+            raise
+        stopped = _DIED
+    except LoadFailed:
+        stopped = _DIED
     finally:
         writer.session.close()  # SIGKILL, wherever its append is
-    return acked
+    return acked, stopped

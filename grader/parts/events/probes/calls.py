@@ -89,10 +89,19 @@ def events_armed_append(ctx, store, args, paused):
             connection.set_trace_callback(before_statement)
         except sqlite3.ProgrammingError:
             pass  # a closed connection of an earlier store
+    connect = sqlite3.connect
+
+    def traced_connect(*args, **kwargs):  # a store that opens a connection per call: that one is traced too
+        connection = connect(*args, **kwargs)
+        connection.set_trace_callback(before_statement)
+        return connection
+
+    sqlite3.connect = traced_connect
     try:
         return ctx.attempt(lambda: dump(store.append(*args)), attrs=CONFLICT_ATTRS)
     finally:
         armed[0] = False
+        sqlite3.connect = connect
 
 
 @operation

@@ -212,6 +212,12 @@ def killed_writer(check):
             listed = found["events"]
             if type(listed) is not list or listed[: len(before)] != before:
                 raise Failure(f"{doing}: events stored before it changed or vanished ({show(before)} became {show(listed)})")
+            stopped = found.get("stopped")
+            if stopped is not None:
+                said = f"raised {stopped.sentence()}" if isinstance(stopped, Raised) else "ended its process"
+                raise Failure(f"{doing}: the writer's append {said} after {counted(len(found['acked']), 'acknowledgement')}, "
+                              "before it was killed; expected each append of a new seq to succeed",
+                              status="error" if isinstance(stopped, Raised) else "failed")
             new, acked = listed[len(before):], found["acked"]
             intended = [{"seq": found["start"] + i, "type": t, "payload": p} for i, (t, p) in enumerate(events)]
             shown = [{k: e.get(k) for k in ("seq", "type", "payload")} for e in new]
