@@ -109,6 +109,14 @@ def _quoted(name: str) -> str:
     return '"' + str(name).replace('"', '""') + '"'
 
 
+def _died(exc: ChildFailed | LoadFailed) -> str:
+    """``_DIED``, for a writer whose process crashed or could not import the module again; a time-out, or the
+    grader's own failure, is raised on: never a writer's outcome."""
+    if isinstance(exc, ChildFailed) and exc.status != "crashed":
+        raise exc
+    return _DIED
+
+
 def _outcome(call):
     """A racing writer's append: "win", the ``Raised`` of what it raised, or ``_DIED``."""
     try:
@@ -116,12 +124,8 @@ def _outcome(call):
         return "win"
     except LearnerRaised as exc:
         return exc.raised
-    except ChildFailed as exc:
-        if exc.status != "crashed":  # out of time, or the grader's own failure: never the race's outcome
-            raise
-        return _DIED
-    except LoadFailed:
-        return _DIED
+    except (ChildFailed, LoadFailed) as exc:
+        return _died(exc)
 
 
 @scenario
@@ -177,12 +181,8 @@ def _race_round(file: _SharedFile, writers: list[Remote], stores: list, seq: int
             writers[other].start("events_call", stores[other], "append", appends[other])
             seen["sent"] = True
             seen["interleaved"] = writers[other].ready(BLOCKED_AFTER)
-        except ChildFailed as exc:
-            if exc.status != "crashed":
-                raise
-            outcomes[other] = _DIED
-        except LoadFailed:
-            outcomes[other] = _DIED
+        except (ChildFailed, LoadFailed) as exc:
+            outcomes[other] = _died(exc)
 
     outcomes[armed] = _outcome(lambda: writers[armed].ask("events_armed_append", stores[armed], appends[armed],
                                                           Callback("paused", paused)))
@@ -234,12 +234,8 @@ def _write_until_killed(writer: Remote, file: _SharedFile, events, kill_after: i
         if exc.raised.is_a("NotImplementedError"):  # a stub: the task's verdict, not this round's
             raise
         stopped = exc.raised
-    except ChildFailed as exc:
-        if exc.status != "crashed":  # out of time, or the grader's own failure: never the round's outcome
-            raise
-        stopped = _DIED
-    except LoadFailed:
-        stopped = _DIED
+    except (ChildFailed, LoadFailed) as exc:
+        stopped = _died(exc)
     finally:
         writer.session.close()  # SIGKILL, wherever its append is
     return acked, stopped
