@@ -23,6 +23,8 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
+
 __all__ = ["Opaque", "Raised", "encode", "decode", "describe", "dumps", "loads", "without_addresses", "MAX_MESSAGE_BYTES",
            "params_of", "signature_of"]
 
@@ -154,6 +156,10 @@ def without_addresses(text: str) -> str:
 def encode(value, depth: int = 0, keep=None):
     """Turn ``value`` into JSON-ready data, tagging everything that is not exact JSON.
 
+    A dict whose keys are all strings, none of them ``"$"``, is a JSON object;
+    any other dict, and every other value that is not JSON, a tagged object
+    (its ``"$"`` names what it is).
+
     ``keep``: what becomes of a value that is not plain data. Without it, an
     ``opaque`` tag (its type and a short repr); with it, ``keep(value)``'s tag,
     or that opaque tag when it gives None. A call across the boundary keeps
@@ -173,6 +179,8 @@ def encode(value, depth: int = 0, keep=None):
     if kind is tuple:
         return {"$": "tuple", "items": [encode(item, depth + 1, keep) for item in value]}
     if kind is dict:
+        if "$" not in value and all(type(key) is str for key in value):  # the usual dict: a JSON object as it is
+            return {key: encode(item, depth + 1, keep) for key, item in value.items()}
         return {"$": "dict", "items": [[encode(k, depth + 1, keep), encode(v, depth + 1, keep)] for k, v in value.items()]}
     if kind in (set, frozenset):
         return {"$": kind.__name__, "items": [encode(item, depth + 1, keep) for item in value]}
@@ -201,6 +209,8 @@ def decode(data, resolve=None):
     if not isinstance(data, dict):
         return data
     tag = data.get("$")
+    if tag is None:  # a dict whose keys are strings ("$" none of them)
+        return {key: decode(item, resolve) for key, item in data.items()}
     if tag == "tuple":
         return tuple(decode(item, resolve) for item in data["items"])
     if tag == "dict":
@@ -224,14 +234,25 @@ def _hashable(value):
     return Opaque("unhashable", repr(value)) if isinstance(value, (list, dict, set)) else value
 
 
+# A message orjson cannot write (an integer beyond 64 bits, which orjson would read back as a float; a string that is
+# not valid UTF-8) is written by the json module, after this byte: no JSON text starts with it.
+_BY_JSON = b"J"
+
+
 def dumps(message) -> bytes:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+    """``message`` as JSON bytes: orjson's (ten times as fast as json's on the grader's replies), or json's."""
+    try:
+        return orjson.dumps(message)
+    except TypeError:
+        return _BY_JSON + json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def loads(raw: bytes):
     if len(raw) > MAX_MESSAGE_BYTES:
         raise ValueError(f"message of {len(raw)} bytes is larger than {MAX_MESSAGE_BYTES}")
-    return json.loads(raw)
+    if raw[:1] == _BY_JSON:
+        return json.loads(raw[1:])
+    return orjson.loads(raw)
 
 
 def params_of(function) -> list | None:

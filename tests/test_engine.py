@@ -53,6 +53,10 @@ def checker(session, task="engine.demo", seed=7, examples=60) -> Checker:
 @pytest.mark.parametrize("value", [
     None, True, 0, -3, 2**70, 1.5, "", "ünï\u2028code", [1, [2, [3]]], (1, "a"), {"k": [1, (2,)]}, {1: "int key"},
     {3, 1}, frozenset({"a"}), [(), {}, set()],
+    # A dict that looks like a tag, or holds the tag's key, is data: it crosses as a tagged dict, unchanged.
+    {"$": "tuple", "items": [1]}, {"$": None}, {"a": {"b": {"$": "opaque"}}},
+    # orjson writes integers up to 64 bits; beyond, the message is written by json (orjson would read a float).
+    [2**64 - 1, -2**63], {"big": [-2**63 - 1]},
 ])
 def test_plain_data_crosses_the_wire_unchanged(value):
     back = wire.decode(wire.loads(wire.dumps(wire.encode(value))))

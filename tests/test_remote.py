@@ -317,10 +317,27 @@ def test_a_scenario_kills_the_learners_process_inside_a_callback_and_goes_on_wit
     before = session.generation
     with pytest.raises(Killed):
         remote.call("call_catching", Callback("die", lambda: remote.kill()))
-    assert not remote.live() and not session.alive
+    assert not remote.live()  # its handles name a process that is gone
+    assert session.alive and session.generation == before + 1  # the next one is being made already (prestart)
     after = remote.successor()
     assert after is not remote and after.call("double", 5) == 10  # a new process: the module imported again
     assert session.generation == before + 1 and after.live()
+
+
+@pytest.mark.part
+def test_a_prestarted_process_is_the_one_the_next_probe_asks_and_close_ends_it_unasked(learner):
+    session, _ = learner
+    sibling = session.sibling(0)
+    sibling.prestart()
+    made = sibling.generation
+    sibling.prestart()  # once made, asking again makes nothing more
+    assert sibling.alive and sibling.generation == made
+    assert _remote(sibling).call("double", 4) == 8 and sibling.generation == made
+    other = session.sibling(1)
+    other.prestart()
+    other.close()  # never asked: its sandbox ends all the same
+    assert not other.alive
+    assert _remote(other).call("double", 1) == 2 and other.generation == 2  # the next probe makes a new one
 
 
 @pytest.mark.unit

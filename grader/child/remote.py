@@ -8,7 +8,8 @@ are the operations it asks for:
 - ``lookup``: a name of the learner's module;
 - ``invoke``: a call of a learner callable (a name or a handle) with plain
   arguments; its result, its arguments after the call and whether it
-  returned one of them (``run_node``: a Runnable node's, as LangGraph runs it);
+  returned one of them (``run_node``: a Runnable node's, as LangGraph runs it;
+  ``fold``: a reducer's merges of one superstep's writes, in turn);
 - ``describe_schema`` and ``describe_graph``: the shape of a TypedDict or
   of a compiled graph the learner built (keys, merge rules, nodes, edges,
   branches), as data the grading side rebuilds the graph from.
@@ -30,7 +31,7 @@ from typing_extensions import get_type_hints, is_typeddict
 from grader import wire
 from grader.child.probes import operation
 
-__all__ = ["lookup", "invoke", "lend", "take_back", "release", "describe_schema", "describe_graph", "run_node"]
+__all__ = ["lookup", "invoke", "fold", "lend", "take_back", "release", "describe_schema", "describe_graph", "run_node"]
 
 
 @operation
@@ -45,6 +46,17 @@ def invoke(ctx, target, args, kwargs):
     function = ctx.get(target) if isinstance(target, str) else target
     before = wire.encode(args, keep=ctx.keep)
     result = function(*args, **kwargs)  # what it raises, the server sends as the learner's Raised
+    return _facts(ctx, result, args, before)
+
+
+@operation
+def fold(ctx, target, args):
+    """``args[0]`` merged with each of ``args[1:]`` in turn by ``target``, as a reducer channel merges a superstep's
+    writes: the last result and what became of the arguments, as ``invoke`` gives them."""
+    before = wire.encode(args, keep=ctx.keep)
+    result = args[0]
+    for write in args[1:]:
+        result = target(result, write)
     return _facts(ctx, result, args, before)
 
 

@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from multiprocessing.connection import wait
 
+from grader import collector
 from grader.engine import bank
 from grader.engine import predraw as drawing
 from grader.engine.runner import grade_submission
@@ -44,6 +45,7 @@ def _worker(conn, submission: str, task_ids: list[str], seed: int, examples: int
     # Ctrl-C at a terminal reaches the whole process group: the main process
     # answers it (stopping workers, keeping the log); a worker just goes on.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    collector.settle()
     # The submission's staged copy goes in the batch's own folder: a worker killed mid-task leaves nothing behind,
     # as the main process removes that folder whatever happened.
     tempfile.tempdir = scratch

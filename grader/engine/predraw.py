@@ -13,6 +13,7 @@ learner reads.
 import math
 import multiprocessing
 
+from grader import collector
 from grader.engine import bank
 from grader.engine.checking import Abort, Checker
 from grader.engine.registry import TASKS
@@ -61,6 +62,7 @@ def draw_ahead(task_ids: list[str], seed: int, examples: int, after_task=None) -
 
 
 def _drawer(conn, task_ids: list[str], seed: int, examples: int) -> None:
+    collector.settle()
     draw_ahead(task_ids, seed, examples)
     conn.send_bytes(bank.export_json())
     conn.close()

@@ -24,8 +24,10 @@ from collections.abc import Callable
 from typing import Annotated, Any, NoReturn, Optional
 
 from langchain_core.messages import BaseMessage
+from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import StateGraph
+from langgraph.graph.state import _is_field_binop  # LangGraph's reading of Annotated[type, reducer] (FACTS: 1.2)
 from langgraph.types import Command, Send
 from typing_extensions import TypedDict
 
@@ -291,6 +293,7 @@ class Remote:
         scenario, which goes on with ``successor()``.
         """
         self.session.close()
+        self.session.prestart()  # the next process made while the scenario takes in the crash: it goes on there
         raise Killed()
 
     def live(self) -> bool:
@@ -415,7 +418,11 @@ class Remote:
         return self.function(channel.get("reducer"))
 
     def function(self, handle) -> Callable:
-        """A function of the grading side that calls the learner's callable ``handle``, with its name and parameters."""
+        """A function of the grading side that calls the learner's callable ``handle``, with its name and parameters.
+
+        Its ``fold(start, values)``: ``start`` merged with each of ``values`` in turn, as a reducer channel merges a
+        superstep's writes, in one call of the learner's process (``_FoldingAggregate``).
+        """
         if not isinstance(handle, Handle) or not handle.callable:
             raise LearnerRaised.saying("TypeError", f"{handle!r} is not callable")
         if handle.id in self._functions:
@@ -423,6 +430,12 @@ class Remote:
 
         def call(*args):
             return self.call_in_place(handle, *args)
+
+        def fold(start, values):
+            args = (start, *values)
+            return self._in_place(self._facts(self._ask("fold", handle, list(args)), args), args)
+
+        call.fold = fold
 
         call.__name__ = call.__qualname__ = handle.name or "reducer"
         signature = wire.signature_of(handle.params)
@@ -456,7 +469,7 @@ class Remote:
                 raise LearnerRaised.saying("TypeError", f"{what} has a key {key!r} LangGraph cannot use")
             kind = channel.get("kind")
             if kind == "reducer":
-                fields[key] = Annotated[_start_type(channel), self.function(channel.get("reducer"))]
+                fields[key] = _folding(_start_type(channel), self.function(channel.get("reducer")))
             elif kind == "value":
                 fields[key] = Any
             else:
@@ -464,6 +477,58 @@ class Remote:
                                                         f"reducers, not LangGraph's channel classes")
         name = found.get("name") if type(found.get("name")) is str and str(found.get("name")).isidentifier() else "State"
         return TypedDict(name, fields, total=False)
+
+def _folding(start_type, reducer: Callable):
+    """``Annotated[start_type, reducer]`` as LangGraph reads it, its channel folding a superstep's writes in one call.
+
+    A reducer LangGraph refuses (not two positional parameters) stays as it is, for LangGraph to refuse in its words.
+    """
+    annotated = Annotated[start_type, reducer]
+    try:
+        made = _is_field_binop(annotated)
+    except ValueError:
+        return annotated
+    return Annotated[start_type, _FoldingAggregate(made.typ, reducer)]
+
+
+class _FoldingAggregate(BinaryOperatorAggregate):
+    """LangGraph's reducer channel, whose writes of one superstep are merged in one call of the learner's process.
+
+    LangGraph merges a superstep's writes to a key one at a time,
+    ``value = reducer(value, write)``; a round trip each would make a graph
+    with parallel writers cost a round trip per write. Here LangGraph's own
+    ``update`` runs on a stand-in reducer that notes each merge it asks for,
+    then the learner's process runs those merges in turn, in one call, as
+    one process would (``fold``). An ``Overwrite`` that replaces the merged
+    value, or a second one that LangGraph refuses, comes after the merges
+    before it have run, as in LangGraph.
+    """
+
+    def update(self, values) -> bool:
+        reducer, asked = self.operator, []
+
+        def note(value, write):
+            asked.append((value, write))
+            return _NOTED
+
+        self.operator = note
+        try:
+            changed = super().update(values)
+        except BaseException:
+            if asked:
+                reducer.fold(asked[0][0], [write for _, write in asked])  # what the merges raise comes first
+            raise
+        finally:
+            self.operator = reducer
+        if asked:
+            merged = reducer.fold(asked[0][0], [write for _, write in asked])
+            if self.value is _NOTED:  # not replaced by an Overwrite afterwards
+                self.value = merged
+        return changed
+
+
+_NOTED = object()  # the stand-in reducer's value: a merge noted, not yet run
+
 
 def _mirror(ours, theirs) -> None:
     """Make ``ours`` (a list, dict or set) hold what ``theirs`` holds, in place, keeping what did not change.

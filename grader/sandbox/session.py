@@ -126,6 +126,7 @@ class Session:
         self.received = 0  # bytes of the learner's replies in this task (TASK_REPLY_BYTES)
         self.generation = 0  # counts the learner processes started: what one held, the next does not
         self._pending_sent = False  # whether the probe ``start`` sent reached the learner's process
+        self._importing = False  # a process ``prestart`` made, whose word that the import is done is still to come
         self._lock = threading.RLock()
 
     def __enter__(self):
@@ -150,11 +151,29 @@ class Session:
         for sibling in self._siblings:
             sibling.close()
 
+    def prestart(self) -> None:
+        """Have the next learner process made now, its sandbox built and the module imported while the grading side
+        goes on; the next probe waits for it (and says, as ever, if the import failed). A racing or killed writer's
+        process, made ahead: the zygote builds it while the round before it runs."""
+        with self._lock:
+            if self._conn is None:
+                self.generation += 1
+                began = time.perf_counter()
+                try:
+                    self._spawn()
+                    self._importing = True
+                finally:
+                    self.started += time.perf_counter() - began
+
     def _start(self) -> None:
-        self.generation += 1
+        if self._conn is None:
+            self.generation += 1
         began = time.perf_counter()
         try:
-            self._spawn()
+            if self._conn is None:
+                self._spawn()
+            self._importing = False
+            self._await_import()
         finally:
             self.started += time.perf_counter() - began
 
@@ -181,6 +200,8 @@ class Session:
         self._control = control
         self._drain = _OutputDrain(output_r)
         self._drain.start()
+
+    def _await_import(self) -> None:
         reply = self._receive(self.load_timeout, lambda: "importing your module")
         if "load_error" in reply:
             error = reply["load_error"]
@@ -227,7 +248,7 @@ class Session:
                 self.waited += time.perf_counter() - began
 
     def _request(self, message: dict) -> bool:
-        if self._conn is None:
+        if self._conn is None or self._importing:
             self._start()
         try:
             self._conn.send_bytes(wire.dumps(message))
@@ -354,6 +375,7 @@ class Session:
         if self._drain is not None:
             self._drain.stop()
             self._drain = None
+        self._importing = False
         return last
 
 

@@ -44,8 +44,7 @@ def store_ops(remote: Remote, ops, on_file):
 
     One reply per op: what it returned, or a ``Raised`` with ConcurrencyError's attributes.
     """
-    with _new_store(remote, on_file) as (store, _):
-        return in_order(remote.ask("events_calls", store, ops))
+    return in_order(remote.ask("events_script", on_file, ops))
 
 
 @scenario

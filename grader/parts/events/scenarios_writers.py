@@ -143,6 +143,8 @@ def race(remote: Remote, rounds):
     the ``Raised`` of what it raised, or "the writer process died".
     """
     file = _SharedFile(remote, "race")
+    for number in (0, 1):  # the writers' processes made meanwhile: they touch the file only when asked for a store
+        remote.session.sibling(number).prestart()
     made = remote.ask("events_store", file.learner)
     remote.ask("events_call", made, "list", ["race"])  # the schema exists before the writers start
     remote.release(made)

@@ -5,7 +5,8 @@ grading process and ask for one store method at a time: ``events_store``
 makes the learner's ``SqliteEventStore`` (a handle), ``events_call`` calls
 one of its methods and sends back the result, events as plain data
 (``model_dump``), or the learner's ``Raised`` with ConcurrencyError's
-attributes (``events_calls``: a script of such calls, in one round trip). ``events_seq_after_change`` tries to change an event the store
+attributes (``events_calls``: a script of such calls, in one round trip; ``events_script``: a script on a
+store made for it, which goes with its folder when the script ends). ``events_seq_after_change`` tries to change an event the store
 returned. A store on a file lives in a folder of this process's ``/tmp``
 (``events_scratch``), removed when the scenario ends (``events_unscratch``):
 housekeeping, not evidence.
@@ -28,8 +29,8 @@ from grader.child import guard
 from grader.child.probes import operation
 from grader.parts.events.probes.common import CONFLICT_ATTRS, dump, learner_store, remove_scratch
 
-__all__ = ["events_store", "events_call", "events_calls", "events_armed_append", "events_seq_after_change", "events_scratch",
-           "events_unscratch"]
+__all__ = ["events_store", "events_call", "events_calls", "events_script", "events_armed_append", "events_seq_after_change",
+           "events_scratch", "events_unscratch"]
 
 _METHODS = ("append", "list", "last_seq")  # the EventStore's: nothing else of the object is asked for
 _PREFIX = "agstate-events-"
@@ -62,6 +63,25 @@ def events_calls(ctx, store, calls):
     as the projection's fold is.
     """
     return [events_call(ctx, store, method, args) for method, *args in calls]
+
+
+@operation
+def events_script(ctx, on_file, calls):
+    """``events_calls`` on a new store of the learner's, in one round trip: made on a file in a fresh folder of
+    ``/tmp`` (``on_file``) or in memory, the script run, the store let go and its folder removed.
+
+    A store task makes hundreds of stores: five round trips each (the folder,
+    the store, the script, the store let go, the folder removed) would cost
+    more than the store's calls do.
+    """
+    folder = tempfile.mkdtemp(prefix=_PREFIX) if on_file else None
+    try:
+        store = learner_store(ctx, f"{folder}/events.db" if folder is not None else None)
+        return events_calls(ctx, store, calls)
+    finally:
+        store = None  # the learner's store goes before its folder: its database closed (unless it keeps itself)
+        if folder is not None:
+            remove_scratch(folder)
 
 
 _WRITES = ("INSERT", "REPLACE", "UPDATE", "DELETE")
