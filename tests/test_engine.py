@@ -97,6 +97,8 @@ def test_nesting_and_size_are_bounded():
         wire.loads(b"0" * (wire.MAX_MESSAGE_BYTES + 1))
     with pytest.raises(ValueError, match="unknown wire tag"):
         wire.decode({"$": "pickle", "data": "..."})
+    with pytest.raises(ValueError):  # a reply that says json wrote it, and is not JSON: refused as any garbage is
+        wire.loads(b"J{not json")
 
 
 # -- the bank ---------------------------------------------------------------------------------

@@ -505,23 +505,25 @@ class _FoldingAggregate(BinaryOperatorAggregate):
     """
 
     def update(self, values) -> bool:
-        reducer, asked = self.operator, []
+        reducer, start, writes = self.operator, [], []
 
         def note(value, write):
-            asked.append((value, write))
+            if not writes:  # the value before the first merge (the ones after are merges noted)
+                start.append(value)
+            writes.append(write)
             return _NOTED
 
         self.operator = note
         try:
             changed = super().update(values)
         except BaseException:
-            if asked:
-                reducer.fold(asked[0][0], [write for _, write in asked])  # what the merges raise comes first
+            if writes:
+                reducer.fold(start[0], writes)  # what the merges raise comes first
             raise
         finally:
             self.operator = reducer
-        if asked:
-            merged = reducer.fold(asked[0][0], [write for _, write in asked])
+        if writes:
+            merged = reducer.fold(start[0], writes)
             if self.value is _NOTED:  # not replaced by an Overwrite afterwards
                 self.value = merged
         return changed

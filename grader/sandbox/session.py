@@ -157,25 +157,17 @@ class Session:
         process, made ahead: the zygote builds it while the round before it runs."""
         with self._lock:
             if self._conn is None:
-                self.generation += 1
-                began = time.perf_counter()
-                try:
-                    self._spawn()
-                    self._importing = True
-                finally:
-                    self.started += time.perf_counter() - began
+                self._start()
 
     def _start(self) -> None:
-        if self._conn is None:
-            self.generation += 1
+        """Ask for the next learner process; its word that the module is imported is awaited at its first request."""
+        self.generation += 1
         began = time.perf_counter()
         try:
-            if self._conn is None:
-                self._spawn()
-            self._importing = False
-            self._await_import()
+            self._spawn()
         finally:
             self.started += time.perf_counter() - began
+        self._importing = True
 
     def _spawn(self) -> None:
         mine, theirs = socket.socketpair()
@@ -202,7 +194,12 @@ class Session:
         self._drain.start()
 
     def _await_import(self) -> None:
-        reply = self._receive(self.load_timeout, lambda: "importing your module")
+        self._importing = False
+        began = time.perf_counter()
+        try:
+            reply = self._receive(self.load_timeout, lambda: "importing your module")
+        finally:
+            self.started += time.perf_counter() - began
         if "load_error" in reply:
             error = reply["load_error"]
             self.close()
@@ -248,8 +245,10 @@ class Session:
                 self.waited += time.perf_counter() - began
 
     def _request(self, message: dict) -> bool:
-        if self._conn is None or self._importing:
+        if self._conn is None:
             self._start()
+        if self._importing:
+            self._await_import()
         try:
             self._conn.send_bytes(wire.dumps(message))
             return True

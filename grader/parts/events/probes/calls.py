@@ -74,7 +74,7 @@ def events_script(ctx, on_file, calls):
     the store, the script, the store let go, the folder removed) would cost
     more than the store's calls do.
     """
-    folder = tempfile.mkdtemp(prefix=_PREFIX) if on_file else None
+    folder = events_scratch(ctx) if on_file else None
     try:
         store = learner_store(ctx, f"{folder}/events.db" if folder is not None else None)
         return events_calls(ctx, store, calls)
