@@ -8,9 +8,15 @@ STAMP := $(VENV)/.installed-stamp
 # JupyterLab refuses to run as root without this flag (containers, CI).
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test test-fast test-parts test-hostile lint docs grade learner check-learner kit clean browser sandbox kernel
+.PHONY: lab test test-fast test-parts test-hostile lint docs grade learner check-learner kit clean browser sandbox kernel \
+	setup students-env
 
 $(STAMP): pyproject.toml
+	@# A .venv made by another account on an interpreter in its private home (root's pyenv) cannot run for this one.
+	@if { [ -e $(PY) ] || [ -L $(PY) ]; } && ! $(PY) -c '' 2>/dev/null; then \
+		echo "$(VENV) was made by another account with $$(readlink $(PY) || echo its Python), which $$(id -un) cannot run" \
+		     "(\"bad interpreter: Permission denied\"). Make your own: make VENV=<a folder of yours> PYTHON=/usr/bin/python3 setup" \
+		     "(docs/instructor/shared-server.md)" >&2; exit 1; fi
 	@$(PYTHON) -c 'import sys; sys.exit("agstate lab needs Python 3.11 or newer" if sys.version_info < (3, 11) else 0)'
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
@@ -23,6 +29,9 @@ $(STAMP): pyproject.toml
 # The kernel reloads a learner module whose file changed (grader/notebook/kernel.py): cheap, so always run.
 kernel: $(STAMP)
 	@$(PY) -m grader.notebook.kernel
+
+# The environment, the sandbox and the kernel, without opening the lab (an instructor's, a server's set-up).
+setup: $(STAMP) sandbox kernel
 
 lab: $(STAMP) sandbox kernel
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG)
@@ -81,6 +90,22 @@ docs: $(STAMP)
 kit: $(STAMP)
 	@rm -rf build  # setuptools' staging folder: a module deleted since the last build would ship again
 	$(PY) -m build --wheel --outdir dist .
+
+# The students' environment on a shared server (JupyterHub's single-user servers run it): the kit, no solutions,
+# built on the system's Python so that every account can run it, with nbgrader's instructor tools switched off.
+# As root: sudo make students-env PREFIX=/opt/agstate-students (docs/instructor/shared-server.md).
+PREFIX ?= /opt/agstate-students
+students-env: kit
+	@test -x /usr/bin/python3 || { echo "students-env needs the system's python3 (3.11+): apt-get install python3-venv" >&2; exit 1; }
+	/usr/bin/python3 -m venv $(PREFIX)
+	$(PREFIX)/bin/python -m pip install --quiet --upgrade pip
+	$(PREFIX)/bin/python -m pip install --quiet "$$(ls -t dist/agstate_lab-*.whl | head -1)" "jupyterhub>=5,<7"
+	$(PREFIX)/bin/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader:formgrader \
+		@jupyter/nbgrader:create-assignment @jupyter/nbgrader:course-list >/dev/null
+	$(PREFIX)/bin/jupyter server extension disable --sys-prefix nbgrader.server_extensions.formgrader \
+		nbgrader.server_extensions.course_list >/dev/null
+	chmod -R a+rX $(PREFIX)
+	@echo "$(PREFIX): the students' environment; its single-user server: $(PREFIX)/bin/jupyterhub-singleuser"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis docs/_build build

@@ -348,18 +348,24 @@ def test_autograde_runs_no_student_cell_and_scores_equal_agstate_grade(tmp_path)
                  "cell check-state-keep_max is missing"):
         assert any(said in line for line in tampering), (said, tampering)
     others = [line for line in log.splitlines() if "WARNING" in line and line not in tampering
-              and "Removing existing assignment" not in line]  # --force regrades what exists
-    removed = [line for line in others if "Removing stolen.html from cy's autograded folder" in line]
+              and "Removing existing assignment" not in line  # --force regrades what exists
+              and "Permissions: " not in line  # this checkout's solutions/ may be readable by others (test_multiuser)
+              and "is the reference solution, byte for byte" not in line]  # the class here is built from it
+    # cy's link, which nbgrader's copy into autograded/ followed: named, and taken out before grading and feedback.
+    removed = [line for line in others if "Submission of student 'cy': stolen.html is a symbolic link to" in line]
     others = [line for line in others if line not in removed]
     assert removed
     assert all("for cell check-state-dedupe has changed" in line for line in others), others
 
-    # The audit: jo's changes, and nothing else; every gradebook score is the grader's.
+    # The audit: jo's changes and cy's link, nothing else; every gradebook score is the grader's.
     audit = run(BIN / "agstate-course", "audit", cwd=course)
     assert audit.returncode == 1, audit.stdout + audit.stderr
     listed = [line.strip() for line in audit.stdout.splitlines() if line.startswith("  ")]
-    assert listed and all(line.startswith("jo: ") for line in listed), audit.stdout
-    assert "1 of 10 submissions need a look" in audit.stdout
+    copies = {line.split(":")[0] for line in listed if line.endswith("agstate/state.py is the reference solution, byte for byte")}
+    listed = [line for line in listed if "permissions:" not in line and "is the reference solution" not in line]
+    assert f"cy: stolen.html is a symbolic link to {str(course / 'gradebook.db')!r}, which is never graded" in listed
+    assert listed and all(line.startswith("jo: ") for line in listed if not line.startswith("cy: ")), audit.stdout
+    assert f"{len(copies | {'jo', 'cy'})} of 10 submissions need a look" in audit.stdout
     dedupe = "cell_id IN (SELECT id FROM base_cell WHERE name = 'check-state-dedupe')"
     with sqlite3.connect(course / "gradebook.db") as db:  # a gradebook changed behind nbgrader's back
         db.execute(f"UPDATE grade SET extra_credit = 2 WHERE {dedupe}")

@@ -4,11 +4,19 @@ Run from the instructor's side after ``nbgrader autograde``. For every
 submitted folder of the assignment it
 
 1. lists the changes to graded cells in each submitted notebook
-   (``grader.course.tampering``);
+   (``grader.course.tampering``), and what the submission holds beyond plain
+   files, in the submitted folder and in the student's inbound folders of the
+   exchange (a symbolic link there is what nbgrader's own collect follows), the
+   files changed after the submission's timestamp, and the exercise modules
+   equal to the reference solution (``grader.course.inspection``);
 2. grades the submitted folders with ``agstate-grade`` at the course's seed,
    examples and timeout (in the sandbox, as autograde does);
 3. reads every check cell's score in nbgrader's gradebook (a manual
-   override and extra credit included) and compares it with the grader's.
+   override and extra credit included) and compares it with the grader's;
+   a task the grader itself failed on is said to be the grader's, never
+   compared;
+4. lists what other accounts can read or write of the course
+   (``grader.course.permissions``).
 
 Every difference and every finding is printed; the exit status is 1 when
 there is any, so the audit can gate an export.
@@ -26,7 +34,10 @@ from traitlets.config import PyFileConfigLoader
 from grader.authoring.assignment import check_grade_ids
 from grader.course.autograde import ScoreChecks
 from grader.course.class_batch import BackgroundBatch
+from grader.course.inspection import inspect_submission, irregular_entries
+from grader.course.permissions import course_problems, reference_package
 from grader.course.tampering import findings
+from grader.reports.report import GRADER_ERROR
 from grader.reports.safe import display_path
 
 __all__ = ["Audit", "audit_course"]
@@ -38,6 +49,7 @@ class Audit:
     seed: int
     students: list[str] = field(default_factory=list)
     problems: dict[str, list[str]] = field(default_factory=dict)  # student -> sentences
+    permissions: list[str] = field(default_factory=list)  # what other accounts can reach, each with its fix
 
     def add(self, student: str, sentence: str) -> None:
         self.problems.setdefault(student, []).append(sentence)
@@ -70,8 +82,29 @@ def audit_course(directory: Path, assignment: str | None = None) -> Audit:
                     found = [f"cannot be read as a notebook ({type(exc).__name__})"]
                 for finding in found:
                     audit.add(student, f"{release.name}: {finding}")
+        for finding in inspect_submission(folder, reference_package()):
+            audit.add(student, finding)
+    exchange = config.get("Exchange", {}).get("root")
+    for student, inbound, finding in _inbound_findings(exchange, coursedir.course_id, assignment):
+        audit.add(student, f"in the exchange, {inbound}: {finding}")
     _compare_scores(audit, submitted, scoring, coursedir)
+    audit.permissions = course_problems(directory, exchange)
     return audit
+
+
+def _inbound_findings(exchange: str | None, course_id: str, assignment: str) -> list[tuple[str, str, str]]:
+    """(student, inbound folder, finding) for what each submission in the exchange holds beyond plain files."""
+    if not exchange:
+        return []
+    inbound = Path(exchange) / course_id / "inbound"
+    found = []
+    for folder in sorted(inbound.glob(f"*+{glob.escape(assignment)}+*")):
+        student = folder.name.split("+", 1)[0]
+        if folder.is_symlink() or not folder.is_dir():
+            found.append((student, folder.name, "is not a folder (a symbolic link, or a file)"))
+            continue
+        found += [(student, folder.name, f"{relative} is {what}") for relative, what in irregular_entries(folder)]
+    return found
 
 
 def _only_assignment(config) -> str:
@@ -95,7 +128,11 @@ def _compare_scores(audit: Audit, submitted: dict[str, Path], scoring: ScoreChec
             if report is None:
                 audit.add(student, f"agstate-grade could not grade the submission: {problem}")
                 continue
-            ours = {task["id"]: task["score"] for task in report["tasks"]}
+            for task in report["tasks"]:
+                if task["status"] == GRADER_ERROR:
+                    audit.add(student, f"{task['id']}: the grader itself failed (grader_error), not the student's code; "
+                                       f"its score is not compared: run the audit again")
+            ours = {task["id"]: task["score"] for task in report["tasks"] if task["status"] != GRADER_ERROR}
             try:
                 gb.find_submission(audit.assignment, student)
             except MissingEntry:
@@ -116,10 +153,11 @@ def _compare_scores(audit: Audit, submitted: dict[str, Path], scoring: ScoreChec
 
 def render(audit: Audit) -> str:
     lines = [f"agstate-course audit: {audit.assignment}, {len(audit.students)} submissions, seed {audit.seed}"]
-    for student in audit.students:
+    for student in dict.fromkeys(audit.students + list(audit.problems)):  # a submission in the exchange only, too
         for sentence in audit.problems.get(student, []):
             lines.append(f"  {display_path(student)}: {sentence}")
     flagged = len(audit.problems)
     lines.append(f"{flagged} of {len(audit.students)} submissions need a look" if flagged else
-                 "every gradebook score equals agstate-grade's; no graded cell was changed")
+                 "every gradebook score equals agstate-grade's; no graded cell was changed; no submission holds a link")
+    lines += [f"  permissions: {problem}" for problem in audit.permissions]
     return "\n".join(lines)

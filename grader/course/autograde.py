@@ -29,6 +29,7 @@ So a submission scores the same under ``nbgrader autograde`` as under
 
 import glob
 import os
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -42,9 +43,11 @@ from traitlets import Bool, Float, Integer, List, Unicode
 from grader.authoring.assignment import check_grade_ids
 from grader.catalog import MODULES, TASKS, target_options
 from grader.course.class_batch import BackgroundBatch, package_digest
+from grader.course.inspection import changed_after_timestamp, irregular_entries, reference_copies
+from grader.course.permissions import course_problems, reference_package
 from grader.course.tampering import findings, restore
 from grader.engine import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
-from grader.reports.report import SANDBOX
+from grader.reports.report import GRADER_ERROR, SANDBOX
 from grader.reports.safe import display_path
 from grader.reports.scorecard import scorecard_html, student_page_html
 from grader.reports.students import student_seed
@@ -175,7 +178,9 @@ class _ClassGrading:
         if reason is not None:  # never a grade from learner code run outside the sandbox
             raise RuntimeError(f"autograde needs the grader's sandbox: {reason}")
         self.step, self.coursedir = step, CourseDirectory(config=step.config)
-        self.assignment, self.single = assignment, {}
+        self.assignment, self.single, self.inspected = assignment, {}, set()
+        for problem in course_problems(self.coursedir.root, step.config.get("Exchange", {}).get("root")):
+            step.log.warning("Permissions: %s", problem)
         self.batch = BackgroundBatch(self._submissions(first), step.settings(), step.jobs)
 
     def _submissions(self, first: str) -> list[Path]:
@@ -195,11 +200,15 @@ class _ClassGrading:
 
     def report(self, student: str, autograded: Path) -> dict:
         submitted = Path(self.coursedir.format_path(self.coursedir.submitted_directory, student, self.assignment))
+        self._inspect(student, submitted, autograded)
         key, digest = display_path(str(submitted)), package_digest(autograded / "agstate")
         report = self.batch.report(key) if self.batch.digests.get(key) == digest else None
+        if report is not None and _grader_failures(report):  # the grader's own failure, or a time-out under the class's load
+            self.step.log.warning("Grading %s again on its own: %s", student, _grader_failures(report))
+            report = None
         if report is None:
             report = self.single.get((student, digest))
-        if report is None:  # not in the class batch (or changed since): graded on its own
+        if report is None:  # not in the class batch (or changed since, or failed there): graded on its own
             self.step.log.info("Grading %s on its own", autograded)
             single = BackgroundBatch([autograded], self.step.settings(), 1)
             report = single.report(display_path(str(autograded)))
@@ -210,7 +219,32 @@ class _ClassGrading:
             self.single[(student, digest)] = report
         if report.get("sandbox") != SANDBOX:
             raise RuntimeError(f"{autograded} was graded without the sandbox; its scores are not used")
+        if failed := [task["id"] for task in report["tasks"] if task["status"] == GRADER_ERROR]:
+            # Raised, nbgrader records no score for this student: a failure of the grader is never a student's 0.
+            raise RuntimeError(f"the grader failed on {', '.join(failed)} of {student} (grader_error, twice): no score is "
+                               f"recorded; run nbgrader autograde --student {student} --force again")
         return report
+
+    def _inspect(self, student: str, submitted: Path, autograded: Path) -> None:
+        """Names what the submitted folder holds beyond plain files, once per student, and takes out of the autograded
+        copy what nbgrader's copy made of a link (the linked file's contents): graded, and shown, is what was handed in."""
+        if student in self.inspected:
+            return
+        self.inspected.add(student)
+        for relative, what in irregular_entries(submitted):
+            self.step.log.warning("Submission of student %r: %s is %s; it is not graded", student, relative, what)
+            copy = autograded / relative
+            if copy.is_dir() and not copy.is_symlink():
+                shutil.rmtree(copy)
+            elif copy.exists() or copy.is_symlink():
+                copy.unlink()
+        for finding in changed_after_timestamp(submitted) + reference_copies(submitted, reference_package()):
+            self.step.log.warning("Submission of student %r: %s", student, finding)
+
+
+def _grader_failures(report: dict) -> str:
+    """What in ``report`` may be the grader's rather than the student's: grader errors, and time-outs."""
+    return ", ".join(f"{task['id']} {task['status']}" for task in report["tasks"] if task["status"] in (GRADER_ERROR, "timeout"))
 
 
 def _class_batch(step: ScoreChecks, student: str, assignment: str) -> _ClassGrading:

@@ -8,10 +8,13 @@ a private folder; each report is taken from the log as soon as it is there.
 
 import atexit
 import hashlib
+import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -36,6 +39,8 @@ class BackgroundBatch:
             command = [sys.executable, "-c", ""]
         self.process = subprocess.Popen(command, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=self.errors)
+        # A formgrader's server lives on after its Autograde button's run: the batch is reaped when it ends, not at exit.
+        threading.Thread(target=self.process.wait, name="agstate-batch-reaper", daemon=True).start()
         atexit.register(self.close)
 
     def close(self) -> None:
@@ -72,8 +77,16 @@ class BackgroundBatch:
 
 
 def package_digest(package: Path) -> str:
-    """Content digest of a submission's package: a changed file means it is graded again."""
+    """Content digest of a submission's package: a changed file means it is graded again.
+
+    Of plain files only, as the grader copies them (``grader.sandbox.staging``): a link is never followed, here or there.
+    """
     digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")) if package.is_dir() else []:
-        digest.update(str(path.relative_to(package)).encode("utf-8", "surrogateescape") + b"\0" + path.read_bytes() + b"\0")
+    found = []
+    if package.is_dir() and not package.is_symlink():
+        for directory, _, files in os.walk(package):
+            found += [Path(directory, name) for name in files if name.endswith(".py")]
+    for path in sorted(found):
+        if stat.S_ISREG(path.lstat().st_mode):
+            digest.update(str(path.relative_to(package)).encode("utf-8", "surrogateescape") + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()

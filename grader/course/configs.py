@@ -1,0 +1,41 @@
+"""The nbgrader configuration files of a course on a shared server, beyond the course's own ``nbgrader_config.py``.
+
+- The students': the course id, the exchange, and the lab's ``fetch_feedback``
+  (which brings the summary page). An admin installs it once for every student,
+  in the students' environment (``<env>/etc/jupyter/nbgrader_config.py``) or
+  system-wide (``/etc/jupyter/nbgrader_config.py``); nothing in it is secret.
+- The instructor's ``~/.jupyter/nbgrader_config.py``: a JupyterHub server starts
+  in the home folder, where nbgrader finds no course; this file loads the
+  course's configuration from wherever the course is, so the formgrader opens
+  on the course.
+"""
+
+from pathlib import Path
+
+__all__ = ["student_config", "instructor_config"]
+
+_STUDENT = '''\
+# nbgrader configuration for the students of the agstate lab course {course_id!r},
+# written by `agstate-course config student`. Install it where every student's Jupyter reads it:
+# <students' environment>/etc/jupyter/nbgrader_config.py, or /etc/jupyter/nbgrader_config.py.
+c = get_config()  # noqa: F821
+
+c.CourseDirectory.course_id = {course_id!r}
+c.Exchange.root = {exchange!r}
+# nbgrader's fetch_feedback brings only the notebooks' pages; this one brings the summary page (index.html) too.
+c.ExchangeFactory.fetch_feedback = "grader.course.exchange.FetchFeedback"
+'''
+
+_INSTRUCTOR = '''\
+# The agstate lab course in {root}, for every nbgrader command and the formgrader started anywhere
+# (a JupyterHub server starts in the home folder). Written by `agstate-course config instructor`.
+load_subconfig({config!r})  # noqa: F821
+'''
+
+
+def student_config(course_id: str, exchange: str) -> str:
+    return _STUDENT.format(course_id=course_id, exchange=exchange)
+
+
+def instructor_config(root: Path) -> str:
+    return _INSTRUCTOR.format(root=root, config=str(root / "nbgrader_config.py"))

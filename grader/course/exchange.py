@@ -1,0 +1,96 @@
+"""nbgrader's exchange, as a shared server needs it: ``collect`` never follows a link, ``fetch_feedback`` brings the summary.
+
+``agstate-course init`` names these classes in the course's configuration
+(``c.ExchangeFactory.collect``) and ``agstate-course config student`` in the
+students' (``c.ExchangeFactory.fetch_feedback``); the commands stay nbgrader's own.
+
+- ``Collect``: nbgrader's collect copies a student's inbound folder with
+  ``shutil.copytree``, which follows symbolic links, as the instructor. The
+  student owns that folder after submitting, so a link placed there
+  (``agstate/state.py -> ~instructor/lab/solutions/agstate/state.py``) was
+  copied as the linked file: the reference solution graded as the student's,
+  or an instructor-only file put in the student's feedback. Here a link, or
+  anything that is not a plain file or folder (a FIFO would hang the copy), is
+  never copied: it is left out and named, student and file, in a warning.
+  The collected copy is the instructor's alone: no bit for others, and no
+  write bit but the owner's, whatever mode the exchange gave it (0777).
+- ``FetchFeedback``: ``release_feedback`` puts every page of a student's
+  feedback folder in the exchange, the summary ``index.html`` included, under
+  a hash of the student's secret and the page's name; nbgrader's
+  ``fetch_feedback`` looks only for the pages of the submitted notebooks. This
+  one also fetches the summary, into the same folder as the notebooks' pages,
+  whose links it follows.
+"""
+
+import os
+import shutil
+import stat
+
+from nbgrader.exchange.default.collect import ExchangeCollect
+from nbgrader.exchange.default.fetch_feedback import ExchangeFetchFeedback
+from nbgrader.utils import ignore_patterns, notebook_hash
+
+from grader.course.inspection import irregular_entries
+
+__all__ = ["Collect", "FetchFeedback", "SUMMARY_ID"]
+
+SUMMARY_ID = "index"  # the summary page's name without .html (grader.course.autograde.SUMMARY_PAGE)
+_PRIVATE_DIR, _PRIVATE_FILE = 0o750, 0o640  # the owner, and a co-instructor's group, may read: nobody else
+
+
+class Collect(ExchangeCollect):
+    """nbgrader's collect, copying plain files and folders only, each left-out entry named."""
+
+    def do_copy(self, src, dest, log=None):
+        student = os.path.basename(src).split("+", 1)[0]
+        left_out = irregular_entries(src)
+        for relative, what in left_out:
+            self.log.warning("Not collected from student %r: %s is %s (a submission holds plain files only)",
+                             student, relative, what)
+        skipped = {os.path.join(src, relative) for relative, _ in left_out}
+        size = self.get_size(src)  # nbgrader's own limit, as its do_copy applies it
+        if size > 1000 * self.coursedir.max_dir_size:
+            self.log.error("Directory size is too big")
+            raise RuntimeError(f"Directory size is too big. Size is {size}, maximum size is {1000 * self.coursedir.max_dir_size}")
+        nbgrader_rules = ignore_patterns(exclude=self.coursedir.ignore, include=self.coursedir.include,
+                                         max_file_size=self.coursedir.max_file_size, log=self.log)
+
+        def ignore(directory, names):
+            return set(nbgrader_rules(directory, names)) | {name for name in names if os.path.join(directory, name) in skipped}
+
+        # symlinks=True: should a link appear between the listing above and the copy, it is copied as a link (then
+        # never followed: autograde and the grader refuse links), not as the file it points at.
+        shutil.copytree(src, dest, symlinks=True, ignore=ignore)
+        make_private(dest)
+        for made in (os.path.dirname(dest), os.path.dirname(os.path.dirname(dest))):  # submitted/<student>, submitted/
+            os.chmod(made, _PRIVATE_DIR)
+
+
+def make_private(folder) -> None:
+    """No access for others and no write but the owner's, on every folder and file under ``folder`` (itself included)."""
+    for directory, _, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(directory, name)
+            if not os.path.islink(path):
+                os.chmod(path, os.stat(path).st_mode & _PRIVATE_FILE | stat.S_IRUSR | stat.S_IWUSR)
+        os.chmod(directory, _PRIVATE_DIR)
+
+
+class FetchFeedback(ExchangeFetchFeedback):
+    """nbgrader's fetch_feedback, bringing the summary page along with the notebooks' pages."""
+
+    def init_src(self):
+        super().init_src()
+        for submission in sorted(os.listdir(self.cache_path)) if os.path.isdir(self.cache_path) else []:
+            parts = submission.split("+")
+            secret_path = os.path.join(self.cache_path, submission, "submission_secret.txt")
+            if len(parts) != 3 or not os.path.isfile(secret_path):
+                continue
+            if self.coursedir.assignment_id and parts[1] != self.coursedir.assignment_id:
+                continue
+            with open(secret_path) as secret:
+                page = os.path.join(self.outbound_path, f"{notebook_hash(secret=secret.read(), notebook_id=SUMMARY_ID)}.html")
+            if os.path.isfile(page):
+                self.feedback_files.append((SUMMARY_ID, parts[2], page))
+                self.log.info("Found the summary page for '%s/%s' submitted at %s", self.coursedir.course_id, parts[1],
+                              parts[2])

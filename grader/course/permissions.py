@@ -1,0 +1,91 @@
+"""Who else on the server can read the course: the permissions the course depends on, checked, with the fix.
+
+On a shared server every student has an account. Debian makes homes 0755
+and files 0644, so a course folder made there is readable by all of them:
+the gradebook (everyone's scores), the grading seed, the reports, the
+collected submissions; and a clone of the lab holds ``solutions/``.
+``agstate-course init`` makes the course folder private (0700) and says what
+else is open; autograde and ``agstate-course audit`` check again and log
+every problem with the command that fixes it. "Others" here is what the
+mode bits give an account that is neither the owner nor in the group: the
+accounts a course's students have.
+"""
+
+import os
+import stat
+from pathlib import Path
+
+from grader.authoring.release import ROOT
+
+__all__ = ["course_problems", "make_course_private", "reference_package", "SENSITIVE"]
+
+# What in the course folder no student may read: nbgrader's and the lab's.
+SENSITIVE = ("gradebook.db", "nbgrader_config.py", "grades.csv", "grades.jsonl", "report.html", "source", "autograded",
+             "feedback", "submitted", "release")
+
+
+def reference_package() -> Path | None:
+    """The reference solution's package, when this installation has one (a clone of the lab; the kit has none)."""
+    package = ROOT / "solutions" / "agstate"
+    return package if package.is_dir() else None
+
+
+def make_course_private(directory: Path) -> None:
+    """The course folder: its owner only (its contents are then out of every other account's reach)."""
+    directory.chmod(0o700)
+
+
+def _reachable(path: Path) -> bool:
+    """Every folder above ``path`` lets others through."""
+    return all(os.stat(parent).st_mode & stat.S_IXOTH for parent in path.resolve().parents)
+
+
+def _open_to_others(path: Path) -> bool:
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return False
+    bits = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+    return bool(mode & bits) and _reachable(path)
+
+
+def course_problems(root: str | os.PathLike, exchange: str | None = None) -> list[str]:
+    """Every way another account can read the course's private files or write into it, each with its fix."""
+    root = Path(root).resolve()
+    problems = []
+    if _open_to_others(root):
+        problems.append(f"every account on this server can read the course folder {root} (the gradebook, the seed, the "
+                        f"submissions): chmod 700 {root}")
+    else:
+        problems += [f"every account on this server can read {root / name}: chmod -R o-rwx {root / name}"
+                     for name in SENSITIVE if _open_to_others(root / name) and _open_to_others(root)]
+    problems += [f"{folder} is writable by every account (nbgrader's copy keeps the exchange's mode): chmod -R o-w {folder}"
+                 for folder in _world_writable(root / "submitted")]
+    reference = reference_package()
+    if reference is not None and _open_to_others(reference):
+        problems.append(f"every account on this server can read the reference solutions in {reference}: "
+                        f"chmod 700 {ROOT}")
+    if exchange:
+        problems += _exchange_problems(Path(exchange))
+    return problems
+
+
+def _world_writable(top: Path) -> list[Path]:
+    found = []
+    for directory, folders, _ in os.walk(top):
+        if os.lstat(directory).st_mode & stat.S_IWOTH:
+            found.append(Path(directory))
+            folders.clear()  # one line per collected folder is enough
+    return found
+
+
+def _exchange_problems(exchange: Path) -> list[str]:
+    try:
+        mode = exchange.stat().st_mode
+    except OSError:
+        return [f"the exchange {exchange} does not exist: sudo install -d -m 1777 {exchange}"]
+    if mode & stat.S_IWOTH and not mode & stat.S_ISVTX:
+        # Without the sticky bit, any account may rename the course's folder in the exchange and put its own in place.
+        return [f"every account may rename or replace the course's folder in the exchange {exchange} (writable by all, "
+                f"without the sticky bit): sudo chmod 1777 {exchange}"]
+    return []

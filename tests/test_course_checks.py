@@ -1,0 +1,129 @@
+"""The course's own checks on a shared server, one by one: what a submitted folder holds, who can read the course,
+the due date, and the class batch reaped when it ends (tests/test_multiuser.py runs them in a whole term)."""
+
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.course import cli, permissions
+from grader.course.class_batch import BackgroundBatch, package_digest
+from grader.course.inspection import changed_after_timestamp, inspect_submission, irregular_entries, reference_copies
+
+pytestmark = pytest.mark.unit
+
+
+def _submission(tmp_path: Path) -> Path:
+    folder = tmp_path / "submitted" / "ben" / "agstate-lab"
+    (folder / "agstate").mkdir(parents=True)
+    (folder / "agstate" / "state.py").write_text("x = 1\n")
+    return folder
+
+
+def test_links_and_special_files_are_named_and_never_followed(tmp_path):
+    folder = _submission(tmp_path)
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (folder / "agstate" / "board.py").symlink_to("/etc/shadow")
+    (folder / "elsewhere").symlink_to(secret)  # a link to a folder: named, not entered
+    (secret / "inside.py").write_text("")
+    os.mkfifo(folder / "agstate" / "pipe")
+    found = dict(irregular_entries(folder))
+    assert found == {"agstate/board.py": "a symbolic link to '/etc/shadow'", "agstate/pipe": "a named pipe",
+                     "elsewhere": f"a symbolic link to {str(secret)!r}"}
+    # The digest autograde compares is of plain files only, like the grader's copy: a link does not change it.
+    (folder / "agstate" / "board.py").unlink()
+    plain = package_digest(folder / "agstate")
+    (folder / "agstate" / "board.py").symlink_to(folder / "agstate" / "state.py")
+    assert package_digest(folder / "agstate") == plain
+
+
+def test_files_changed_after_the_timestamp_are_named(tmp_path):
+    folder = _submission(tmp_path)
+    (folder / "timestamp.txt").write_text("2026-01-01 10:00:00.000000 UTC")
+    (folder / "submission_secret.txt").write_text("s")  # nbgrader writes it after the timestamp: never a finding
+    early = time.mktime((2026, 1, 1, 9, 0, 0, 0, 0, 0)) - time.timezone
+    os.utime(folder / "agstate" / "state.py", (early, early))
+    assert changed_after_timestamp(folder) == []
+    os.utime(folder / "agstate" / "state.py", (early + 7200, early + 7200))
+    (late,) = changed_after_timestamp(folder)
+    assert late.startswith("agstate/state.py was changed at 2026-01-01 11:00:00 UTC, after the submission's timestamp")
+    (folder / "timestamp.txt").write_text("yesterday-ish")
+    assert changed_after_timestamp(folder) == ["timestamp.txt does not hold a time"]
+
+
+def test_a_module_equal_to_the_reference_is_named(tmp_path):
+    folder = _submission(tmp_path)
+    reference = tmp_path / "reference"
+    reference.mkdir()
+    (reference / "state.py").write_text("x = 1\n")
+    (reference / "board.py").write_text("y = 2\n")
+    assert reference_copies(folder, reference) == ["agstate/state.py is the reference solution, byte for byte"]
+    (folder / "agstate" / "state.py").write_text("x = 1  # mine\n")
+    assert reference_copies(folder, reference) == []
+    assert reference_copies(folder, None) == [] and inspect_submission(folder) == []
+
+
+@pytest.fixture
+def open_folder():
+    """A folder every account can reach (pytest's own are under a 0700 folder, which hides everything below)."""
+    folder = Path(tempfile.mkdtemp(prefix="agstate-course-checks-", dir="/tmp"))
+    os.chmod(folder, 0o755)
+    yield folder
+    shutil.rmtree(folder)
+
+
+def test_who_else_can_read_the_course_is_said_with_the_fix(open_folder, monkeypatch):
+    monkeypatch.setattr(permissions, "reference_package", lambda: None)
+    tmp_path = open_folder
+    course = tmp_path / "course"
+    collected = _submission(course)
+    os.chmod(collected, 0o777)
+    os.chmod(course, 0o755)
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()
+    os.chmod(exchange, 0o777)
+    problems = permissions.course_problems(course, str(exchange))
+    assert problems[0] == (f"every account on this server can read the course folder {course} (the gradebook, the seed, "
+                           f"the submissions): chmod 700 {course}")
+    assert f"{collected} is writable by every account" in problems[1] and problems[1].endswith(f"chmod -R o-w {collected}")
+    assert problems[2].endswith(f"without the sticky bit): sudo chmod 1777 {exchange}")
+    permissions.make_course_private(course)
+    os.chmod(collected, 0o750)
+    os.chmod(exchange, 0o1777)
+    assert permissions.course_problems(course, str(exchange)) == []
+    assert permissions.course_problems(course, str(tmp_path / "nowhere")) == [
+        f"the exchange {tmp_path / 'nowhere'} does not exist: sudo install -d -m 1777 {tmp_path / 'nowhere'}"]
+
+
+@pytest.mark.parametrize("due, stored", [("2027-01-15 17:00 +01:00", "2027-01-15 16:00"), ("2027-01-15 17:00 UTC", "2027-01-15 17:00"),
+                                         ("2027-01-15T17:00:00-05:00", "2027-01-15 22:00")])
+def test_a_due_date_is_a_moment_in_utc(due, stored):
+    assert f"{cli._due(due):%Y-%m-%d %H:%M}" == stored
+
+
+@pytest.mark.parametrize("due", ["2027-01-15 17:00", "next friday-ish", ""])
+def test_a_due_date_without_its_time_zone_is_refused(due):
+    with pytest.raises(cli.CourseError, match="is not a time with its time zone"):
+        cli._due(due)
+
+
+def test_a_finished_class_batch_leaves_no_zombie():
+    """A formgrader's server outlives its Autograde click: the batch it started is reaped when it ends."""
+    batch = BackgroundBatch([], [], 1)
+    pid = batch.process.pid
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pid}").exists(), f"the finished batch {pid} is left a zombie"
+    batch.close()
+
+
+def test_a_course_hidden_behind_a_private_folder_is_not_open(tmp_path, monkeypatch):
+    monkeypatch.setattr(permissions, "reference_package", lambda: None)
+    course = tmp_path / "course"
+    course.mkdir(mode=0o755)
+    assert permissions.course_problems(course) == []  # pytest's 0700 folder above it: no other account gets through
