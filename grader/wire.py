@@ -244,7 +244,8 @@ def dumps(message) -> bytes:
     try:
         return orjson.dumps(message)
     except TypeError:
-        return _BY_JSON + json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+        # ensure_ascii: a lone surrogate is written as its \u escape, which json reads back as the same string.
+        return _BY_JSON + json.dumps(message, separators=(",", ":")).encode()
 
 
 def loads(raw: bytes):

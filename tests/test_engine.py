@@ -57,6 +57,8 @@ def checker(session, task="engine.demo", seed=7, examples=60) -> Checker:
     {"$": "tuple", "items": [1]}, {"$": None}, {"a": {"b": {"$": "opaque"}}},
     # orjson writes integers up to 64 bits; beyond, the message is written by json (orjson would read a float).
     [2**64 - 1, -2**63], {"big": [-2**63 - 1]},
+    # A string that is not valid UTF-8 (a lone surrogate, which a learner's function may return) is written by json too.
+    "x\udc80y", {"k": ["\ud800"]},
 ])
 def test_plain_data_crosses_the_wire_unchanged(value):
     back = wire.decode(wire.loads(wire.dumps(wire.encode(value))))
