@@ -91,15 +91,17 @@ kit: $(STAMP)
 	@rm -rf build  # setuptools' staging folder: a module deleted since the last build would ship again
 	$(PY) -m build --wheel --outdir dist .
 
-# The students' environment on a shared server (JupyterHub's single-user servers run it): the kit, no solutions,
-# built on the system's Python so that every account can run it, with nbgrader's instructor tools switched off.
+# The students' environment on a shared server (JupyterHub's single-user servers run it): the kit (this checkout
+# installed as a wheel: the grader, the notebooks and the stubs, no solutions), built on the system's Python so that
+# every account can run it, with nbgrader's instructor tools switched off. It needs no .venv of this checkout.
 # As root: sudo make students-env PREFIX=/opt/agstate-students (docs/instructor/shared-server.md).
 PREFIX ?= /opt/agstate-students
-students-env: kit
+students-env:
 	@test -x /usr/bin/python3 || { echo "students-env needs the system's python3 (3.11+): apt-get install python3-venv" >&2; exit 1; }
+	@rm -rf build  # setuptools' staging folder: a module deleted since the last build would ship again
 	/usr/bin/python3 -m venv $(PREFIX)
 	$(PREFIX)/bin/python -m pip install --quiet --upgrade pip
-	$(PREFIX)/bin/python -m pip install --quiet "$$(ls -t dist/agstate_lab-*.whl | head -1)" "jupyterhub>=5,<7"
+	PYTHONWARNINGS=ignore $(PREFIX)/bin/python -m pip install --quiet . "jupyterhub>=5,<7"
 	$(PREFIX)/bin/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader:formgrader \
 		@jupyter/nbgrader:create-assignment @jupyter/nbgrader:course-list >/dev/null
 	$(PREFIX)/bin/jupyter server extension disable --sys-prefix nbgrader.server_extensions.formgrader \

@@ -13,8 +13,13 @@ for a symbolic link to the instructor's reference solution; collect,
 autograde, audit, feedback, each student's ``fetch_feedback``, and the LMS
 export with a point given by hand. Each isolation claim of the shared-server
 docs is then tried as a student and must be refused.
+
+One test, each check a subtest: the term makes and removes the same Unix
+accounts, so it runs once, in one worker (xdist's loadgroup, which would keep
+a module's tests together, does not group under pytest 9 with xdist 3.8).
 """
 
+import contextlib
 import csv
 import os
 import pwd
@@ -77,34 +82,35 @@ def _give(account: str, path: Path, text: str) -> None:
     os.chown(path, entry.pw_uid, entry.pw_gid)
 
 
-@pytest.fixture(scope="module")
-def term():
+@contextlib.contextmanager
+def a_term():
     root = Path(tempfile.mkdtemp(prefix="agstate-multiuser-", dir="/tmp"))
     os.chmod(root, 0o755)
-    for student in STUDENTS:
-        _make_student(student)
-    term = Term(root)
+    term = None
     try:
+        for student in STUDENTS:
+            _make_student(student)
+        term = Term(root)
         _run_the_term(term)
         yield term
     finally:
         for student in STUDENTS:
             subprocess.run(["pkill", "-KILL", "-u", student], capture_output=True)
             subprocess.run(["userdel", "-r", student], capture_output=True)
-        shutil.rmtree(term.course, ignore_errors=True)
-        Path(term.instructor.pw_dir, ".jupyter", "nbgrader_config.py").unlink(missing_ok=True)
+        if term is not None:
+            shutil.rmtree(term.course, ignore_errors=True)
+            Path(term.instructor.pw_dir, ".jupyter", "nbgrader_config.py").unlink(missing_ok=True)
         shutil.rmtree(root, ignore_errors=True)
 
 
 def _run_the_term(term: Term) -> None:
     # The admin: the students' environment and the exchange (docs/instructor/shared-server.md).
-    # From a copy of the checkout (the kit's build folder is the checkout's own, and test_kit builds there too), with
-    # this checkout's environment: copy2 keeps pyproject.toml older than the environment's stamp.
+    # From a copy of the checkout: the wheel's build folder is the checkout's own, and test_kit builds there too.
     checkout = term.root / "checkout"
     for name in _tree_files():
         (checkout / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, checkout / name)
-    built = subprocess.run(["make", "students-env", f"PREFIX={term.students_env}", f"VENV={ROOT / '.venv'}"], cwd=checkout,
+    built = subprocess.run(["make", "students-env", f"PREFIX={term.students_env}"], cwd=checkout,
                            capture_output=True, text=True, timeout=1800)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     subprocess.run(["install", "-d", "-m", "1777", str(term.exchange)], check=True)
@@ -168,12 +174,14 @@ def _give_a_manual_point(term: Term, student: str) -> None:
 
 def _scores(term: Term) -> dict[str, float]:
     """Each student's score in the gradebook, as nbgrader computes it (autograded, manual, extra credit)."""
-    os.environ["PATH"] = f"{Path(sys.executable).parent}:{os.environ['PATH']}"  # nbgrader's gradebook runs alembic
+    tools = str(Path(sys.executable).parent)  # nbgrader's gradebook runs alembic, by name
+    if tools not in os.environ["PATH"].split(os.pathsep):
+        os.environ["PATH"] = f"{tools}{os.pathsep}{os.environ['PATH']}"
     with Gradebook(f"sqlite:///{term.course / 'gradebook.db'}", COURSE_ID) as gb:
         return {student: gb.find_submission(ASSIGNMENT, student).score for student in STUDENTS}
 
 
-def test_the_term_scores_the_work_and_never_the_link(term):
+def _the_term_scores_the_work_and_never_the_link(term):
     scores = _scores(term)
     assert scores[STUDENTS[0]] == 100  # the reference's 100 autograded points of part A
     assert scores[STUDENTS[1]] == 0, "the link to the reference solution counted"  # left out: no module handed in
@@ -184,7 +192,7 @@ def test_the_term_scores_the_work_and_never_the_link(term):
     assert f"Not collected from student '{STUDENTS[1]}': agstate/state.py is a symbolic link" in warned
 
 
-def test_the_audit_names_the_student_and_the_file(term):
+def _the_audit_names_the_student_and_the_file(term):
     audit = term.logs["audit"]
     assert audit.returncode == 1, audit.stdout + audit.stderr
     assert f"{STUDENTS[1]}: in the exchange, {STUDENTS[1]}+{ASSIGNMENT}+" in audit.stdout
@@ -193,7 +201,7 @@ def test_the_audit_names_the_student_and_the_file(term):
     assert "permissions:" not in audit.stdout, audit.stdout  # the docs' layout leaves nothing open
 
 
-def test_each_student_fetches_the_summary_page_with_nbgrader(term):
+def _each_student_fetches_the_summary_page_with_nbgrader(term):
     for student, score in zip(STUDENTS, ("100 / 100", None, "0 / 100"), strict=True):
         pages = list((Path(pwd.getpwnam(student).pw_dir) / ASSIGNMENT / "feedback").glob("*/index.html"))
         assert len(pages) == 1, term.logs[f"fetch_feedback {student}"].stderr
@@ -202,7 +210,7 @@ def test_each_student_fetches_the_summary_page_with_nbgrader(term):
             assert f"<b>{score}</b>" in pages[0].read_text()
 
 
-def test_the_lms_file_carries_the_final_grade_manual_points_included(term):
+def _the_lms_file_carries_the_final_grade_manual_points_included(term):
     with open(term.course / "grades.canvas.csv", newline="") as sheet:
         rows = {row["SIS Login ID"]: row["agstate lab (77)"] for row in csv.DictReader(sheet) if row["SIS Login ID"]}
     scores = _scores(term)
@@ -210,7 +218,7 @@ def test_the_lms_file_carries_the_final_grade_manual_points_included(term):
     assert rows[STUDENTS[2]] == "1"
 
 
-def test_nothing_the_product_makes_or_collects_is_open_to_other_accounts(term):
+def _nothing_the_product_makes_or_collects_is_open_to_other_accounts(term):
     assert term.course.stat().st_mode & 0o777 == 0o700
     for directory, _, files in os.walk(term.course / "submitted"):
         assert not os.stat(directory).st_mode & 0o007, directory
@@ -237,7 +245,8 @@ else:
 '''
 
 
-@pytest.mark.parametrize("what, where", [
+# What a student tries, and where: each must be refused.
+ATTEMPTS = [
     ("read", "course/gradebook.db"),          # everyone's scores
     ("read", "course/nbgrader_config.py"),    # the grading seed
     ("list", "course/submitted"),             # the class's work
@@ -247,8 +256,10 @@ else:
     ("read", "home-s1/agstate-lab/agstate/state.py"),  # a classmate's working copy (homes 0700, the docs' step)
     ("list", "home-s1/.local/share/jupyter/nbgrader_cache"),  # her submission secret, so her feedback
     ("rename", "exchange/agstate-multiuser"),  # the course's folder in the exchange (sticky bit)
-])
-def test_a_student_is_refused(term, what, where):
+]
+
+
+def _a_student_is_refused(term, what: str, where: str):
     places = {"course": term.course, "clone": term.clone.lab, "home-s1": Path(pwd.getpwnam(STUDENTS[0]).pw_dir),
               "exchange": term.exchange}
     head, _, rest = where.partition("/")
@@ -258,7 +269,7 @@ def test_a_student_is_refused(term, what, where):
     assert tried.stdout.strip() == "refused", f"{STUDENTS[2]} could {what} {path}"
 
 
-def test_a_venv_of_another_account_is_explained(term):
+def _a_venv_of_another_account_is_explained(term):
     """A .venv root made on an interpreter in its private home (the image's pyenv, in a 0700 /root), run by the
     instructor: make says why and what to do, where the shell said only "bad interpreter: Permission denied"."""
     private_home = term.root / "root-home"
@@ -274,3 +285,18 @@ def test_a_venv_of_another_account_is_explained(term):
     assert tried.returncode != 0
     assert f".venv was made by another account with {python}, which {ORDINARY_USER} cannot run" in tried.stderr, tried.stderr
     assert "make VENV=<a folder of yours> PYTHON=/usr/bin/python3 setup" in tried.stderr
+
+
+CHECKS = [_the_term_scores_the_work_and_never_the_link, _the_audit_names_the_student_and_the_file,
+          _each_student_fetches_the_summary_page_with_nbgrader, _the_lms_file_carries_the_final_grade_manual_points_included,
+          _nothing_the_product_makes_or_collects_is_open_to_other_accounts, _a_venv_of_another_account_is_explained]
+
+
+def test_a_term_on_a_shared_server(subtests):
+    with a_term() as term:
+        for check in CHECKS:
+            with subtests.test(msg=check.__name__.strip("_").replace("_", " ")):
+                check(term)
+        for what, where in ATTEMPTS:
+            with subtests.test(msg=f"a student is refused: {what} {where}"):
+                _a_student_is_refused(term, what, where)

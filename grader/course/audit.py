@@ -99,7 +99,7 @@ def _inbound_findings(exchange: str | None, course_id: str, assignment: str) -> 
     inbound = Path(exchange) / course_id / "inbound"
     found = []
     for folder in sorted(inbound.glob(f"*+{glob.escape(assignment)}+*")):
-        student = folder.name.split("+", 1)[0]
+        student = folder.name.rsplit("+", 3)[0]  # student+assignment+timestamp+random, as nbgrader's collect reads it
         if folder.is_symlink() or not folder.is_dir():
             found.append((student, folder.name, "is not a folder (a symbolic link, or a file)"))
             continue

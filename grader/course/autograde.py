@@ -43,7 +43,8 @@ from traitlets import Bool, Float, Integer, List, Unicode
 from grader.authoring.assignment import check_grade_ids
 from grader.catalog import MODULES, TASKS, target_options
 from grader.course.class_batch import BackgroundBatch, package_digest
-from grader.course.inspection import changed_after_timestamp, irregular_entries, reference_copies
+from grader.course.exchange import SUMMARY_ID
+from grader.course.inspection import inspect_submission, irregular_entries
 from grader.course.permissions import course_problems, reference_package
 from grader.course.tampering import findings, restore
 from grader.engine import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
@@ -55,7 +56,7 @@ from grader.sandbox import bubblewrap
 
 __all__ = ["AuditCells", "KeepSafeOutputs", "SanitizeMarkdown", "ScoreChecks", "sanitize_steps", "autograde_steps", "SUMMARY_PAGE"]
 
-SUMMARY_PAGE = "index.html"  # written next to the notebooks; generate_feedback copies it into the feedback folder
+SUMMARY_PAGE = f"{SUMMARY_ID}.html"  # written next to the notebooks; generate_feedback copies it into the feedback folder
 _SAFE_DATA = ("text/plain", "image/png", "image/jpeg")  # what a submission's saved outputs may show
 _TAMPERED: dict[tuple[str, str], dict[str, list[str]]] = {}  # (assignment, student) -> notebook -> findings
 
@@ -203,8 +204,8 @@ class _ClassGrading:
         self._inspect(student, submitted, autograded)
         key, digest = display_path(str(submitted)), package_digest(autograded / "agstate")
         report = self.batch.report(key) if self.batch.digests.get(key) == digest else None
-        if report is not None and _grader_failures(report):  # the grader's own failure, or a time-out under the class's load
-            self.step.log.warning("Grading %s again on its own: %s", student, _grader_failures(report))
+        if report is not None and (doubtful := _grader_failures(report)):  # the grader's, or a time-out under load
+            self.step.log.warning("Grading %s again on its own: %s", student, doubtful)
             report = None
         if report is None:
             report = self.single.get((student, digest))
@@ -231,15 +232,14 @@ class _ClassGrading:
         if student in self.inspected:
             return
         self.inspected.add(student)
-        for relative, what in irregular_entries(submitted):
-            self.step.log.warning("Submission of student %r: %s is %s; it is not graded", student, relative, what)
+        for finding in inspect_submission(submitted, reference_package()):
+            self.step.log.warning("Submission of student %r: %s", student, finding)
+        for relative, _ in irregular_entries(submitted):
             copy = autograded / relative
             if copy.is_dir() and not copy.is_symlink():
                 shutil.rmtree(copy)
             elif copy.exists() or copy.is_symlink():
                 copy.unlink()
-        for finding in changed_after_timestamp(submitted) + reference_copies(submitted, reference_package()):
-            self.step.log.warning("Submission of student %r: %s", student, finding)
 
 
 def _grader_failures(report: dict) -> str:

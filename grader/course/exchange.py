@@ -34,7 +34,7 @@ from grader.course.inspection import irregular_entries
 
 __all__ = ["Collect", "FetchFeedback", "SUMMARY_ID"]
 
-SUMMARY_ID = "index"  # the summary page's name without .html (grader.course.autograde.SUMMARY_PAGE)
+SUMMARY_ID = "index"  # the summary page, index.html, as release_feedback names a page: without .html
 _PRIVATE_DIR, _PRIVATE_FILE = 0o750, 0o640  # the owner, and a co-instructor's group, may read: nobody else
 
 
@@ -42,7 +42,7 @@ class Collect(ExchangeCollect):
     """nbgrader's collect, copying plain files and folders only, each left-out entry named."""
 
     def do_copy(self, src, dest, log=None):
-        student = os.path.basename(src).split("+", 1)[0]
+        student = self._path_to_record(src)["username"]
         left_out = irregular_entries(src)
         for relative, what in left_out:
             self.log.warning("Not collected from student %r: %s is %s (a submission holds plain files only)",

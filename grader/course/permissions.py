@@ -17,11 +17,7 @@ from pathlib import Path
 
 from grader.authoring.release import ROOT
 
-__all__ = ["course_problems", "make_course_private", "reference_package", "SENSITIVE"]
-
-# What in the course folder no student may read: nbgrader's and the lab's.
-SENSITIVE = ("gradebook.db", "nbgrader_config.py", "grades.csv", "grades.jsonl", "report.html", "source", "autograded",
-             "feedback", "submitted", "release")
+__all__ = ["course_problems", "make_course_private", "reference_package"]
 
 
 def reference_package() -> Path | None:
@@ -53,12 +49,9 @@ def course_problems(root: str | os.PathLike, exchange: str | None = None) -> lis
     """Every way another account can read the course's private files or write into it, each with its fix."""
     root = Path(root).resolve()
     problems = []
-    if _open_to_others(root):
+    if _open_to_others(root):  # else nothing in it is in another account's reach, whatever its own mode
         problems.append(f"every account on this server can read the course folder {root} (the gradebook, the seed, the "
                         f"submissions): chmod 700 {root}")
-    else:
-        problems += [f"every account on this server can read {root / name}: chmod -R o-rwx {root / name}"
-                     for name in SENSITIVE if _open_to_others(root / name) and _open_to_others(root)]
     problems += [f"{folder} is writable by every account (nbgrader's copy keeps the exchange's mode): chmod -R o-w {folder}"
                  for folder in _world_writable(root / "submitted")]
     reference = reference_package()
