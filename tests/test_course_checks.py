@@ -127,3 +127,33 @@ def test_a_course_hidden_behind_a_private_folder_is_not_open(tmp_path, monkeypat
     course = tmp_path / "course"
     course.mkdir(mode=0o755)
     assert permissions.course_problems(course) == []  # pytest's 0700 folder above it: no other account gets through
+
+
+def test_collect_copies_plain_files_only_and_hangs_on_nothing(tmp_path, caplog):
+    """A student's inbound folder, theirs after submitting: a link to the instructor's solutions (a folder), and a
+    named pipe (nbgrader's copytree would block reading it). Collect leaves both out, names them, and the copy is private."""
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+
+    from grader.course.exchange import Collect
+
+    inbound = tmp_path / "inbound" / "b+en+agstate-lab+2026-12-03 10:00:00.000000 UTC+abc"  # a student id may hold '+'
+    (inbound / "notes").mkdir(parents=True)
+    (inbound / "01_overwrite.ipynb").write_text("{}")
+    os.chmod(inbound / "01_overwrite.ipynb", 0o666)
+    os.mkfifo(inbound / "pipe")
+    solutions = tmp_path / "solutions"
+    solutions.mkdir()
+    (solutions / "state.py").write_text("THE REFERENCE")
+    (inbound / "agstate").symlink_to(solutions)
+    collected = tmp_path / "course" / "submitted" / "b+en" / "agstate-lab"
+    collect = Collect(coursedir=CourseDirectory(root=str(tmp_path / "course")), authenticator=Authenticator())
+    collect.do_copy(str(inbound), str(collected))
+    copied = sorted(str(path.relative_to(collected)) for path in collected.rglob("*"))
+    assert copied == ["01_overwrite.ipynb", "notes"]
+    said = [record.getMessage() for record in caplog.records]
+    assert f"Not collected from student 'b+en': agstate is a symbolic link to {str(solutions)!r} (a submission holds " \
+           "plain files only)" in said
+    assert "Not collected from student 'b+en': pipe is a named pipe (a submission holds plain files only)" in said
+    modes = {path.name: path.stat().st_mode & 0o777 for path in [collected, collected / "notes", collected / "01_overwrite.ipynb"]}
+    assert modes == {"agstate-lab": 0o750, "notes": 0o750, "01_overwrite.ipynb": 0o640}
