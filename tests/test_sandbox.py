@@ -168,6 +168,21 @@ def test_closing_a_session_leaves_no_process_cgroup_or_folder(tmp_path):
     assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob(f"agstate-sandbox-{own}-*")), "the zygote's folder is left"
 
 
+@pytest.mark.skipif(not IS_ROOT, reason="task uids are made by a root grader")
+def test_a_root_grader_whose_temporary_directory_is_private_still_grades():
+    """TMPDIR inside a 0700 folder (a home's, pytest's own): the tasks' uids cannot pass through it, so the sandbox's
+    view is made in /tmp. It was made in TMPDIR, and every task of every submission was the grader's failure."""
+    private = Path(tempfile.mkdtemp(prefix="agstate-private-tmp-", dir="/tmp"))  # 0700
+    try:
+        (private / "tmp").mkdir()
+        done = subprocess.run([sys.executable, "-m", "grader", str(SOLUTIONS), "--task", "state.dedupe", "--seed", "3"],
+                              capture_output=True, text=True, timeout=300, cwd=ROOT, env={**os.environ, "TMPDIR": str(private / "tmp")})
+        assert done.returncode == 0 and "15.0/15.0" in done.stdout, done.stdout + done.stderr
+        assert not list((private / "tmp").glob("agstate-sandbox-*")), "a zygote's folder is left in TMPDIR"
+    finally:
+        shutil.rmtree(private)
+
+
 def test_cgroups_can_be_turned_off(monkeypatch):
     monkeypatch.setenv(cgroups.DISABLE, "off")
     assert cgroups.detect() == "cgroups are turned off (AGSTATE_CGROUPS=off)"

@@ -16,6 +16,7 @@ import stat
 from pathlib import Path
 
 from grader.authoring.release import ROOT
+from grader.sandbox.bubblewrap import passable
 
 __all__ = ["course_problems", "make_course_private", "reference_package"]
 
@@ -31,18 +32,13 @@ def make_course_private(directory: Path) -> None:
     directory.chmod(0o700)
 
 
-def _reachable(path: Path) -> bool:
-    """Every folder above ``path`` lets others through."""
-    return all(os.stat(parent).st_mode & stat.S_IXOTH for parent in path.resolve().parents)
-
-
 def _open_to_others(path: Path) -> bool:
     try:
         mode = path.lstat().st_mode
     except OSError:
         return False
     bits = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
-    return bool(mode & bits) and _reachable(path)
+    return bool(mode & bits) and passable(path.resolve().parent)  # every folder above it lets others through
 
 
 def course_problems(root: str | os.PathLike, exchange: str | None = None) -> list[str]:

@@ -26,6 +26,7 @@ import os
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -36,7 +37,7 @@ from grader.sandbox.containment import Limits
 
 __all__ = ["SUBMISSION", "SHARED", "UID_SLOTS", "Sandbox", "executable", "choice", "adopt", "CHOICE", "unavailable", "runtime_paths",
            "command", "read_until_eof",
-           "INSTALL_HINT", "NOT_INSTALLED", "learner_uid"]
+           "INSTALL_HINT", "NOT_INSTALLED", "learner_uid", "passable"]
 
 SUBMISSION = "/submission"  # where the sandbox sees its submission
 SHARED = "/shared"  # where it sees its task's shared folder, when the task has one (grader.sandbox.shared)
@@ -62,6 +63,13 @@ def learner_uid(zygote_pid: int, slot: int) -> int:
 # The zygote's bubblewrap is the one the grading side chose (``Zygote`` says which, ``adopt`` takes it): the zygote's
 # PATH is its own, and a grading side that found no sandbox must not get sandboxed tasks from its zygote.
 _CHOSEN: list[str] = []
+def passable(path) -> bool:
+    """Whether any uid may go through ``path`` and every folder above it (each lets others search it): a task's uid,
+    and bubblewrap running as it, reach what lies below only then."""
+    resolved = Path(path).resolve()
+    return all(os.stat(folder).st_mode & stat.S_IXOTH for folder in (resolved, *resolved.parents))
+
+
 CHOICE = "AGSTATE_BWRAP"  # the grading side's choice, in the zygote's environment: bwrap's path, or "" for none
 
 
