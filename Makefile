@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 .PHONY: lab test test-fast test-parts test-hostile lint docs grade learner check-learner kit clean browser sandbox kernel \
-	setup students-env
+	setup students-env hub-proxy
 
 $(STAMP): pyproject.toml
 	@# A .venv made by another account on an interpreter in its private home (root's pyenv) cannot run for this one.
@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	@# PYTHONWARNINGS reaches the build backend: its editable-install caution (notebooks/ is mapped into the
 	@# package grader.learner_notebooks) is not the learner's business on a first run.
-	PYTHONWARNINGS=ignore $(PY) -m pip install --quiet -e '.[test]'
+	PYTHONWARNINGS=ignore $(PY) -m pip install --quiet -e '.[test,hub]'
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
 	@touch $(STAMP)
 
@@ -36,7 +36,7 @@ setup: $(STAMP) sandbox kernel
 lab: $(STAMP) sandbox kernel
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG)
 
-test: $(STAMP) browser sandbox kernel
+test: $(STAMP) browser sandbox kernel hub-proxy
 	$(PY) -m pytest -n auto
 
 # The inner loop: the unit tier (tests/README.md): no learner process, no notebook, server, corpus or browser.
@@ -63,6 +63,15 @@ browser:
 	@test -x /usr/bin/chromium || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
 		{ echo "the browser test needs Debian's chromium: sudo apt-get install -y chromium" >&2; exit 1; }
+
+# JupyterHub's proxy for the shared-server test (tests/test_multiuser.py, as root): configurable-http-proxy from the
+# npm registry, as tests/hub/package-lock.json pins it, in tests/hub/node_modules. Without npm the test says so.
+HUB_PROXY := tests/hub/node_modules/.bin/configurable-http-proxy
+hub-proxy: $(HUB_PROXY)
+$(HUB_PROXY): tests/hub/package.json tests/hub/package-lock.json
+	@command -v npm >/dev/null || { echo "note: the JupyterHub test needs node 20+ and npm, for configurable-http-proxy" >&2; exit 0; }
+	npm ci --prefix tests/hub --no-audit --no-fund --silent
+	@touch $@
 
 # Every learner process runs in bubblewrap (Debian package bubblewrap); installed here when missing and root.
 # Without it the lab still opens and check() still grades your own work, saying it ran unsandboxed.
@@ -101,7 +110,7 @@ students-env:
 	@rm -rf build  # setuptools' staging folder: a module deleted since the last build would ship again
 	/usr/bin/python3 -m venv $(PREFIX)
 	$(PREFIX)/bin/python -m pip install --quiet --upgrade pip
-	PYTHONWARNINGS=ignore $(PREFIX)/bin/python -m pip install --quiet . "jupyterhub>=5,<7"
+	PYTHONWARNINGS=ignore $(PREFIX)/bin/python -m pip install --quiet '.[hub]'
 	$(PREFIX)/bin/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader:formgrader \
 		@jupyter/nbgrader:create-assignment @jupyter/nbgrader:course-list >/dev/null
 	$(PREFIX)/bin/jupyter server extension disable --sys-prefix nbgrader.server_extensions.formgrader \
@@ -110,4 +119,4 @@ students-env:
 	@echo "$(PREFIX): the students' environment; its single-user server: $(PREFIX)/bin/jupyterhub-singleuser"
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis docs/_build build
+	rm -rf $(VENV) .pytest_cache .hypothesis docs/_build build tests/hub/node_modules

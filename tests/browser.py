@@ -8,7 +8,7 @@ flags keep it off the network, which is closed.
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["CHROMIUM", "chromium_page", "run_notebook"]
+__all__ = ["CHROMIUM", "chromium", "chromium_page", "run_notebook"]
 
 CHROMIUM = Path("/usr/bin/chromium")
 _FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -16,8 +16,8 @@ _FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "
 
 
 @contextmanager
-def chromium_page(width: int = 1400, height: int = 1000):
-    """A fresh page in headless Chromium (Playwright gives it a new user-data-dir)."""
+def chromium():
+    """Headless Chromium (Playwright gives it a new user-data-dir); each ``new_context()`` is a person of its own."""
     assert CHROMIUM.exists(), ("Chromium is missing at /usr/bin/chromium: run `make test` (it installs Debian's "
                                "chromium) or `apt-get install -y chromium`")
     from playwright.sync_api import sync_playwright
@@ -25,9 +25,16 @@ def chromium_page(width: int = 1400, height: int = 1000):
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=_FLAGS)
         try:
-            yield browser.new_page(viewport={"width": width, "height": height})
+            yield browser
         finally:
             browser.close()
+
+
+@contextmanager
+def chromium_page(width: int = 1400, height: int = 1000):
+    """A fresh page in headless Chromium."""
+    with chromium() as browser:
+        yield browser.new_page(viewport={"width": width, "height": height})
 
 
 def run_notebook(page, base: str, token: str, notebook: str) -> None:

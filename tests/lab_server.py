@@ -14,7 +14,7 @@ from typing import NamedTuple
 import requests
 from conftest import ROOT, SOLUTIONS
 
-__all__ = ["Lab", "running_lab", "lab_on_the_reference"]
+__all__ = ["Lab", "free_port", "running_lab", "lab_on_the_reference"]
 
 
 class Lab(NamedTuple):
@@ -26,7 +26,7 @@ class Lab(NamedTuple):
         return {"Authorization": f"token {self.token}"}
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -35,7 +35,7 @@ def _free_port() -> int:
 @contextmanager
 def running_lab(root: Path, scratch: Path, env: dict | None = None):
     """Start JupyterLab serving ``root`` (its working directory too); yield its ``Lab``."""
-    port, token = _free_port(), secrets.token_hex(16)
+    port, token = free_port(), secrets.token_hex(16)
     command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
                f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}"]
     if os.geteuid() == 0:

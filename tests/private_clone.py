@@ -121,7 +121,9 @@ def private_clone(account: str | None = None) -> Clone:
         if not stamp.exists():
             shutil.rmtree(lab / ".venv", ignore_errors=True)
             env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": entry.pw_dir, "LANG": "C.UTF-8"}
-            build = f"{python} -m venv .venv && .venv/bin/pip install --quiet --disable-pip-version-check -e . && touch {stamp}"
+            # With the hub extra, as an instructor's environment on a shared server has it (jupyterhub-singleuser).
+            build = (f"{python} -m venv .venv && .venv/bin/pip install --quiet --disable-pip-version-check -e '.[hub]' "
+                     f"&& touch {stamp}")
             done = subprocess.run(as_account(clone, ["sh", "-c", build]), cwd=lab, env=env, capture_output=True,
                                   text=True, timeout=1200)
             if done.returncode != 0:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.course import cli, permissions
+from grader.course import cli, exchange, permissions
 from grader.course.class_batch import BackgroundBatch, package_digest
 from grader.course.inspection import changed_after_timestamp, inspect_submission, irregular_entries, reference_copies
 
@@ -157,3 +157,21 @@ def test_collect_copies_plain_files_only_and_hangs_on_nothing(tmp_path, caplog):
     assert "Not collected from student 'b+en': pipe is a named pipe (a submission holds plain files only)" in said
     modes = {path.name: path.stat().st_mode & 0o777 for path in [collected, collected / "notes", collected / "01_overwrite.ipynb"]}
     assert modes == {"agstate-lab": 0o750, "notes": 0o750, "01_overwrite.ipynb": 0o640}
+
+
+def _page(folder: Path, name: str, heading: str) -> Path:
+    """A notebook's feedback page, headed as nbgrader's feedback template heads it."""
+    page = folder / f"{name}.html"
+    page.write_text(f"<html><body><div class='panel'><h4>{heading}</h4><ul><li>Test cell (Score: 9.0 / 9.0)</li></ul>")
+    return page
+
+
+def test_the_score_listed_is_the_sum_of_the_fetched_pages(tmp_path):
+    pages = [_page(tmp_path, "03_dedupe", "03_dedupe (Score: 15.0 / 16.0)"),
+             _page(tmp_path, "04 (keep) max", "04 (keep) max (Score: 6.5 / 16.0)"),
+             _page(tmp_path, "late", "late (Score: -1.0 / 3.0)")]  # a late penalty larger than the points
+    assert exchange.feedback_score(pages) == (20.5, 35.0)
+    assert exchange.feedback_score([]) == (0, 0)
+    # A page without nbgrader's heading (another template), or missing: no score rather than a wrong one.
+    assert exchange.feedback_score([*pages, _page(tmp_path, "other", "other notebook")]) is None
+    assert exchange.feedback_score([*pages, tmp_path / "gone.html"]) is None

@@ -23,6 +23,7 @@ import contextlib
 import csv
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import sys
@@ -30,9 +31,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from browser import chromium
 from conftest import ROOT, SOLUTIONS
+from hub_server import jupyterhub, log_in
 from mutants.state_mutants import MUTANTS, mutant_source
 from nbgrader.api import Gradebook
+from playwright.sync_api import expect
 from private_clone import ORDINARY_USER, _tree_files, private_clone
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.geteuid() != 0, reason="makes Unix accounts: root only (CI)")]
@@ -145,6 +149,7 @@ def _run_the_term(term: Term) -> None:
     term.run(instructor, "release_feedback", "nbgrader", "release_feedback", ASSIGNMENT)
     for student in STUDENTS:
         term.run(student, f"fetch_feedback {student}", "nbgrader", "fetch_feedback", ASSIGNMENT)
+        term.run(student, f"list {student}", "nbgrader", "list", "--cached")
     roster = term.course / "canvas-export.csv"
     _give(instructor, roster, "Student,ID,SIS User ID,SIS Login ID,Section,agstate lab (77)\n"
                               "    Points Possible,,,,,\n" + "".join(f"S {s},{i},,{s},A,\n" for i, s in enumerate(STUDENTS)))
@@ -208,6 +213,14 @@ def _each_student_fetches_the_summary_page_with_nbgrader(term):
         assert student in pages[0].read_text()
         if score:
             assert f"<b>{score}</b>" in pages[0].read_text()
+
+
+def _each_student_lists_the_score_with_nbgrader(term):
+    scores = _scores(term)
+    for student in STUDENTS:
+        listed = term.logs[f"list {student}"]
+        assert re.search(rf" {ASSIGNMENT} .* score {scores[student]:g} / \d+ \(feedback already fetched\)",
+                         listed.stdout + listed.stderr), listed.stdout + listed.stderr
 
 
 def _the_lms_file_carries_the_final_grade_manual_points_included(term):
@@ -288,8 +301,57 @@ def _a_venv_of_another_account_is_explained(term):
 
 
 CHECKS = [_the_term_scores_the_work_and_never_the_link, _the_audit_names_the_student_and_the_file,
-          _each_student_fetches_the_summary_page_with_nbgrader, _the_lms_file_carries_the_final_grade_manual_points_included,
+          _each_student_fetches_the_summary_page_with_nbgrader, _each_student_lists_the_score_with_nbgrader,
+          _the_lms_file_carries_the_final_grade_manual_points_included,
           _nothing_the_product_makes_or_collects_is_open_to_other_accounts, _a_venv_of_another_account_is_explained]
+
+
+def _a_student_runs_a_check_cell_in_the_hub(term, hub, browser):
+    """In the server the hub started from the students' environment, with the bug in his working copy."""
+    student = STUDENTS[1]
+    page = log_in(browser, hub, student)
+    page.goto(f"{hub.url}/user/{student}/lab/tree/{ASSIGNMENT}/04_keep_max.ipynb")
+    page.locator(".jp-StatusBar-Widget", has_text="| Idle").first.wait_for(timeout=120_000)
+    cell = page.locator(".jp-Notebook .jp-CodeCell", has_text='check("state.keep_max")')
+    # The prompt, not the editor: the check cell is locked (read-only), and a click in its editor runs nothing.
+    cell.locator(".jp-InputPrompt").click()
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.locator("li[data-command='notebook:run-cell']").click()  # Run Selected Cell and Do not Advance
+    card = cell.locator(".jp-OutputArea-output table")
+    expect(card).to_contain_text("state.keep_max", timeout=240_000)
+    expect(card).to_contain_text("failing")
+    expect(card).to_contain_text("keep_max(0,")  # the counterexample: a score of 0 taken for no score
+    expect(cell.locator(".jp-OutputArea")).not_to_contain_text("WITHOUT a sandbox")
+    assert page.goto(f"{hub.url}/user/{student}/formgrader").status == 404  # no instructor tools for students
+    page.context.close()
+
+
+def _the_assignment_list_shows_the_score(term, hub, browser):
+    student = STUDENTS[0]
+    page = log_in(browser, hub, student)
+    page.get_by_role("menuitem", name="Nbgrader", exact=True).click()
+    expect(page.get_by_role("menuitem", name="Formgrader", exact=True)).to_have_count(0)  # the instructor's has it
+    page.get_by_role("menuitem", name="Assignment List", exact=True).click()
+    expect(page.locator("#submitted_assignments_list")).to_contain_text(
+        re.compile(rf"score {_scores(term)[student]:g} / \d+"), timeout=120_000)
+    page.context.close()
+
+
+def _the_instructor_formgrader_lists_the_submissions(term, hub, browser):
+    """The instructor's server, from the instructor's own environment, in the home folder: ~/.jupyter's config."""
+    page = log_in(browser, hub, ORDINARY_USER)
+    page.get_by_role("menuitem", name="Nbgrader", exact=True).click()
+    expect(page.get_by_role("menuitem", name="Formgrader", exact=True)).to_have_count(1)
+    page.goto(f"{hub.url}/user/{ORDINARY_USER}/formgrader/manage_submissions/{ASSIGNMENT}")
+    table = page.locator("#main-table")
+    for student, score in _scores(term).items():
+        expect(table).to_contain_text(student, timeout=120_000)
+        expect(table.locator("tr", has_text=student)).to_contain_text(f"{score:g} /")
+    page.context.close()
+
+
+HUB_CHECKS = [_a_student_runs_a_check_cell_in_the_hub, _the_assignment_list_shows_the_score,
+              _the_instructor_formgrader_lists_the_submissions]
 
 
 def test_a_term_on_a_shared_server(subtests):
@@ -300,3 +362,14 @@ def test_a_term_on_a_shared_server(subtests):
         for what, where in ATTEMPTS:
             with subtests.test(msg=f"a student is refused: {what} {where}"):
                 _a_student_is_refused(term, what, where)
+        # JupyterHub, as root, each account's server started as that account from its own environment.
+        servers = {student: term.students_env / "bin" / "jupyterhub-singleuser" for student in STUDENTS}
+        servers[ORDINARY_USER] = term.clone.lab / ".venv" / "bin" / "jupyterhub-singleuser"
+        with jupyterhub(term.root / "hub", term.students_env, servers) as hub, chromium() as browser:
+            for check in HUB_CHECKS:
+                with subtests.test(msg=f"JupyterHub: {check.__name__.strip('_').replace('_', ' ')}"):
+                    try:
+                        check(term, hub, browser)
+                    except Exception:
+                        print(hub.log.read_text()[-6000:])
+                        raise

@@ -1,7 +1,7 @@
 """The nbgrader configuration files of a course on a shared server, beyond the course's own ``nbgrader_config.py``.
 
-- The students': the course id, the exchange, and the lab's ``fetch_feedback``
-  (which brings the summary page). An admin installs it once for every student,
+- The students': the course id, the exchange, the lab's ``fetch_feedback``
+  (which brings the summary page) and ``list`` (the Assignment List's score). An admin installs it once for every student,
   in the students' environment (``<env>/etc/jupyter/nbgrader_config.py``) or
   system-wide (``/etc/jupyter/nbgrader_config.py``); nothing in it is secret.
 - The instructor's ``~/.jupyter/nbgrader_config.py``: a JupyterHub server starts
@@ -24,6 +24,8 @@ c.CourseDirectory.course_id = {course_id!r}
 c.Exchange.root = {exchange!r}
 # nbgrader's fetch_feedback brings only the notebooks' pages; this one brings the summary page (index.html) too.
 c.ExchangeFactory.fetch_feedback = "grader.course.exchange.FetchFeedback"
+# nbgrader's Assignment List shows a submission's time only; this one adds its score once the feedback is fetched.
+c.ExchangeFactory.list = "grader.course.exchange.List"
 '''
 
 _INSTRUCTOR = '''\

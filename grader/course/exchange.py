@@ -20,19 +20,26 @@ students' (``c.ExchangeFactory.fetch_feedback``); the commands stay nbgrader's o
   ``fetch_feedback`` looks only for the pages of the submitted notebooks. This
   one also fetches the summary, into the same folder as the notebooks' pages,
   whose links it follows.
+- ``List``: nbgrader's Assignment List shows a submission's time and a link to
+  its feedback, never its score. This one shows the score beside the time,
+  once the feedback is fetched: the sum of the notebooks' pages, as
+  ``generate_feedback`` wrote them from the gradebook (points given by hand
+  included, late penalty taken off).
 """
 
 import os
+import re
 import shutil
 import stat
 
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.exchange.default.fetch_feedback import ExchangeFetchFeedback
+from nbgrader.exchange.default.list import ExchangeList
 from nbgrader.utils import ignore_patterns, notebook_hash
 
 from grader.course.inspection import irregular_entries
 
-__all__ = ["Collect", "FetchFeedback", "SUMMARY_ID"]
+__all__ = ["Collect", "FetchFeedback", "List", "SUMMARY_ID", "feedback_score"]
 
 SUMMARY_ID = "index"  # the summary page, index.html, as release_feedback names a page: without .html
 _PRIVATE_DIR, _PRIVATE_FILE = 0o750, 0o640  # the owner, and a co-instructor's group, may read: nobody else
@@ -94,3 +101,41 @@ class FetchFeedback(ExchangeFetchFeedback):
                 self.feedback_files.append((SUMMARY_ID, parts[2], page))
                 self.log.info("Found the summary page for '%s/%s' submitted at %s", self.coursedir.course_id, parts[1],
                               parts[2])
+
+
+# The heading nbgrader's feedback template (formgrader/templates/feedback/index.html.j2) gives a notebook's page.
+_PAGE_SCORE = re.compile(r"<h4>.*? \(Score: (-?[0-9.]+) / ([0-9.]+)\)</h4>")
+
+
+def feedback_score(pages) -> tuple[float, float] | None:
+    """The score and maximum of a submission, summed over its notebooks' feedback pages; None if a page has none."""
+    score = maximum = 0.0
+    for page in pages:
+        try:
+            with open(page, encoding="utf-8") as html:
+                found = _PAGE_SCORE.search(html.read())
+        except (OSError, UnicodeDecodeError):
+            return None
+        if found is None:
+            return None
+        score, maximum = score + float(found[1]), maximum + float(found[2])
+    return score, maximum
+
+
+class List(ExchangeList):
+    """nbgrader's list; a student's submission whose feedback is fetched shows its score beside its time."""
+
+    def parse_assignments(self):
+        assignments = super().parse_assignments()
+        if not self.cached:  # the student's own submissions: their fetched pages are the student's files
+            return assignments
+        for assignment in assignments:
+            for submission in assignment["submissions"]:
+                if not submission.get("has_local_feedback") or submission.get("feedback_updated"):
+                    continue  # nothing fetched, or newer feedback waits in the exchange: no stale score
+                found = feedback_score(notebook["local_feedback_path"] for notebook in submission["notebooks"])
+                if found is not None:
+                    # The Assignment List shows a submission's "timestamp" as text and uses it for nothing else
+                    # (nbgrader 0.9); the score goes there, after the time, so sorting by it is unchanged.
+                    submission["timestamp"] += f" \N{EM DASH} score {found[0]:g} / {found[1]:g}"
+        return assignments

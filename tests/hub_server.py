@@ -1,0 +1,117 @@
+"""JupyterHub on loopback for tests, as a shared server runs it: root, LocalProcessSpawner, configurable-http-proxy.
+
+``jupyterhub(folder, hub_env, servers)`` starts JupyterHub (5 or 6, from
+``hub_env``) as root, listening on 127.0.0.1 only, with its proxy from the npm
+registry (``make hub-proxy``: ``tests/hub/node_modules``), JupyterHub's own
+dummy authenticator (one password, the accounts of ``servers`` only), and
+LocalProcessSpawner: each account's server runs as that Unix account, in its
+home folder, started by the ``jupyterhub-singleuser`` that ``servers`` names
+for it (the students' environment, an instructor's own), the way
+docs/instructor/shared-server.md configures a hub. Stopping the hub stops the
+proxy and every server it started.
+"""
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NamedTuple
+
+import requests
+from conftest import ROOT
+from lab_server import free_port
+
+__all__ = ["HUB_PROXY", "Hub", "jupyterhub", "log_in"]
+
+HUB_PROXY = ROOT / "tests" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
+
+# The docs' hub configuration, and the test's: loopback ports, the accounts' own single-user servers.
+_CONFIG = '''
+import json
+settings = json.loads({settings!r})
+c.JupyterHub.bind_url = settings["url"]
+c.JupyterHub.hub_bind_url = settings["hub_url"]
+c.ConfigurableHTTPProxy.api_url = settings["proxy_api_url"]
+c.ConfigurableHTTPProxy.command = [settings["proxy"]]
+c.JupyterHub.db_url = "sqlite:///jupyterhub.sqlite"
+c.JupyterHub.cookie_secret_file = "jupyterhub_cookie_secret"
+c.JupyterHub.authenticator_class = "dummy"
+c.DummyAuthenticator.password = settings["password"]
+c.Authenticator.allowed_users = set(settings["servers"])
+c.Spawner.default_url = "/lab"
+c.Spawner.start_timeout = c.Spawner.http_timeout = 180  # a first start imports JupyterLab on a busy machine
+
+
+def each_account_its_environment(spawner):
+    """The students' environment for a student, the instructor's own for the instructor (docs/instructor/shared-server.md)."""
+    server = settings["servers"][spawner.user.name]
+    spawner.cmd = [server]
+    spawner.environment = {{"PATH": f"{{server.rsplit('/', 1)[0]}}:/usr/local/bin:/usr/bin:/bin"}}
+
+
+c.Spawner.pre_spawn_hook = each_account_its_environment
+'''
+
+
+class Hub(NamedTuple):
+    url: str  # http://127.0.0.1:<port>, the proxy's public side
+    password: str
+    log: Path
+
+
+@contextmanager
+def jupyterhub(folder: Path, hub_env: Path, servers: dict[str, Path]):
+    """Run JupyterHub from ``hub_env`` in ``folder`` (its database, secret, config, log); yield its ``Hub``.
+
+    ``servers`` maps each account that may log in to the ``jupyterhub-singleuser`` its server runs.
+    """
+    assert os.geteuid() == 0, "LocalProcessSpawner starts each account's server as that account: the hub runs as root"
+    assert HUB_PROXY.exists(), f"configurable-http-proxy is missing at {HUB_PROXY}: run `make hub-proxy` (needs npm)"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    hub = Hub(f"http://127.0.0.1:{free_port()}", secrets.token_urlsafe(12), folder / "jupyterhub.log")
+    settings = {"url": hub.url, "hub_url": f"http://127.0.0.1:{free_port()}", "password": hub.password,
+                "proxy_api_url": f"http://127.0.0.1:{free_port()}", "proxy": str(HUB_PROXY),
+                "servers": {account: str(server) for account, server in servers.items()}}
+    (folder / "jupyterhub_config.py").write_text(_CONFIG.format(settings=json.dumps(settings)))
+    # The hub's own PATH: node for the proxy, the hub's environment for its helpers.
+    env = {"PATH": f"{hub_env / 'bin'}:/usr/local/bin:/usr/bin:/bin", "HOME": str(folder), "LANG": "C.UTF-8"}
+    process = subprocess.Popen([hub_env / "bin" / "jupyterhub", "-f", "jupyterhub_config.py"], cwd=folder, env=env,
+                               stdout=subprocess.DEVNULL, stderr=hub.log.open("w"), start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not _answers(f"{hub.url}/hub/health"):
+            assert process.poll() is None, f"JupyterHub ended (exit {process.returncode}):\n{hub.log.read_text()[-4000:]}"
+            assert time.monotonic() < deadline, f"JupyterHub did not answer in 2 minutes:\n{hub.log.read_text()[-4000:]}"
+            time.sleep(0.5)
+        yield hub
+    finally:
+        process.send_signal(signal.SIGTERM)  # the hub stops the proxy and every server it started
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def _answers(url: str) -> bool:
+    try:
+        return requests.get(url, timeout=2).ok
+    except requests.ConnectionError:
+        return False
+
+
+def log_in(browser, hub: Hub, account: str):
+    """A person of their own in ``browser`` (Playwright's), logged in at the hub's page, in their server's JupyterLab."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.goto(f"{hub.url}/hub/login")
+    page.fill("input[name=username]", account)
+    page.fill("input[name=password]", hub.password)
+    page.click("#login_submit")
+    # The hub starts the server (spawn-pending), then sends the browser to it.
+    page.wait_for_url(f"**/user/{account}/lab**", timeout=240_000)
+    page.wait_for_selector("#jp-main-dock-panel", timeout=120_000)
+    return page
