@@ -14,6 +14,7 @@ proxy and every server it started.
 import json
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import time
@@ -24,8 +25,9 @@ from typing import NamedTuple
 import requests
 from conftest import ROOT
 from lab_server import free_port
+from private_clone import _tree_files
 
-__all__ = ["HUB_PROXY", "Hub", "jupyterhub", "log_in"]
+__all__ = ["HUB_PROXY", "Hub", "jupyterhub", "log_in", "students_env"]
 
 HUB_PROXY = ROOT / "tests" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
 
@@ -63,11 +65,26 @@ class Hub(NamedTuple):
     log: Path
 
 
+def students_env(prefix: Path) -> Path:
+    """``make students-env PREFIX=prefix``, as an admin runs it, from a copy of this checkout (the wheel's build
+    folder is the checkout's own, and test_kit builds there too); every account can run it."""
+    checkout = prefix.parent / f"{prefix.name}-checkout"
+    for name in _tree_files():
+        (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, checkout / name)
+    built = subprocess.run(["make", "students-env", f"PREFIX={prefix}"], cwd=checkout, capture_output=True, text=True,
+                           timeout=1800)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    shutil.rmtree(checkout)
+    return prefix
+
+
 @contextmanager
-def jupyterhub(folder: Path, hub_env: Path, servers: dict[str, Path]):
+def jupyterhub(folder: Path, hub_env: Path, servers: dict[str, Path], extra_config: str = ""):
     """Run JupyterHub from ``hub_env`` in ``folder`` (its database, secret, config, log); yield its ``Hub``.
 
-    ``servers`` maps each account that may log in to the ``jupyterhub-singleuser`` its server runs.
+    ``servers`` maps each account that may log in to the ``jupyterhub-singleuser`` its server runs;
+    ``extra_config`` is appended to the configuration (services, roles).
     """
     assert os.geteuid() == 0, "LocalProcessSpawner starts each account's server as that account: the hub runs as root"
     assert HUB_PROXY.exists(), f"configurable-http-proxy is missing at {HUB_PROXY}: run `make hub-proxy` (needs npm)"
@@ -76,7 +93,7 @@ def jupyterhub(folder: Path, hub_env: Path, servers: dict[str, Path]):
     settings = {"url": hub.url, "hub_url": f"http://127.0.0.1:{free_port()}", "password": hub.password,
                 "proxy_api_url": f"http://127.0.0.1:{free_port()}", "proxy": str(HUB_PROXY),
                 "servers": {account: str(server) for account, server in servers.items()}}
-    (folder / "jupyterhub_config.py").write_text(_CONFIG.format(settings=json.dumps(settings)))
+    (folder / "jupyterhub_config.py").write_text(_CONFIG.format(settings=json.dumps(settings)) + extra_config)
     # The hub's own PATH: node for the proxy, the hub's environment for its helpers.
     env = {"PATH": f"{hub_env / 'bin'}:/usr/local/bin:/usr/bin:/bin", "HOME": str(folder), "LANG": "C.UTF-8"}
     process = subprocess.Popen([hub_env / "bin" / "jupyterhub", "-f", "jupyterhub_config.py"], cwd=folder, env=env,

@@ -33,11 +33,11 @@ from pathlib import Path
 import pytest
 from browser import chromium
 from conftest import ROOT, SOLUTIONS
-from hub_server import jupyterhub, log_in
+from hub_server import jupyterhub, log_in, students_env
 from mutants.state_mutants import MUTANTS, mutant_source
 from nbgrader.api import Gradebook
 from playwright.sync_api import expect
-from private_clone import ORDINARY_USER, _tree_files, private_clone
+from private_clone import ORDINARY_USER, private_clone
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.geteuid() != 0, reason="makes Unix accounts: root only (CI)")]
 
@@ -109,14 +109,7 @@ def a_term():
 
 def _run_the_term(term: Term) -> None:
     # The admin: the students' environment and the exchange (docs/instructor/shared-server.md).
-    # From a copy of the checkout: the wheel's build folder is the checkout's own, and test_kit builds there too.
-    checkout = term.root / "checkout"
-    for name in _tree_files():
-        (checkout / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / name, checkout / name)
-    built = subprocess.run(["make", "students-env", f"PREFIX={term.students_env}"], cwd=checkout,
-                           capture_output=True, text=True, timeout=1800)
-    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    students_env(term.students_env)
     subprocess.run(["install", "-d", "-m", "1777", str(term.exchange)], check=True)
     shutil.rmtree(term.course, ignore_errors=True)
     instructor, lab = ORDINARY_USER, term.clone.lab
