@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 .PHONY: lab test test-fast test-parts test-hostile lint docs grade learner check-learner kit clean browser sandbox kernel \
-	setup students-env hub-proxy
+	setup students-env hub-proxy course-kit
 
 $(STAMP): pyproject.toml
 	@# A .venv made by another account on an interpreter in its private home (root's pyenv) cannot run for this one.
@@ -100,17 +100,32 @@ kit: $(STAMP)
 	@rm -rf build  # setuptools' staging folder: a module deleted since the last build would ship again
 	$(PY) -m build --wheel --outdir dist .
 
+# The course kit: the students' wheel for a graded course, with no grader in it but check(), which the course's
+# grading service answers (grader/authoring/course_kit.py): dist/agstate_lab_course_kit-*.whl.
+course-kit: $(STAMP)
+	$(PY) -m grader.authoring.course_kit --outdir dist
+
 # The students' environment on a shared server (JupyterHub's single-user servers run it): the kit (this checkout
 # installed as a wheel: the grader, the notebooks and the stubs, no solutions), built on the system's Python so that
 # every account can run it, with nbgrader's instructor tools switched off. It needs no .venv of this checkout.
 # As root: sudo make students-env PREFIX=/opt/agstate-students (docs/instructor/shared-server.md).
+# KIT=course: the course kit instead (make course-kit), for a course graded by the hub's grading service
+# (docs/instructor/grading-service.md); the service's own environment is the default kit's.
 PREFIX ?= /opt/agstate-students
+KIT ?= self-paced
 students-env:
 	@test -x /usr/bin/python3 || { echo "students-env needs the system's python3 (3.11+): apt-get install python3-venv" >&2; exit 1; }
 	@rm -rf build  # setuptools' staging folder: a module deleted since the last build would ship again
 	/usr/bin/python3 -m venv $(PREFIX)
 	$(PREFIX)/bin/python -m pip install --quiet --upgrade pip
+ifeq ($(KIT),course)
+	@stage=$$(mktemp -d) && /usr/bin/python3 -m grader.authoring.course_kit --stage $$stage >/dev/null && \
+		PYTHONWARNINGS=ignore $(PREFIX)/bin/python -m pip install --quiet "$$stage[hub]"; \
+		status=$$?; rm -rf $$stage; exit $$status
+else
 	PYTHONWARNINGS=ignore $(PREFIX)/bin/python -m pip install --quiet '.[hub]'
+endif
+	$(PREFIX)/bin/python -m grader.notebook.kernel --prefix $(PREFIX)
 	$(PREFIX)/bin/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader:formgrader \
 		@jupyter/nbgrader:create-assignment @jupyter/nbgrader:course-list >/dev/null
 	$(PREFIX)/bin/jupyter server extension disable --sys-prefix nbgrader.server_extensions.formgrader \

@@ -52,7 +52,7 @@ def each_account_its_environment(spawner):
     """The students' environment for a student, the instructor's own for the instructor (docs/instructor/shared-server.md)."""
     server = settings["servers"][spawner.user.name]
     spawner.cmd = [server]
-    spawner.environment = {{"PATH": f"{{server.rsplit('/', 1)[0]}}:/usr/local/bin:/usr/bin:/bin"}}
+    spawner.environment = {{"PATH": f"{{server.rsplit('/', 1)[0]}}:/usr/local/bin:/usr/bin:/bin", **settings["environment"]}}
 
 
 c.Spawner.pre_spawn_hook = each_account_its_environment
@@ -65,14 +65,14 @@ class Hub(NamedTuple):
     log: Path
 
 
-def students_env(prefix: Path) -> Path:
-    """``make students-env PREFIX=prefix``, as an admin runs it, from a copy of this checkout (the wheel's build
-    folder is the checkout's own, and test_kit builds there too); every account can run it."""
+def students_env(prefix: Path, kit: str = "self-paced") -> Path:
+    """``make students-env PREFIX=prefix KIT=kit``, as an admin runs it, from a copy of this checkout (the wheel's
+    build folder is the checkout's own, and test_kit builds there too); every account can run it."""
     checkout = prefix.parent / f"{prefix.name}-checkout"
     for name in _tree_files():
         (checkout / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, checkout / name)
-    built = subprocess.run(["make", "students-env", f"PREFIX={prefix}"], cwd=checkout, capture_output=True, text=True,
+    built = subprocess.run(["make", "students-env", f"PREFIX={prefix}", f"KIT={kit}"], cwd=checkout, capture_output=True, text=True,
                            timeout=1800)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     shutil.rmtree(checkout)
@@ -80,11 +80,12 @@ def students_env(prefix: Path) -> Path:
 
 
 @contextmanager
-def jupyterhub(folder: Path, hub_env: Path, servers: dict[str, Path], extra_config: str = ""):
+def jupyterhub(folder: Path, hub_env: Path, servers: dict[str, Path], extra_config: str = "",
+               environment: dict[str, str] | None = None):
     """Run JupyterHub from ``hub_env`` in ``folder`` (its database, secret, config, log); yield its ``Hub``.
 
     ``servers`` maps each account that may log in to the ``jupyterhub-singleuser`` its server runs;
-    ``extra_config`` is appended to the configuration (services, roles).
+    ``extra_config`` is appended to the configuration (services, roles); ``environment`` goes to every server.
     """
     assert os.geteuid() == 0, "LocalProcessSpawner starts each account's server as that account: the hub runs as root"
     assert HUB_PROXY.exists(), f"configurable-http-proxy is missing at {HUB_PROXY}: run `make hub-proxy` (needs npm)"
@@ -92,7 +93,7 @@ def jupyterhub(folder: Path, hub_env: Path, servers: dict[str, Path], extra_conf
     hub = Hub(f"http://127.0.0.1:{free_port()}", secrets.token_urlsafe(12), folder / "jupyterhub.log")
     settings = {"url": hub.url, "hub_url": f"http://127.0.0.1:{free_port()}", "password": hub.password,
                 "proxy_api_url": f"http://127.0.0.1:{free_port()}", "proxy": str(HUB_PROXY),
-                "servers": {account: str(server) for account, server in servers.items()}}
+                "servers": {account: str(server) for account, server in servers.items()}, "environment": environment or {}}
     (folder / "jupyterhub_config.py").write_text(_CONFIG.format(settings=json.dumps(settings)) + extra_config)
     # The hub's own PATH: node for the proxy, the hub's environment for its helpers.
     env = {"PATH": f"{hub_env / 'bin'}:/usr/local/bin:/usr/bin:/bin", "HOME": str(folder), "LANG": "C.UTF-8"}

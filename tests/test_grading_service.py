@@ -167,3 +167,106 @@ def test_refusals_are_json_with_a_reason_and_cost_no_grading(running):
     assert running.post("ben", _package(STATE), "state.keep_max").status_code == 200
     outcomes = [json.loads(line)["outcome"] for line in running.settings.log.read_text().splitlines()]
     assert outcomes == ["bad request"] * 3 + ["refused", "graded"]  # every request of a known student
+
+
+# The client side: check() in the course kit, against a stand-in for the service (http.server in a thread).
+
+class _StandIn:
+    """Answers each POST with the next (status, body) of ``answers``; keeps what it was sent."""
+
+    def __init__(self, answers):
+        import http.server
+
+        self.answers, self.sent = list(answers), []
+        stand_in = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                stand_in.sent.append((self.path, self.headers["Authorization"],
+                                      json.loads(self.rfile.read(int(self.headers["Content-Length"])))))
+                status, body = stand_in.answers.pop(0)
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(json.dumps(body).encode())
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/services/agstate-grader/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+
+
+def _workspace(tmp_path: Path) -> Path:
+    package = tmp_path / "lab" / "agstate"
+    (package / "__pycache__").mkdir(parents=True)
+    (package / "state.py").write_text(STATE)
+    (package / "__init__.py").write_text("")
+    (package / "__pycache__" / "state.cpython-311.pyc").write_bytes(b"\0")
+    (package / "elsewhere.py").symlink_to("/etc/hostname")  # a link stays home
+    return tmp_path / "lab"
+
+
+_REPORT = {"submission": "ana", "seed": 5, "score": 15.0, "max_score": 15.0, "sandbox": "bubblewrap",
+           "tasks": [{"id": "state.keep_max", "score": 15.0, "max_score": 15.0, "status": "passed", "feedback": ""}]}
+
+
+def test_check_sends_the_package_with_the_servers_token_and_shows_the_report(tmp_path, monkeypatch, capsys):
+    from grader.notebook import check as notebook
+    from grader.notebook.service import package_files
+
+    workspace = _workspace(tmp_path)
+    assert sorted(package_files(workspace)) == ["__init__.py", "state.py"]
+    stand_in = _StandIn([(200, _REPORT)])
+    monkeypatch.setenv("AGSTATE_GRADING_SERVICE", stand_in.url.rstrip("/"))
+    monkeypatch.setenv("AGSTATE_WORKSPACE", str(workspace))
+    monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "the-servers-token")
+    try:
+        assert notebook.check("state.keep_max") == 15.0
+    finally:
+        stand_in.close()
+    [(path, authorization, sent)] = stand_in.sent
+    assert path == "/services/agstate-grader/api/check" and authorization == "token the-servers-token"
+    assert sent == {"files": {"__init__.py": "", "state.py": STATE}, "target": "state.keep_max"}
+    assert "state.keep_max" in capsys.readouterr().out
+
+
+def test_a_refusal_is_the_services_sentence_and_a_restart_is_waited_for(tmp_path, monkeypatch):
+    from grader.notebook import service as client
+
+    workspace = _workspace(tmp_path)
+    stand_in = _StandIn([(429, {"error": "a check of yours is still running: wait for its result; try again in 5 s"}),
+                         (503, {}), (502, {}), (200, _REPORT)])
+    waited = []
+    try:
+        with pytest.raises(client.ServiceRefusal, match="a check of yours is still running"):
+            client.grade_on_service(stand_in.url, workspace, None, sleep=waited.append)
+        assert client.grade_on_service(stand_in.url, workspace, None, sleep=waited.append) == _REPORT
+    finally:
+        stand_in.close()
+    assert waited == [1.0, 2.0]  # the proxy's 503 and 502 while the hub restarts the service
+    now = [0.0]
+
+    def later(seconds):
+        now[0] += seconds
+
+    with pytest.raises(client.ServiceRefusal, match=r"does not answer .*tell your instructor"):
+        client.grade_on_service(f"http://127.0.0.1:{free_port()}/", workspace, None, clock=lambda: now[0], sleep=later)
+    assert now[0] > client.WAIT_FOR_SERVICE
+
+
+def test_the_course_kit_without_a_service_says_so_in_one_line(tmp_path, monkeypatch, capsys):
+    from grader.notebook import check as notebook
+    from grader.notebook import service as client
+
+    monkeypatch.delenv("AGSTATE_GRADING_SERVICE", raising=False)
+    monkeypatch.setenv("AGSTATE_WORKSPACE", str(_workspace(tmp_path)))
+    monkeypatch.setattr(client, "has_local_grader", lambda: False)  # the course kit: no grader.engine
+    assert notebook.check("state") is None
+    assert capsys.readouterr().out.strip() == client.NO_SERVICE
+    with pytest.raises(ValueError, match="unknown task or part"):
+        notebook.check("state.nothing")

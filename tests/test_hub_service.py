@@ -26,8 +26,11 @@ from pathlib import Path
 
 import pytest
 import requests
-from hub_server import jupyterhub, students_env
+from browser import chromium
+from conftest import ROOT, SOLUTIONS
+from hub_server import jupyterhub, log_in, students_env
 from lab_server import free_port
+from playwright.sync_api import expect
 from test_grading_service import BUG, STATE, _package
 
 from grader.reports.students import student_seed
@@ -50,12 +53,13 @@ c.JupyterHub.load_roles = [
     {{"name": "user", "scopes": ["self", "access:services!service=agstate-grader"]}},
     {{"name": "test-admin", "scopes": ["admin:users", "tokens"], "services": ["test-admin"]}},
 ]
+c.Spawner.server_token_scopes = ["users:activity!user", "access:servers!server", "access:services!service=agstate-grader"]
 '''
 
 
 class Hubbed:
-    def __init__(self, hub, work: Path):
-        self.hub, self.work = hub, work
+    def __init__(self, hub, work: Path, browser, course_kit: Path):
+        self.hub, self.work, self.browser, self.course_kit = hub, work, browser, course_kit
         self.api = f"{hub.url}/services/agstate-grader/api"
         self.tokens = {student: self.token(student, ["access:services!service=agstate-grader"]) for student in STUDENTS}
 
@@ -104,17 +108,20 @@ def hubbed():
         for student in STUDENTS:
             _account(student)
         _account(SERVICE_ACCOUNT, home=False)
-        env = students_env(root / "service-env")
+        env = students_env(root / "service-env")  # the grader's environment, for the service
+        course_kit = students_env(root / "students-env", kit="course")  # the students': no grader but check()
         work = root / "service"  # the service's own folder: its log and its checks in progress
         work.mkdir(mode=0o700)
         account = pwd.getpwnam(SERVICE_ACCOUNT)
         os.chown(work, account.pw_uid, account.pw_gid)
-        extra = _SERVICES.format(port=free_port(), account=SERVICE_ACCOUNT, work=str(work), seed=PRACTICE_SEED,
+        port = free_port()
+        extra = _SERVICES.format(port=port, account=SERVICE_ACCOUNT, work=str(work), seed=PRACTICE_SEED,
                                  command=str(env / "bin" / "agstate-grading-service"), admin=ADMIN_TOKEN,
                                  path=f"{env / 'bin'}:/usr/local/bin:/usr/bin:/bin")
-        servers = {student: env / "bin" / "jupyterhub-singleuser" for student in STUDENTS}  # the hub's users
-        with jupyterhub(root / "hub", env, servers, extra_config=extra) as hub:
-            hubbed = Hubbed(hub, work)
+        servers = {student: course_kit / "bin" / "jupyterhub-singleuser" for student in STUDENTS}
+        service = {"AGSTATE_GRADING_SERVICE": f"http://127.0.0.1:{port}/services/agstate-grader/"}
+        with jupyterhub(root / "hub", env, servers, extra_config=extra, environment=service) as hub, chromium() as browser:
+            hubbed = Hubbed(hub, work, browser, course_kit)
             hubbed.wait_for(hubbed.up, "the service answers")
             yield hubbed
     finally:
@@ -201,9 +208,37 @@ def _reply_or_error(request):
         return error
 
 
+def _check_in_a_spawned_servers_kernel_grades_on_the_service(hubbed: Hubbed):
+    """The course kit in the student's server: the check cell's files go to the service with the server's token."""
+    student = STUDENTS[0]
+    account = pwd.getpwnam(student)
+    lab = Path(account.pw_dir) / "lab"
+    shutil.copytree(ROOT / "agstate", lab / "agstate", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(SOLUTIONS / "agstate" / "state.py", lab / "agstate" / "state.py")
+    shutil.copy(ROOT / "notebooks" / "04_keep_max.ipynb", lab)
+    subprocess.run(["chown", "-R", f"{account.pw_uid}:{account.pw_gid}", lab], check=True)
+    before = len(hubbed.results(hubbed.tokens[student]).json()["results"])
+    site = next((hubbed.course_kit / "lib").glob("python3*/site-packages"))
+    assert (site / "grader" / "notebook" / "service.py").is_file() and not (site / "grader" / "engine").exists()
+    page = log_in(hubbed.browser, hubbed.hub, student)
+    page.goto(f"{hubbed.hub.url}/user/{student}/lab/tree/lab/04_keep_max.ipynb")
+    page.locator(".jp-StatusBar-Widget", has_text="| Idle").first.wait_for(timeout=120_000)
+    cell = page.locator(".jp-Notebook .jp-CodeCell", has_text='check("state.keep_max")')
+    cell.locator(".jp-InputPrompt").click()
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.locator("li[data-command='notebook:run-cell']").click()
+    card = cell.locator(".jp-OutputArea-output table")
+    expect(card).to_contain_text("state.keep_max", timeout=240_000)
+    expect(card).to_contain_text("passed")
+    page.context.close()
+    results = hubbed.results(hubbed.tokens[student]).json()["results"]
+    assert len(results) == before + 1 and results[-1]["outcome"] == "graded" and results[-1]["target"] == "state.keep_max"
+    assert results[-1]["seed"] == student_seed(PRACTICE_SEED, student)
+
+
 CLAIMS = [_a_check_is_graded_with_the_students_practice_seed, _a_student_reads_only_their_own_results,
           _a_token_the_hub_does_not_vouch_for_is_refused, _a_burst_from_one_student_is_refused_and_the_other_answered,
-          _killing_the_service_mid_check_loses_nothing]
+          _killing_the_service_mid_check_loses_nothing, _check_in_a_spawned_servers_kernel_grades_on_the_service]
 
 
 def test_the_grading_service_under_jupyterhub(hubbed, subtests):

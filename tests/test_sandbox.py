@@ -61,8 +61,8 @@ FACTS = textwrap.dedent('''
             "cap_eff": int(status["CapEff"], 16), "no_new_privs": status.get("NoNewPrivs", "").strip(),
             "root": sorted(os.listdir("/")), "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
             "nested_userns": libc.unshare(0x10000000), "interfaces": sorted(name for _, name in socket.if_nameindex()),
-            "tmp_bytes": tmp.f_blocks * tmp.f_frsize, "writable": [f for f in ("/", "/usr", sys.prefix, "/submission",
-                                                                           "/tmp", "/dev/shm") if writable(f)],
+            "tmp_bytes": tmp.f_blocks * tmp.f_frsize, "writable": [f for f in ("/", "/usr", sys.prefix, os.path.join(sys.prefix, "lib"),
+                                                                           "/submission", "/tmp", "/dev/shm") if writable(f)],
             "readable": {path: readable(path) for path in @PATHS@},
             "grading_modules": sorted(m for m in sys.modules if m.startswith(("grader.engine", "hypothesis")) or
                                       m.split(".")[3:4] in (["rules"], ["checks"], ["model"], ["strategies"])),
@@ -110,7 +110,10 @@ def test_the_learner_sees_only_the_runtime_its_submission_and_a_capped_tmp(facts
         on_the_way = sorted({bound[len(path) + 1:].split("/")[0] for bound in bubblewrap.runtime_paths()
                              if bound.startswith(path.rstrip("/") + "/")})
         assert found in (None, on_the_way) and found is not True, f"{path} is visible in the sandbox: {found}"
-    assert seen["writable"] == ["/tmp", "/dev/shm"], seen["writable"]
+    # A runtime under /tmp (a checkout cloned there) has its mount point made in the sandbox's own /tmp, a capped
+    # tmpfs: a file written there is the sandbox's, as any in /tmp; the runtime's files under it stay read-only.
+    in_tmp = [sys.prefix] if Path(sys.prefix).is_relative_to("/tmp") else []
+    assert seen["writable"] == [*in_tmp, "/tmp", "/dev/shm"], seen["writable"]
     assert seen["tmp_bytes"] == Limits(cpu_seconds=1).tmp_bytes
     assert seen["cwd"] == "/tmp"
 

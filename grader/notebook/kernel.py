@@ -165,7 +165,10 @@ def start_grader() -> None:
     (``grader.notebook.check.workspace``); another notebook of the environment starts nothing.
     """
     from grader.notebook import check as notebook
+    from grader.notebook import service
 
+    if service.service_url() is not None or not service.has_local_grader():
+        return  # the course's grading service grades: nothing to start here
     if (notebook.workspace() / "agstate").is_dir():
         notebook.warm_up()
 

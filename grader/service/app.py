@@ -45,14 +45,14 @@ from grader.service.upload import MAX_BYTES, UploadError, digest, parse_upload, 
 
 __all__ = ["Settings", "Checks", "make_app", "main"]
 
-DEFAULTS = {"examples": 20, "timeout": 60.0, "per_minute": 6}
+DEFAULTS = {"per_minute": 6}
 
 
 class Settings(argparse.Namespace):
     practice_seed: int
     parts: list[str]
-    examples: int
-    timeout: float
+    examples: int | None  # None: agstate-grade's own default, as autograde's
+    timeout: float | None
     jobs: int
     per_minute: int
     log: Path
@@ -99,6 +99,15 @@ class Checks:
             raise UploadError(f"{target!r} is not graded in this course (its parts: {', '.join(self.settings.parts)})")
         return options
 
+    def course_options(self) -> list[str]:
+        """The course's settings that differ from agstate-grade's defaults (as the course's autograde gives them)."""
+        options = []
+        if self.settings.examples is not None:
+            options += ["--examples", str(self.settings.examples)]
+        if self.settings.timeout is not None:
+            options += ["--timeout", repr(self.settings.timeout)]
+        return options
+
     async def grade(self, student: str, files: dict[str, str], target: str | None) -> dict:
         options = self.options(target)
         seed = student_seed(self.settings.practice_seed, student)
@@ -109,8 +118,7 @@ class Checks:
             async with self.slots:
                 grading = await asyncio.create_subprocess_exec(
                     sys.executable, "-I", "-m", "grader", Path(folder) / "submission", "--json", "--seed", str(seed),
-                    "--examples", str(self.settings.examples), "--timeout", repr(self.settings.timeout), "--jobs", "1",
-                    *options, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                    "--jobs", "1", *self.course_options(), *options, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
                     env={**os.environ, "TMPDIR": str(scratch)}, preexec_fn=_die_with_the_service)
                 try:
                     out, err = await grading.communicate()
@@ -224,8 +232,8 @@ def parse_settings(argv: list[str] | None = None) -> Settings:
     parser = argparse.ArgumentParser(prog="agstate-grading-service", description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", dest="parts", nargs="+", choices=list(MODULES), default=list(MODULES),
                         help="the parts the course grades (default: every part)")
-    parser.add_argument("--examples", type=int, default=DEFAULTS["examples"], help="examples per rule, as the course's")
-    parser.add_argument("--timeout", type=float, default=DEFAULTS["timeout"], help="seconds per task, as the course's")
+    parser.add_argument("--examples", type=int, help="examples per rule, as the course's (default: agstate-grade's)")
+    parser.add_argument("--timeout", type=float, help="seconds per task, as the course's (default: agstate-grade's)")
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)), help="checks graded at once (default: cores)")
     parser.add_argument("--per-minute", type=int, default=DEFAULTS["per_minute"], help="checks a student may start a minute")
     parser.add_argument("--log", type=Path, default=Path("agstate-checks.jsonl"), help="the log, a JSON line per request")

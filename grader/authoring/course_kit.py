@@ -1,0 +1,125 @@
+"""The course kit: the students' wheel for a graded course, with no answer key in it.
+
+    python -m grader.authoring.course_kit [--outdir dist]     (make course-kit)
+    python -m grader.authoring.course_kit --stage DIR          (make students-env KIT=course: pip installs DIR)
+
+The self-paced kit (``make kit``) holds the whole grader: its models of the
+pure tasks behave as the reference does, and its rules, strategies and
+probes say what is checked and how. A graded course's students get this
+wheel instead, ``agstate-lab-course-kit``: the notebooks, the stubs and
+provided helpers (``agstate/``), and of the grader only what a student's
+kernel runs — ``check()``, which sends the files to the course's grading
+service (``grader.notebook.service``), the scorecard that shows its answer,
+the catalog of task names and points, the kernel's reload, and the
+scheduler the race notebooks demonstrate with. ``KIT_MODULES`` lists them;
+a test builds the wheel and holds its file list to it, and to having no
+model, rule, check, strategy, scenario, fake or probe.
+"""
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+from grader.catalog import NAMES
+
+__all__ = ["KIT_MODULES", "NAME", "build", "stage"]
+
+NAME = "agstate-lab-course-kit"
+# The repository (grader/authoring/ is two below it). Not grader.authoring.release's: that imports nbformat, and
+# make students-env stages the kit with the system's Python, before any environment exists.
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+# Of grader/, what a student's kernel imports (tests/test_course_kit.py checks the closure of its imports).
+KIT_MODULES = [
+    "grader/__init__.py",
+    "grader/caches.py",  # Hypothesis's files out of the workspace, in a notebook that uses it
+    "grader/catalog.py",  # task names, points, notebooks: no rule
+    "grader/parts/__init__.py",
+    "grader/parts/descriptor.py",
+    *[f"grader/parts/{name}/__init__.py" for name in NAMES],  # each part's descriptor: titles, tasks, points
+    "grader/notebook/__init__.py",
+    "grader/notebook/check.py",
+    "grader/notebook/kernel.py",
+    "grader/notebook/service.py",
+    "grader/reports/__init__.py",
+    "grader/reports/report.py",
+    "grader/reports/safe.py",
+    "grader/reports/scorecard.py",
+    "grader/child/__init__.py",
+    "grader/child/guard.py",
+    "grader/child/lockstep.py",  # the race notebooks' run_in_lockstep: a scheduler, it judges nothing
+]
+
+
+def stage(folder: Path) -> Path:
+    """The course kit's project in ``folder``: its pyproject, ``agstate/``, the notebooks and ``KIT_MODULES``."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    optional = project["optional-dependencies"]
+    for name in KIT_MODULES:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, folder / name)
+    shutil.copytree(ROOT / "agstate", folder / "agstate", ignore=shutil.ignore_patterns("__pycache__"))
+    notebooks = folder / "grader" / "learner_notebooks"
+    notebooks.mkdir()
+    (notebooks / "__init__.py").write_text("")
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        shutil.copy2(notebook, notebooks / notebook.name)
+    packages = sorted({str(Path(name).parent).replace("/", ".") for name in KIT_MODULES} | {"agstate",
+                                                                                           "grader.learner_notebooks"})
+    dependencies = ",\n    ".join(json.dumps(dependency) for dependency in project["dependencies"])
+    (folder / "pyproject.toml").write_text(f'''\
+[build-system]
+requires = ["setuptools>=77", "wheel"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "{NAME}"
+version = "{project["version"]}"
+description = "agstate lab for a graded course: notebooks, stubs and check(), which the course's grading service answers"
+requires-python = "{project["requires-python"]}"
+license = "{project["license"]}"
+dependencies = [
+    {dependencies},
+]
+
+[project.optional-dependencies]
+hub = {json.dumps(optional["hub"])}
+
+[tool.setuptools]
+packages = {json.dumps(packages)}
+
+[tool.setuptools.package-data]
+"grader.learner_notebooks" = ["*.ipynb"]
+''')
+    return folder
+
+
+def build(outdir: Path) -> Path:
+    """Build the course kit's wheel into ``outdir``; its path."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="agstate-course-kit-") as folder:
+        stage(Path(folder))
+        done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(outdir.resolve()), folder],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"building the course kit failed:\n{done.stdout[-2000:]}{done.stderr[-3000:]}")
+    (wheel,) = sorted(outdir.glob(f"{NAME.replace('-', '_')}-*.whl"))[-1:]
+    return wheel
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader.authoring.course_kit", description=__doc__.splitlines()[0])
+    parser.add_argument("--outdir", type=Path, default=ROOT / "dist", help="where the wheel goes (default dist/)")
+    parser.add_argument("--stage", type=Path, metavar="DIR", help="only write the kit's project into DIR, to pip install")
+    args = parser.parse_args(argv)
+    print(stage(args.stage) if args.stage else build(args.outdir))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

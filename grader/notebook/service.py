@@ -1,0 +1,87 @@
+"""``check()`` through the course's grading service: the files go to the hub's service, the report comes back.
+
+A graded course's students have the course kit, which holds no grader: in
+their servers the hub sets ``AGSTATE_GRADING_SERVICE`` (the service's URL)
+and ``JUPYTERHUB_API_TOKEN`` (the server's own token, which tells the
+service who the student is). This module sends the workspace's
+``agstate/*.py`` (plain files; links and caches stay home) and returns the
+service's report, for ``check()`` to show as it shows a local one. Only the
+standard library: the kit has no HTTP client of its own.
+
+While the hub restarts the service (it died, or is being upgraded), a
+check waits for it, up to ``WAIT_FOR_SERVICE`` seconds, and then asks
+again: the student's Shift+Enter is not lost to a restart.
+"""
+
+import importlib.util
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+__all__ = ["SERVICE_VARIABLE", "ServiceRefusal", "grade_on_service", "package_files", "service_url", "has_local_grader",
+           "NO_SERVICE"]
+
+SERVICE_VARIABLE = "AGSTATE_GRADING_SERVICE"
+WAIT_FOR_SERVICE = 120.0
+NO_SERVICE = (f"check() grades on your course's grading service, and this server names none ({SERVICE_VARIABLE} is "
+              "not set): ask your instructor to add it to the hub's configuration")
+_RESTARTING = {502, 503, 504}  # the hub's proxy, while the service is down
+
+
+class ServiceRefusal(RuntimeError):
+    """The service answered, and did not grade: its sentence says why and what to do."""
+
+
+def service_url() -> str | None:
+    url = os.environ.get(SERVICE_VARIABLE, "").strip()
+    return (url.rstrip("/") + "/") if url else None
+
+
+def has_local_grader() -> bool:
+    """Whether this installation can grade by itself (the lab, the self-paced kit), or only ask a service (the course kit)."""
+    return importlib.util.find_spec("grader.engine") is not None
+
+
+def package_files(workspace: Path) -> dict[str, str]:
+    """The workspace's ``agstate/`` as the service takes it: each plain ``.py`` file by its path in the package."""
+    package = workspace / "agstate"
+    files = {}
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package)
+        if "__pycache__" in relative.parts or path.is_symlink() or not path.is_file():
+            continue
+        files[relative.as_posix()] = path.read_text(encoding="utf-8", errors="surrogateescape")
+    return files
+
+
+def grade_on_service(url: str, workspace: Path, target: str | None, clock=time.monotonic, sleep=time.sleep) -> dict:
+    """The service's report on ``workspace``'s files for ``target``; ``ServiceRefusal`` with its sentence otherwise."""
+    body = json.dumps({"files": package_files(workspace), "target": target}).encode("utf-8", "surrogatepass")
+    token = os.environ.get("JUPYTERHUB_API_TOKEN", "")
+    request = urllib.request.Request(f"{url}api/check", data=body, method="POST",
+                                     headers={"Content-Type": "application/json", "Authorization": f"token {token}"})
+    deadline, pause = clock() + WAIT_FOR_SERVICE, 1.0
+    while True:
+        try:
+            with urllib.request.urlopen(request, timeout=600) as answer:
+                return json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            if error.code not in _RESTARTING or clock() > deadline:
+                raise ServiceRefusal(_sentence(error)) from None
+        except (urllib.error.URLError, ConnectionError, TimeoutError) as error:
+            if clock() > deadline:
+                raise ServiceRefusal(f"the course's grading service at {url} does not answer ({error}): tell your "
+                                     "instructor") from None
+        sleep(pause)  # the hub is starting it again
+        pause = min(pause * 2, 10.0)
+
+
+def _sentence(error: urllib.error.HTTPError) -> str:
+    try:
+        said = json.loads(error.read()).get("error")
+    except (ValueError, AttributeError, OSError):
+        said = None
+    return said or f"the course's grading service answered {error.code} {error.reason}"
