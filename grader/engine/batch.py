@@ -9,7 +9,6 @@ from the zygote, in a sandbox of its own. Reports stream back as each worker
 finishes.
 """
 
-import ctypes
 import json
 import multiprocessing
 import shutil
@@ -24,14 +23,13 @@ from grader import collector
 from grader.engine import bank
 from grader.engine import predraw as drawing
 from grader.engine.runner import grade_submission
+from grader.lifetime import die_with_parent
 from grader.reports import report as reports
 from grader.reports.report import GRADER_ERROR, grader_failed
 from grader.reports.safe import clean, display_path
 from grader.sandbox import zygote
 
 __all__ = ["grade_many", "failed_report"]
-
-_PR_SET_PDEATHSIG = 1
 
 
 def failed_report(submission: str, task_ids: list[str], seed: int, status: str, feedback: str,
@@ -50,7 +48,7 @@ def _worker(conn, submission: str, task_ids: list[str], seed: int, examples: int
     # as the main process removes that folder whatever happened.
     tempfile.tempdir = scratch
     # A worker outliving the batch would keep its sandboxes alive: it dies with the main process.
-    ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    die_with_parent()
     try:
         report = grade_submission(submission, task_ids, seed, examples, timeout, memory_mb, sandbox=sandbox, costs=costs)
     except Exception as exc:  # a grader bug: this submission gets a clear error, the batch goes on

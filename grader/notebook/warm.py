@@ -27,7 +27,6 @@ the zygote's sandboxed children. It exits when its stdin closes (the kernel
 has gone).
 """
 
-import ctypes
 import glob
 import json
 import os
@@ -39,9 +38,9 @@ import signal
 import sys
 import tempfile
 
-__all__ = ["serve", "tasks_in_order"]
+from grader.lifetime import die_with_parent
 
-_PR_SET_PDEATHSIG = 1
+__all__ = ["serve", "tasks_in_order"]
 
 
 def tasks_in_order(notebook: str | None) -> list[str]:
@@ -85,7 +84,7 @@ class _Drawer:
         if self.pid == 0:
             os.close(readable)
             try:
-                ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # it dies with the warm grader
+                die_with_parent()  # it dies with the warm grader
                 os.nice(19)
                 quiet = os.open(os.devnull, os.O_RDWR)
                 for fd in (0, 1):  # the kernel's pipes are the warm grader's to answer: their ends are not kept here

@@ -23,12 +23,10 @@ seen while practising decides no grade.
 
 import argparse
 import asyncio
-import ctypes
 import json
 import os
 import secrets
 import shutil
-import signal
 import sys
 import tempfile
 import time
@@ -39,6 +37,7 @@ from jupyterhub.services.auth import HubAuthenticated
 from tornado import httpserver, ioloop, web
 
 from grader.catalog import MODULES, TASKS, target_options
+from grader.lifetime import die_with_parent
 from grader.reports.students import student_seed
 from grader.service.limits import StudentLimits
 from grader.service.upload import MAX_BYTES, UploadError, digest, parse_upload, write_package
@@ -64,12 +63,6 @@ class GraderFailure(RuntimeError):
 
 
 _CHECK_PREFIX = "check-"
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_the_service() -> None:
-    """In the grader's process, before it runs: a killed service takes its gradings along (their sandboxes follow)."""
-    ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def clear_work(work: Path) -> None:
@@ -119,7 +112,8 @@ class Checks:
                 grading = await asyncio.create_subprocess_exec(
                     sys.executable, "-I", "-m", "grader", Path(folder) / "submission", "--json", "--seed", str(seed),
                     "--jobs", "1", *self.course_options(), *options, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                    env={**os.environ, "TMPDIR": str(scratch)}, preexec_fn=_die_with_the_service)
+                    env={**os.environ, "TMPDIR": str(scratch)},
+                    preexec_fn=die_with_parent)  # a killed service takes its gradings along
                 try:
                     out, err = await grading.communicate()
                 except asyncio.CancelledError:  # the student went away: the grading goes too
