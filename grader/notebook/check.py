@@ -158,7 +158,7 @@ def _grade(args: list[str], slot: _Slot | None = None) -> subprocess.CompletedPr
 def check(target: str | None = None, *, seed: int | None = None) -> float | None:
     """Grade ``target`` (a task id like "state.dedupe", a part like "state", or everything)."""
     options = target_options(target)  # an unknown target is refused here, whoever grades
-    if service.service_url() is not None or not service.has_local_grader():
+    if service.grades_on_service():
         return _check_on_service(target, seed)
     args = [str(workspace()), "--json", *options]
     if seed is not None:

@@ -167,7 +167,7 @@ def start_grader() -> None:
     from grader.notebook import check as notebook
     from grader.notebook import service
 
-    if service.service_url() is not None or not service.has_local_grader():
+    if service.grades_on_service():
         return  # the course's grading service grades: nothing to start here
     if (notebook.workspace() / "agstate").is_dir():
         notebook.warm_up()

@@ -22,7 +22,7 @@ import urllib.request
 from pathlib import Path
 
 __all__ = ["SERVICE_VARIABLE", "ServiceRefusal", "grade_on_service", "package_files", "service_url", "has_local_grader",
-           "NO_SERVICE"]
+           "grades_on_service", "NO_SERVICE"]
 
 SERVICE_VARIABLE = "AGSTATE_GRADING_SERVICE"
 WAIT_FOR_SERVICE = 120.0
@@ -43,6 +43,11 @@ def service_url() -> str | None:
 def has_local_grader() -> bool:
     """Whether this installation can grade by itself (the lab, the self-paced kit), or only ask a service (the course kit)."""
     return importlib.util.find_spec("grader.engine") is not None
+
+
+def grades_on_service() -> bool:
+    """Whether check() asks the course's service here: one is named, or there is no grader to ask instead."""
+    return service_url() is not None or not has_local_grader()
 
 
 def package_files(workspace: Path) -> dict[str, str]:

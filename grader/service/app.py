@@ -44,9 +44,6 @@ from grader.service.upload import MAX_BYTES, UploadError, digest, parse_upload, 
 
 __all__ = ["Settings", "Checks", "make_app", "main"]
 
-DEFAULTS = {"per_minute": 6}
-
-
 class Settings(argparse.Namespace):
     practice_seed: int
     parts: list[str]
@@ -129,8 +126,9 @@ class Checks:
         report["submission"] = student  # not the service's folder, which is gone
         return report
 
-    def record(self, entry: dict) -> None:
+    def record(self, student: str, outcome: str, **details) -> None:
         """One line of the log per request, written at once (O_APPEND): a killed service leaves no half line."""
+        entry = {"time": time.time(), "student": student, "outcome": outcome, **details}
         line = (json.dumps(entry, ensure_ascii=False, sort_keys=True) + "\n").encode()
         descriptor = os.open(self.settings.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
@@ -184,23 +182,22 @@ class CheckHandler(_Handler):
         refusal = self.checks.limits.refusal(student)
         if refusal is not None:
             message, retry = refusal
-            self.checks.record({"time": time.time(), "student": student, "outcome": "refused", "why": message})
+            self.checks.record(student, "refused", why=message)
             raise Refusal(429, f"{message}; try again in {retry} s", retry)
         started = time.monotonic()
         try:
             files, target = parse_upload(self.request.body)
             report = await self.checks.grade(student, files, target)
         except UploadError as error:
-            self.checks.record({"time": time.time(), "student": student, "outcome": "bad request", "why": str(error)})
+            self.checks.record(student, "bad request", why=str(error))
             raise Refusal(400, str(error)) from None
         except GraderFailure as error:
-            self.checks.record({"time": time.time(), "student": student, "outcome": "grader failure", "why": str(error)})
+            self.checks.record(student, "grader failure", why=str(error))
             raise Refusal(500, "the grading service could not grade (not your code's fault): tell your instructor") from None
         finally:
             self.checks.limits.done(student)
-        self.checks.record({"time": time.time(), "student": student, "outcome": "graded", "digest": digest(files),
-                            "target": target, "seed": report["seed"], "score": report["score"],
-                            "max_score": report["max_score"], "seconds": round(time.monotonic() - started, 2)})
+        self.checks.record(student, "graded", digest=digest(files), target=target, seed=report["seed"], score=report["score"],
+                           max_score=report["max_score"], seconds=round(time.monotonic() - started, 2))
         self.finish(report)
 
 
@@ -229,7 +226,7 @@ def parse_settings(argv: list[str] | None = None) -> Settings:
     parser.add_argument("--examples", type=int, help="examples per rule, as the course's (default: agstate-grade's)")
     parser.add_argument("--timeout", type=float, help="seconds per task, as the course's (default: agstate-grade's)")
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)), help="checks graded at once (default: cores)")
-    parser.add_argument("--per-minute", type=int, default=DEFAULTS["per_minute"], help="checks a student may start a minute")
+    parser.add_argument("--per-minute", type=int, default=6, help="checks a student may start a minute (default 6)")
     parser.add_argument("--log", type=Path, default=Path("agstate-checks.jsonl"), help="the log, a JSON line per request")
     parser.add_argument("--work", type=Path, default=Path("checks-in-progress"),
                         help="the service's own folder for the checks in progress (default: checks-in-progress)")
