@@ -14,13 +14,13 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
+from lab_server import free_port
 
 __all__ = ["PostgresServer", "postgres_url", "find_bin_dir"]
 
@@ -36,12 +36,6 @@ def find_bin_dir() -> Path:
             return Path(folder)
     raise RuntimeError("no PostgreSQL server binaries (initdb, postgres): install the postgresql package "
                        "(Debian: apt-get install postgresql) or set AGSTATE_PG_BIN to their directory")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _server_user() -> pwd.struct_passwd | None:
@@ -61,7 +55,7 @@ class PostgresServer:
 
     def __init__(self, start_timeout: float = 60.0):
         self.bin = find_bin_dir()
-        self.port = _free_port()
+        self.port = free_port()
         self.user = _server_user()
         self.start_timeout = start_timeout
         self.root = Path(tempfile.mkdtemp(prefix="agstate-pg-"))
