@@ -81,9 +81,13 @@ def parser() -> argparse.ArgumentParser:
                              "(the --out log always has them)")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="show every failing rule of a task in full (default: the first in full, the others one line each)")
-    parser.add_argument("--no-sandbox", action="store_true",
-                        help="run the learner's code without bubblewrap, as you (for your own work only; "
-                             "every report says so)")
+    sandboxing = parser.add_mutually_exclusive_group()
+    sandboxing.add_argument("--no-sandbox", action="store_true",
+                            help="run the learner's code without bubblewrap, as you (for your own work only; "
+                                 "every report says so)")
+    sandboxing.add_argument("--require-sandbox", action="store_true",
+                            help="refuse to grade even one submission without bubblewrap (a service grading "
+                                 "others' code: never as itself)")
     return parser
 
 
@@ -253,6 +257,8 @@ def _sandbox(args, submissions: int) -> str | None:
     reason = bubblewrap.unavailable()
     if reason is None:
         return None
+    if args.require_sandbox:
+        raise UsageError(f"refusing to grade without a sandbox (--require-sandbox): {reason}")
     if submissions > 1:
         raise UsageError(f"refusing to grade {submissions} submissions without a sandbox: {reason}; or pass "
                          "--no-sandbox to grade trusted submissions without it")

@@ -13,6 +13,7 @@ proxy and every server it started.
 
 import json
 import os
+import pwd
 import secrets
 import shutil
 import signal
@@ -27,9 +28,37 @@ from conftest import ROOT
 from lab_server import free_port
 from private_clone import _tree_files
 
-__all__ = ["HUB_PROXY", "Hub", "jupyterhub", "log_in", "students_env"]
+__all__ = ["HUB_PROXY", "Hub", "jupyterhub", "log_in", "students_env", "unix_accounts", "wait_until"]
 
 HUB_PROXY = ROOT / "tests" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
+
+def wait_until(condition, what: str, seconds: float, log: Path) -> None:
+    """Poll ``condition`` until it holds; past ``seconds``, fail with ``what`` and the end of ``log`` (the hub's)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"{what}: not after {seconds} s\n{log.read_text()[-4000:]}"
+        time.sleep(0.2)
+
+
+@contextmanager
+def unix_accounts(people: list[str], services: tuple[str, ...] = ()):
+    """Unix accounts for a test, as root: ``people`` with a home of their own (0700: the docs' step, as nbgrader's
+    cache there holds a student's feedback secret), ``services`` with none and no login. Made afresh (a run stopped
+    half-way left them behind); at the end their processes are killed and the accounts removed, homes with them."""
+    try:
+        for name in (*people, *services):
+            subprocess.run(["userdel", "-r", name], capture_output=True)
+            home = name in people
+            subprocess.run(["useradd", "--create-home" if home else "--no-create-home",
+                            "--shell", "/bin/sh" if home else "/usr/sbin/nologin", name], check=True, capture_output=True)
+            if home:
+                os.chmod(pwd.getpwnam(name).pw_dir, 0o700)
+        yield
+    finally:
+        for name in (*people, *services):
+            subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
+            subprocess.run(["userdel", "-r", name], capture_output=True)
+
 
 # The docs' hub configuration, and the test's: loopback ports, the accounts' own single-user servers.
 _CONFIG = '''
@@ -100,11 +129,9 @@ def jupyterhub(folder: Path, hub_env: Path, servers: dict[str, Path], extra_conf
     process = subprocess.Popen([hub_env / "bin" / "jupyterhub", "-f", "jupyterhub_config.py"], cwd=folder, env=env,
                                stdout=subprocess.DEVNULL, stderr=hub.log.open("w"), start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
-        while not _answers(f"{hub.url}/hub/health"):
-            assert process.poll() is None, f"JupyterHub ended (exit {process.returncode}):\n{hub.log.read_text()[-4000:]}"
-            assert time.monotonic() < deadline, f"JupyterHub did not answer in 2 minutes:\n{hub.log.read_text()[-4000:]}"
-            time.sleep(0.5)
+        wait_until(lambda: process.poll() is not None or _answers(f"{hub.url}/hub/health"), "JupyterHub answers", 120,
+                   hub.log)
+        assert process.poll() is None, f"JupyterHub ended (exit {process.returncode}):\n{hub.log.read_text()[-4000:]}"
         yield hub
     finally:
         process.send_signal(signal.SIGTERM)  # the hub stops the proxy and every server it started

@@ -1,13 +1,16 @@
 """The grading service (grader/service/): what it takes, how often, and the grade it gives, without a hub.
 
 The hub's part, who the caller is, is stood in for here by a header naming
-the student (``_Handler.get_current_user`` patched); tests/test_hub_service.py
+the student (``_Handler.hub_user`` patched); tests/test_hub_service.py
 runs the service under a real JupyterHub, with the students' real tokens.
 """
 
-import asyncio
 import json
+import os
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -15,15 +18,17 @@ import requests
 from conftest import ROOT, SOLUTIONS
 from lab_server import free_port
 from mutants.state_mutants import MUTANTS, mutant_source
+from service_in_thread import ServiceInThread, settings
 
-from grader.reports.students import student_seed
+from grader.package_files import MAX_BYTES, MAX_FILES, MAX_PART
 from grader.service import app as service
+from grader.service.app import practice_seed
 from grader.service.limits import StudentLimits
-from grader.service.upload import MAX_BYTES, MAX_FILES, UploadError, digest, parse_upload, write_package
+from grader.service.upload import UploadError, digest, parse_upload, write_package
 
 pytestmark = pytest.mark.unit
 
-PRACTICE_SEED = 4242
+PRACTICE_SECRET = "practice-secret-of-the-tests"
 STATE = (SOLUTIONS / "agstate" / "state.py").read_text()
 BUG = mutant_source(next(m for m in MUTANTS if m.name == "keep_max_zero_is_absent"))
 
@@ -39,11 +44,12 @@ def _body(files, target=None) -> bytes:
 
 
 @pytest.mark.parametrize("name", ["../state.py", "/etc/passwd.py", "state.txt", "a/../../b.py", "a b.py", "état.py",
-                                  "a/b/c/d.py", "", ".py", "__pycache__/x.pyc"])
+                                  "a/b/c/d.py", "", ".py", "__pycache__/x.pyc", "state-Copy1.py",
+                                  ".ipynb_checkpoints/state-checkpoint.py", "x" * (MAX_PART + 1) + ".py"])
 def test_a_file_name_outside_the_package_is_refused_and_named(name):
     with pytest.raises(UploadError) as refused:
         parse_upload(_body({name: "x = 1\n"}))
-    assert repr(name) in str(refused.value)
+    assert repr(name)[:40] in str(refused.value) and len(str(refused.value)) < 300  # named, and not echoed whole
 
 
 @pytest.mark.parametrize("body, says", [
@@ -51,6 +57,8 @@ def test_a_file_name_outside_the_package_is_refused_and_named(name):
     (json.dumps({"files": {}, "target": 3}).encode(), '"target"'),
     (_body({f"m{i}.py": "" for i in range(MAX_FILES + 1)}), f"at most {MAX_FILES}"),
     (_body({"a.py": "x" * (MAX_BYTES // 2), "b.py": "é" * (MAX_BYTES // 4 + 1)}), f"at most {MAX_BYTES:,}"),
+    (b"[" * 100_000 + b"]" * 100_000, "nested too deep"),  # a RecursionError in the parser, not a 500
+    (_body({"state.py": "\ud800"}), "must be text"),  # a lone surrogate no file's bytes give
 ])
 def test_a_malformed_or_oversized_request_is_refused_with_its_reason(body, says):
     with pytest.raises(UploadError, match=says):
@@ -58,14 +66,15 @@ def test_a_malformed_or_oversized_request_is_refused_with_its_reason(body, says)
 
 
 def test_the_package_is_written_as_sent_and_nothing_else(tmp_path):
-    files, target = parse_upload(_body({"state.py": STATE, "helpers/text.py": "\udcff lone surrogate"}, "state"))
+    files, target = parse_upload(_body({"state.py": STATE, "helpers/text.py": "\udcff not UTF-8"}, "state"))
     assert target == "state"
     write_package(files, tmp_path)
     assert (tmp_path / "agstate" / "state.py").read_text() == STATE
+    assert (tmp_path / "agstate" / "helpers" / "text.py").read_bytes() == b"\xff not UTF-8"  # the student's own byte
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == [
         "agstate", "agstate/helpers", "agstate/helpers/text.py", "agstate/state.py"]
     assert digest(files) == digest(dict(reversed(files.items())))  # the order sent does not change it
-    assert digest(files) != digest({**files, "state.py": STATE + "\n"})
+    assert digest(files) != digest({**files, "state.py": (STATE + "\n").encode()})
 
 
 def test_a_student_has_one_check_at_a_time_and_a_few_a_minute():
@@ -85,50 +94,14 @@ def test_a_student_has_one_check_at_a_time_and_a_few_a_minute():
     assert limits.refusal("ana") is None
 
 
-class _Running:
-    """The service's app on a port of its own, in a thread; a request names its student in X-Test-Student."""
-
-    def __init__(self, tmp_path: Path, **overrides):
-        settings = service.Settings(practice_seed=PRACTICE_SEED, parts=["state"], examples=10, timeout=60.0, jobs=2,
-                                    per_minute=3, log=tmp_path / "checks.jsonl", work=tmp_path / "work")
-        for key, value in overrides.items():
-            setattr(settings, key, value)
-        service.clear_work(settings.work)
-        self.port, self.settings = free_port(), settings
-        self.loop = asyncio.new_event_loop()
-        ready = threading.Event()
-
-        def serve():
-            asyncio.set_event_loop(self.loop)
-            service.make_app(service.Checks(settings), "/services/grader/").listen(self.port, "127.0.0.1")
-            self.loop.call_soon(ready.set)
-            self.loop.run_forever()
-
-        self.thread = threading.Thread(target=serve, daemon=True)
-        self.thread.start()
-        ready.wait(10)
-
-    def post(self, student, files, target=None):
-        return requests.post(f"http://127.0.0.1:{self.port}/services/grader/api/check", data=_body(files, target),
-                             headers={"X-Test-Student": student}, timeout=300)
-
-    def results(self, student):
-        return requests.get(f"http://127.0.0.1:{self.port}/services/grader/api/results",
-                            headers={"X-Test-Student": student}, timeout=30)
-
-    def close(self):
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
+def _serve(tmp_path, **overrides) -> ServiceInThread:
+    return ServiceInThread(settings(tmp_path, **{"practice_secret": PRACTICE_SECRET, "examples": 10, "timeout": 60.0,
+                                                 **overrides}))
 
 
 @pytest.fixture
-def running(tmp_path, monkeypatch):
-    def as_the_header_says(handler):
-        name = handler.request.headers.get("X-Test-Student")
-        return {"kind": "user", "name": name} if name else None
-
-    monkeypatch.setattr(service._Handler, "get_current_user", as_the_header_says)
-    running = _Running(tmp_path)
+def running(tmp_path):
+    running = _serve(tmp_path)
     yield running
     running.close()
 
@@ -138,22 +111,22 @@ def test_a_check_is_graded_with_the_students_practice_seed_and_logged(running):
     passed = running.post("ana", _package(STATE), "state.keep_max")
     assert passed.status_code == 200, passed.text
     report = passed.json()
-    assert report["seed"] == student_seed(PRACTICE_SEED, "ana") and report["submission"] == "ana"
+    assert report["seed"] == practice_seed(PRACTICE_SECRET, "ana") and report["submission"] == "ana"
     assert [(t["id"], t["status"]) for t in report["tasks"]] == [("state.keep_max", "passed")]
     failing = running.post("ben", _package(BUG), "state.keep_max").json()
-    assert failing["seed"] == student_seed(PRACTICE_SEED, "ben") != report["seed"]
+    assert failing["seed"] == practice_seed(PRACTICE_SECRET, "ben") != report["seed"]
     assert failing["tasks"][0]["status"] == "failed" and "keep_max(0," in failing["tasks"][0]["feedback"]
     # Each reads their own checks only.
     mine = running.results("ana").json()["results"]
-    assert [(r["student"], r["outcome"], r["score"]) for r in mine] == [("ana", "graded", report["score"])]
-    assert mine[0]["digest"] == digest(_package(STATE))
+    assert [(r["outcome"], r["score"]) for r in mine] == [("graded", report["score"])]
+    assert mine[0]["digest"] == digest({name: text.encode() for name, text in _package(STATE).items()})
     assert running.results("nobody-yet").json() == {"results": []}
     assert not list(running.settings.work.iterdir())  # each check's folder is gone with it
 
 
 @pytest.mark.part
 def test_refusals_are_json_with_a_reason_and_cost_no_grading(running):
-    anonymous = requests.post(f"http://127.0.0.1:{running.port}/services/grader/api/check", data=_body({}), timeout=30)
+    anonymous = requests.post(running.api + "check", data=_body({}), timeout=30)
     assert anonymous.status_code == 403 and "token" in anonymous.json()["error"]
     elsewhere = running.post("ana", {"board.py": ""}, "board.move")
     assert elsewhere.status_code == 400 and "not graded in this course" in elsewhere.json()["error"]
@@ -167,6 +140,163 @@ def test_refusals_are_json_with_a_reason_and_cost_no_grading(running):
     assert running.post("ben", _package(STATE), "state.keep_max").status_code == 200
     outcomes = [json.loads(line)["outcome"] for line in running.settings.log.read_text().splitlines()]
     assert outcomes == ["bad request"] * 3 + ["refused", "graded"]  # every request of a known student
+
+
+HANGS = STATE.replace("def keep_max(", "def keep_max(*_):\n    while True:\n        pass\n\n\ndef _replaced(", 1)
+
+
+def _left_running(work: Path) -> list[str]:
+    """The command lines of processes still running on a check's folder under ``work``."""
+    found = []
+    for process in Path("/proc").glob("[0-9]*"):
+        try:
+            command = (process / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if str(work) in command:
+            found.append(command)
+    return found
+
+
+@pytest.mark.part
+def test_a_check_over_the_services_limit_is_stopped_whole_and_said(tmp_path):
+    running = _serve(tmp_path, check_limit=4.0)  # the task's own timeout is 60 s: the service stops it
+    try:
+        over = running.post("ana", _package(HANGS), "state.keep_max")
+        assert over.status_code == 422 and "past the service's limit of 4 s" in over.json()["error"]
+        assert _left_running(running.settings.work) == [] and not list(running.settings.work.iterdir())
+        assert running.post("ana", _package(STATE), "state.keep_max").status_code == 200  # the slot is free again
+    finally:
+        running.close()
+    assert [r["outcome"] for r in running.checks.results("ana")] == ["over time", "graded"]
+
+
+@pytest.mark.part
+def test_a_students_code_reads_neither_the_secret_nor_the_log(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGSTATE_PRACTICE_SECRET", PRACTICE_SECRET)  # as the hub gives it to the service
+    monkeypatch.setenv("AGSTATE_INTEGRITY", "off")  # the tripwires would stop it first: this is the sandbox's proof
+    running = _serve(tmp_path)
+    (tmp_path / "checks.jsonl").write_text('{"student": "ben", "outcome": "graded", "score": 1.0}\n')
+    spy = ("import os\nFOUND = []\nfor path in [f'/proc/{p}/environ' for p in os.listdir('/proc') if p.isdigit()] + "
+           f"[{str(tmp_path / 'checks.jsonl')!r}]:\n"
+           "    try:\n        FOUND.append(open(path, 'rb').read().decode('latin-1'))\n    except OSError:\n        pass\n"
+           "def keep_max(*_):\n    raise RuntimeError('LEAK:' + ' | '.join(FOUND)[-3000:])\n\n\ndef _replaced(")
+    try:
+        answer = running.post("ana", _package(STATE.replace("def keep_max(", spy, 1)), "state.keep_max")
+    finally:
+        running.close()
+    feedback = answer.json()["tasks"][0]["feedback"]
+    assert "LEAK:" in feedback  # its code ran, and found
+    assert PRACTICE_SECRET not in feedback and '"ben"' not in feedback  # neither the secret nor another's line
+
+
+@pytest.mark.part
+def test_a_student_who_goes_away_takes_the_grading_along(tmp_path):
+    running = _serve(tmp_path, jobs=1)
+    try:
+        with pytest.raises(requests.ReadTimeout):  # the kernel interrupted: the connection closes
+            running.post("ana", _package(HANGS), "state.keep_max", timeout=3)
+        for _ in range(100):
+            if [r["outcome"] for r in running.checks.results("ana")] == ["abandoned"]:
+                break
+            time.sleep(0.1)
+        assert [r["outcome"] for r in running.checks.results("ana")] == ["abandoned"]
+        assert _left_running(running.settings.work) == []
+        assert running.post("ben", _package(STATE), "state.keep_max").status_code == 200  # the one slot is free
+    finally:
+        running.close()
+
+
+@pytest.mark.part
+def test_a_student_reads_their_outcomes_and_never_the_graders_messages(tmp_path):
+    log = tmp_path / "checks.jsonl"
+    earlier = {"time": 1.0, "student": "ana", "outcome": "graded", "score": 3.0, "detail": "the instructor's"}
+    log.write_text(json.dumps(earlier) + "\n" + '{"time": 2.0, "student": "ana", "outc')  # a crash cut the last line
+    running = _serve(tmp_path, examples=-1)  # agstate-grade refuses it: the grader fails, not the student
+    try:
+        failed = running.post("ana", _package(STATE), "state.keep_max")
+        assert failed.status_code == 500 and "not your code's fault" in failed.json()["error"]
+        results = running.results("ana").json()["results"]
+    finally:
+        running.close()
+    assert [(r["outcome"], "detail" in r) for r in results] == [("graded", False), ("grader failure", False)]
+    logged = json.loads(log.read_text().splitlines()[-1])
+    assert logged["outcome"] == "grader failure" and "--examples" in logged["detail"]  # the instructor's to read
+
+
+def test_a_body_that_never_comes_whole_gives_the_students_turn_back(tmp_path):
+    import socket
+
+    running = _serve(tmp_path)
+    try:
+        with socket.create_connection(("127.0.0.1", running.port)) as half:
+            half.sendall(b"POST /services/grader/api/check HTTP/1.1\r\nHost: x\r\nX-Test-Student: ana\r\n"
+                         b"Content-Length: 1000\r\n\r\n{\"files\": ")
+            time.sleep(0.5)  # admitted: prepare has run
+        for _ in range(50):
+            again = running.post("ana", {}, "board.move")
+            if again.status_code != 429:
+                break
+            time.sleep(0.1)
+        assert again.status_code == 400 and "not graded in this course" in again.json()["error"]
+    finally:
+        running.close()
+
+
+def test_a_loop_of_refused_checks_writes_a_line_a_minute(tmp_path):
+    checks = service.Checks(settings(tmp_path))
+    for _ in range(1000):
+        checks.record_refusal("ana", "you started 1 checks in the last minute (at most 1)")
+    checks.record_refusal("ben", "a check of yours is still running: wait for its result")
+    assert [(r["student"], r["refused"]) for r in map(json.loads, checks.settings.log.read_text().splitlines())] == [
+        ("ana", 1), ("ben", 1)]
+
+
+@pytest.mark.part
+def test_the_body_limit_is_the_files_own_bytes_however_json_escapes_them(tmp_path):
+    running = _serve(tmp_path)
+    control = "\x01" * (MAX_BYTES - 1000)  # six bytes each in JSON: a 6 MB body holding 1 MB of files
+    try:
+        read = running.post("ana", {"state.py": control}, "board.move")
+        assert read.status_code == 400 and "not graded in this course" in read.json()["error"]  # read, then refused
+        over = running.post("ana", {"state.py": control + "\x01" * 1001}, "state")
+        assert over.status_code == 400 and f"at most {MAX_BYTES:,}" in over.json()["error"]
+    finally:
+        running.close()
+
+
+@pytest.mark.parametrize("argv, environment, says", [
+    (["--jobs", "0"], {"AGSTATE_PRACTICE_SECRET": PRACTICE_SECRET}, "must be more than 0"),
+    (["--per-minute", "0"], {"AGSTATE_PRACTICE_SECRET": PRACTICE_SECRET}, "must be more than 0"),
+    ([], {"AGSTATE_PRACTICE_SECRET": "4242"}, "at least 16 characters"),
+    ([], {}, "set AGSTATE_PRACTICE_SECRET"),
+])
+def test_the_services_settings_are_checked_before_it_starts(argv, environment, says, monkeypatch, capsys):
+    monkeypatch.delenv("AGSTATE_PRACTICE_SECRET", raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SystemExit):
+        service.parse_settings(argv)
+    assert says in capsys.readouterr().err
+
+
+def test_a_practice_seed_is_the_students_own_and_gives_no_secret_away():
+    seeds = {practice_seed(PRACTICE_SECRET, name) for name in ("ana", "ben", "ana ", "Ana")}
+    assert len(seeds) == 4 and all(0 <= seed < 2**31 for seed in seeds)
+    assert practice_seed(PRACTICE_SECRET, "ana") == practice_seed(PRACTICE_SECRET, "ana")  # it repeats
+    assert practice_seed(PRACTICE_SECRET + "x", "ana") != practice_seed(PRACTICE_SECRET, "ana")
+
+
+@pytest.mark.part
+def test_the_service_does_not_start_where_the_sandbox_cannot_run(tmp_path):
+    started = subprocess.run([sys.executable, "-c", "import sys; from grader.service.app import main; sys.exit(main())",
+                              "--work", str(tmp_path / "work")], capture_output=True, text=True, timeout=120,
+                             env={**os.environ, "PATH": str(tmp_path), "AGSTATE_PRACTICE_SECRET": PRACTICE_SECRET})
+    assert started.returncode == 2, started.stderr
+    assert started.stderr.strip() == ("agstate-grading-service: refusing to start, as it grades only in the sandbox: "
+                                      "bubblewrap (bwrap) is not installed: install bubblewrap (Debian/Ubuntu: apt-get "
+                                      "install bubblewrap; Fedora: dnf install bubblewrap)")
+    assert not (tmp_path / "work").exists()
 
 
 # The client side: check() in the course kit, against a stand-in for the service (http.server in a thread).
@@ -208,7 +338,32 @@ def _workspace(tmp_path: Path) -> Path:
     (package / "__init__.py").write_text("")
     (package / "__pycache__" / "state.cpython-311.pyc").write_bytes(b"\0")
     (package / "elsewhere.py").symlink_to("/etc/hostname")  # a link stays home
+    (package / ".ipynb_checkpoints").mkdir()  # JupyterLab's copies, and a copy of its own: no module, they stay home
+    (package / ".ipynb_checkpoints" / "state-checkpoint.py").write_text(STATE)
+    (package / "state-Copy1.py").write_text(STATE)
     return tmp_path / "lab"
+
+
+def test_the_bytes_on_the_students_disk_are_the_bytes_graded(tmp_path):
+    from grader.notebook.service import package_files
+
+    workspace = _workspace(tmp_path)
+    latin = b"# caf\xe9, written in Latin-1\nx = 1\n"  # not UTF-8: the grader's own error to report, as it is
+    (workspace / "agstate" / "notes.py").write_bytes(latin)
+    sent = package_files(workspace)
+    assert sorted(sent) == ["__init__.py", "notes.py", "state.py"]
+    files, _ = parse_upload(json.dumps({"files": sent, "target": None}).encode("ascii"))
+    write_package(files, tmp_path / "graded")
+    assert (tmp_path / "graded" / "agstate" / "notes.py").read_bytes() == latin
+
+
+def test_check_says_so_before_sending_more_than_the_service_takes(tmp_path):
+    from grader.notebook import service as client
+
+    workspace = _workspace(tmp_path)
+    (workspace / "agstate" / "data.py").write_text("x" * MAX_BYTES)
+    with pytest.raises(client.ServiceRefusal, match=r"at most 64 files of 1,000,000 bytes: move what"):
+        client.grade_on_service(f"http://127.0.0.1:{free_port()}/", workspace, None)
 
 
 _REPORT = {"submission": "ana", "seed": 5, "score": 15.0, "max_score": 15.0, "sandbox": "bubblewrap",

@@ -21,32 +21,31 @@ import signal
 import subprocess
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 import pytest
 import requests
 from browser import chromium
 from conftest import ROOT, SOLUTIONS
-from hub_server import jupyterhub, log_in, students_env
+from hub_server import jupyterhub, log_in, students_env, unix_accounts, wait_until
 from lab_server import free_port
 from playwright.sync_api import expect
 from test_grading_service import BUG, STATE, _package
 
-from grader.reports.students import student_seed
+from grader.service.app import practice_seed
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.geteuid() != 0, reason="makes Unix accounts: root only (CI)")]
 
 STUDENTS = ("agstate-g1", "agstate-g2")
 SERVICE_ACCOUNT = "agstate-grading"
-PRACTICE_SEED = 7770
+PRACTICE_SECRET = "the-hub-tests-practice-secret"
 ADMIN_TOKEN = "test-admin-" + os.urandom(8).hex()
 # The service's declaration, as docs/instructor/grading-service.md gives it, and a token-only admin for the test.
 _SERVICES = '''
 c.JupyterHub.services = [
     {{"name": "agstate-grader", "url": "http://127.0.0.1:{port}", "user": {account!r}, "cwd": {work!r},
       "command": [{command!r}, "--part", "state", "--examples", "10", "--per-minute", "4", "--jobs", "2"],
-      "environment": {{"AGSTATE_PRACTICE_SEED": "{seed}", "PATH": {path!r}}}}},
+      "environment": {{"AGSTATE_PRACTICE_SECRET": "{secret}", "PATH": {path!r}}}}},
     {{"name": "test-admin", "api_token": {admin!r}}},
 ]
 c.JupyterHub.load_roles = [
@@ -82,10 +81,7 @@ class Hubbed:
         return [int(pid) for pid in found.stdout.split()]
 
     def wait_for(self, condition, what: str, seconds: float = 120):
-        deadline = time.monotonic() + seconds
-        while not condition():
-            assert time.monotonic() < deadline, f"{what}: not after {seconds} s\n{self.hub.log.read_text()[-4000:]}"
-            time.sleep(0.2)
+        wait_until(condition, what, seconds, self.hub.log)
 
     def up(self) -> bool:
         try:
@@ -94,40 +90,30 @@ class Hubbed:
             return False
 
 
-def _account(name: str, home: bool = True) -> None:
-    subprocess.run(["userdel", "-r", name], capture_output=True)
-    subprocess.run(["useradd", "--create-home" if home else "--no-create-home", "--shell", "/bin/sh" if home else
-                    "/usr/sbin/nologin", name], check=True, capture_output=True)
-
-
 @pytest.fixture(scope="module")
 def hubbed():
     root = Path(tempfile.mkdtemp(prefix="agstate-service-", dir="/tmp"))
     os.chmod(root, 0o755)
     try:
-        for student in STUDENTS:
-            _account(student)
-        _account(SERVICE_ACCOUNT, home=False)
-        env = students_env(root / "service-env")  # the grader's environment, for the service
-        course_kit = students_env(root / "students-env", kit="course")  # the students': no grader but check()
-        work = root / "service"  # the service's own folder: its log and its checks in progress
-        work.mkdir(mode=0o700)
-        account = pwd.getpwnam(SERVICE_ACCOUNT)
-        os.chown(work, account.pw_uid, account.pw_gid)
-        port = free_port()
-        extra = _SERVICES.format(port=port, account=SERVICE_ACCOUNT, work=str(work), seed=PRACTICE_SEED,
-                                 command=str(env / "bin" / "agstate-grading-service"), admin=ADMIN_TOKEN,
-                                 path=f"{env / 'bin'}:/usr/local/bin:/usr/bin:/bin")
-        servers = {student: course_kit / "bin" / "jupyterhub-singleuser" for student in STUDENTS}
-        service = {"AGSTATE_GRADING_SERVICE": f"http://127.0.0.1:{port}/services/agstate-grader/"}
-        with jupyterhub(root / "hub", env, servers, extra_config=extra, environment=service) as hub, chromium() as browser:
-            hubbed = Hubbed(hub, work, browser, course_kit)
-            hubbed.wait_for(hubbed.up, "the service answers")
-            yield hubbed
+        with unix_accounts(STUDENTS, services=(SERVICE_ACCOUNT,)):
+            env = students_env(root / "service-env")  # the grader's environment, for the service
+            course_kit = students_env(root / "students-env", kit="course")  # the students': no grader but check()
+            work = root / "service"  # the service's own folder: its log and its checks in progress
+            work.mkdir(mode=0o700)
+            account = pwd.getpwnam(SERVICE_ACCOUNT)
+            os.chown(work, account.pw_uid, account.pw_gid)
+            port = free_port()
+            extra = _SERVICES.format(port=port, account=SERVICE_ACCOUNT, work=str(work), secret=PRACTICE_SECRET,
+                                     command=str(env / "bin" / "agstate-grading-service"), admin=ADMIN_TOKEN,
+                                     path=f"{env / 'bin'}:/usr/local/bin:/usr/bin:/bin")
+            servers = {student: course_kit / "bin" / "jupyterhub-singleuser" for student in STUDENTS}
+            service = {"AGSTATE_GRADING_SERVICE": f"http://127.0.0.1:{port}/services/agstate-grader/"}
+            with jupyterhub(root / "hub", env, servers, extra_config=extra, environment=service) as hub, \
+                    chromium() as browser:
+                hubbed = Hubbed(hub, work, browser, course_kit)
+                hubbed.wait_for(hubbed.up, "the service answers")
+                yield hubbed
     finally:
-        for name in (*STUDENTS, SERVICE_ACCOUNT):
-            subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
-            subprocess.run(["userdel", "-r", name], capture_output=True)
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -135,11 +121,11 @@ def _a_check_is_graded_with_the_students_practice_seed(hubbed: Hubbed):
     passed = hubbed.check(hubbed.tokens[STUDENTS[0]], _package(STATE))
     assert passed.status_code == 200, passed.text
     report = passed.json()
-    assert report["seed"] == student_seed(PRACTICE_SEED, STUDENTS[0]) and report["submission"] == STUDENTS[0]
+    assert report["seed"] == practice_seed(PRACTICE_SECRET, STUDENTS[0]) and report["submission"] == STUDENTS[0]
     assert [(task["id"], task["status"]) for task in report["tasks"]] == [("state.keep_max", "passed")]
     assert report["sandbox"] != "none", report.get("unsandboxed")
     failing = hubbed.check(hubbed.tokens[STUDENTS[1]], _package(BUG)).json()
-    assert failing["seed"] == student_seed(PRACTICE_SEED, STUDENTS[1])
+    assert failing["seed"] == practice_seed(PRACTICE_SECRET, STUDENTS[1])
     assert failing["tasks"][0]["status"] == "failed" and "keep_max(0," in failing["tasks"][0]["feedback"]
 
 
@@ -233,7 +219,7 @@ def _check_in_a_spawned_servers_kernel_grades_on_the_service(hubbed: Hubbed):
     page.context.close()
     results = hubbed.results(hubbed.tokens[student]).json()["results"]
     assert len(results) == before + 1 and results[-1]["outcome"] == "graded" and results[-1]["target"] == "state.keep_max"
-    assert results[-1]["seed"] == student_seed(PRACTICE_SEED, student)
+    assert results[-1]["seed"] == practice_seed(PRACTICE_SECRET, student)
 
 
 CLAIMS = [_a_check_is_graded_with_the_students_practice_seed, _a_student_reads_only_their_own_results,

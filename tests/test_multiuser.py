@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 from browser import chromium
 from conftest import ROOT, SOLUTIONS
-from hub_server import jupyterhub, log_in, students_env
+from hub_server import jupyterhub, log_in, students_env, unix_accounts
 from mutants.state_mutants import MUTANTS, mutant_source
 from nbgrader.api import Gradebook
 from playwright.sync_api import expect
@@ -73,12 +73,6 @@ class Term:
         return done
 
 
-def _make_student(name: str) -> None:
-    subprocess.run(["userdel", "-r", name], capture_output=True)  # a previous run stopped half-way
-    subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", name], check=True, capture_output=True)
-    os.chmod(pwd.getpwnam(name).pw_dir, 0o700)  # the docs' step: nbgrader's cache holds each student's feedback secret
-
-
 def _give(account: str, path: Path, text: str) -> None:
     """Write ``path`` as if ``account`` had (root writes, then hands it over)."""
     path.write_text(text)
@@ -92,15 +86,11 @@ def a_term():
     os.chmod(root, 0o755)
     term = None
     try:
-        for student in STUDENTS:
-            _make_student(student)
-        term = Term(root)
-        _run_the_term(term)
-        yield term
+        with unix_accounts(STUDENTS):
+            term = Term(root)
+            _run_the_term(term)
+            yield term
     finally:
-        for student in STUDENTS:
-            subprocess.run(["pkill", "-KILL", "-u", student], capture_output=True)
-            subprocess.run(["userdel", "-r", student], capture_output=True)
         if term is not None:
             shutil.rmtree(term.course, ignore_errors=True)
             Path(term.instructor.pw_dir, ".jupyter", "nbgrader_config.py").unlink(missing_ok=True)

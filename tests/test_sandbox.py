@@ -198,6 +198,11 @@ def test_without_bubblewrap_one_submission_is_graded_and_says_so_and_a_batch_is_
     assert one.returncode == 0, one.stderr
     assert json.loads(one.stdout)["sandbox"] == "none"
     assert "bubblewrap (bwrap) is not installed" in one.stderr and "WITHOUT a sandbox" in one.stderr
+    required = subprocess.run([sys.executable, "-m", "grader", str(SOLUTIONS), "--task", "state.decisions", "--json",
+                               "--require-sandbox"], capture_output=True, text=True, env=no_bwrap, cwd=ROOT, timeout=120)
+    assert required.returncode == 2 and required.stdout == ""  # a service grading others' code: not even one
+    assert required.stderr.strip() == ("agstate-grade: refusing to grade without a sandbox (--require-sandbox): "
+                                       f"{bubblewrap.NOT_INSTALLED}")
     two = subprocess.run([sys.executable, "-m", "grader", str(SOLUTIONS), str(ROOT), "--task", "state.decisions"],
                          capture_output=True, text=True, env=no_bwrap, cwd=ROOT, timeout=120)
     assert two.returncode == 2 and two.stdout == ""

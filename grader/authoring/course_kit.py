@@ -46,6 +46,7 @@ KIT_MODULES = [
     "grader/notebook/check.py",
     "grader/notebook/kernel.py",
     "grader/notebook/service.py",
+    "grader/package_files.py",  # what check() sends: the service's own rules
     "grader/reports/__init__.py",
     "grader/reports/report.py",
     "grader/reports/safe.py",

@@ -5,8 +5,10 @@ their servers the hub sets ``AGSTATE_GRADING_SERVICE`` (the service's URL)
 and ``JUPYTERHUB_API_TOKEN`` (the server's own token, which tells the
 service who the student is). This module sends the workspace's
 ``agstate/*.py`` (plain files; links and caches stay home) and returns the
-service's report, for ``check()`` to show as it shows a local one. Only the
-standard library: the kit has no HTTP client of its own.
+service's report, for ``check()`` to show as it shows a local one. What
+the service would refuse stays home (``grader.package_files``): a notebook's
+checkpoint copy fails no check. Only the standard library: the kit has no
+HTTP client of its own.
 
 While the hub restarts the service (it died, or is being upgraded), a
 check waits for it, up to ``WAIT_FOR_SERVICE`` seconds, and then asks
@@ -20,6 +22,8 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+from grader.package_files import MAX_BYTES, MAX_FILES, file_bytes, read_package
 
 __all__ = ["SERVICE_VARIABLE", "ServiceRefusal", "grade_on_service", "package_files", "service_url", "has_local_grader",
            "grades_on_service", "NO_SERVICE"]
@@ -51,20 +55,22 @@ def grades_on_service() -> bool:
 
 
 def package_files(workspace: Path) -> dict[str, str]:
-    """The workspace's ``agstate/`` as the service takes it: each plain ``.py`` file by its path in the package."""
-    package = workspace / "agstate"
-    files = {}
-    for path in sorted(package.rglob("*.py")):
-        relative = path.relative_to(package)
-        if "__pycache__" in relative.parts or path.is_symlink() or not path.is_file():
-            continue
-        files[relative.as_posix()] = path.read_text(encoding="utf-8", errors="surrogateescape")
+    """The workspace's ``agstate/`` as the service takes it: each plain ``.py`` file by its path in the package.
+
+    Over the service's bounds, ``ServiceRefusal`` says so before a byte is sent."""
+    files, _ = read_package(workspace / "agstate")
+    size = sum(len(file_bytes(text)) for text in files.values())
+    if len(files) > MAX_FILES or size > MAX_BYTES:
+        raise ServiceRefusal(f"agstate/ holds {len(files)} Python files of {size:,} bytes; the grading service takes "
+                             f"at most {MAX_FILES} files of {MAX_BYTES:,} bytes: move what the lab does not need "
+                             "out of agstate/")
     return files
 
 
 def grade_on_service(url: str, workspace: Path, target: str | None, clock=time.monotonic, sleep=time.sleep) -> dict:
     """The service's report on ``workspace``'s files for ``target``; ``ServiceRefusal`` with its sentence otherwise."""
-    body = json.dumps({"files": package_files(workspace), "target": target}).encode("utf-8", "surrogatepass")
+    # Lone surrogates (bytes that are not UTF-8) travel as JSON escapes: the body itself is ASCII.
+    body = json.dumps({"files": package_files(workspace), "target": target}).encode("ascii")
     token = os.environ.get("JUPYTERHUB_API_TOKEN", "")
     request = urllib.request.Request(f"{url}api/check", data=body, method="POST",
                                      headers={"Content-Type": "application/json", "Authorization": f"token {token}"})

@@ -4,8 +4,8 @@ Routes, under the prefix the hub gives the service (``/services/<name>/``):
 
 - ``POST api/check``: ``{"files": {"state.py": "<text>", ...}, "target": "state.keep_max"}``
   (``target``: a task id, a part, or null for every part of the course) →
-  the JSON report ``agstate-grade --json`` prints, graded with the
-  student's practice seed;
+  the JSON report ``agstate-grade --json`` prints, graded in the sandbox
+  with the student's practice seed;
 - ``GET api/results``: the caller's own checks, from the log;
 - ``GET api/health``: no login; says the service is up.
 
@@ -14,49 +14,76 @@ token <JUPYTERHUB_API_TOKEN>``, the student's server's own token): a user,
 never a service, holding the scope ``access:services!service=<name>``. A
 request names no student: a student grades only as themself.
 
-The practice seed comes from the environment (``AGSTATE_PRACTICE_SEED``, in
-the hub's service declaration): a command line is readable by every account
-on the server, an environment only by the service's. It is never the
-course's grading seed, which the service does not have: a counterexample
-seen while practising decides no grade.
+A student's practice seed is an HMAC of their name under a secret
+(``AGSTATE_PRACTICE_SECRET``, in the hub's service declaration): a command
+line is readable by every account on the server, an environment only by the
+service's, and no number of seen seeds gives the secret back. It is never
+the course's grading seed, which the service does not have: a
+counterexample seen while practising decides no grade.
+
+The service grades only in the sandbox: it does not start where bubblewrap
+cannot make one, and it passes ``--require-sandbox`` to every grading.
 """
 
 import argparse
 import asyncio
+import hashlib
+import hmac
 import json
 import os
 import secrets
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict, deque
 from pathlib import Path
 from urllib.parse import urlparse
 
-from jupyterhub.services.auth import HubAuthenticated
+from jupyterhub.services.auth import HubAuthenticated, UserNotAllowed
 from tornado import httpserver, ioloop, web
 
 from grader.catalog import MODULES, TASKS, target_options
 from grader.lifetime import die_with_parent
-from grader.reports.students import student_seed
+from grader.package_files import MAX_BODY
 from grader.service.limits import StudentLimits
-from grader.service.upload import MAX_BYTES, UploadError, digest, parse_upload, write_package
+from grader.service.upload import UploadError, digest, parse_upload, write_package
 
-__all__ = ["Settings", "Checks", "make_app", "main"]
+__all__ = ["Settings", "Checks", "make_app", "make_server", "practice_seed", "main"]
+
+SECRET_VARIABLE = "AGSTATE_PRACTICE_SECRET"
+MIN_SECRET = 16  # characters: python3 -c "import secrets; print(secrets.token_hex(16))" gives 32
+# What a student reads of their own log lines: never the grader's own messages, which are the instructor's.
+RESULT_FIELDS = ("time", "student", "outcome", "target", "digest", "seed", "score", "max_score", "seconds", "why")
+KEPT_RESULTS = 200  # a student's latest lines, served from memory
+
 
 class Settings(argparse.Namespace):
-    practice_seed: int
+    practice_secret: str
     parts: list[str]
     examples: int | None  # None: agstate-grade's own default, as autograde's
     timeout: float | None
     jobs: int
     per_minute: int
+    check_limit: float
     log: Path
     work: Path
 
 
+def practice_seed(secret: str, student: str) -> int:
+    """``student``'s practice seed, in [0, 2**31): an HMAC under the course's secret, which no seed gives back."""
+    mac = hmac.new(secret.encode(), student.encode("utf-8", "surrogateescape"), hashlib.sha256).digest()
+    return int.from_bytes(mac[:8], "big") % 2**31
+
+
 class GraderFailure(RuntimeError):
     """The grader could not grade (not the student's fault): said as such, never recorded as a score."""
+
+
+class OverTime(RuntimeError):
+    """The grading ran past the service's limit for one check: the student's code may hang, or the check is too big."""
 
 
 _CHECK_PREFIX = "check-"
@@ -70,20 +97,28 @@ def clear_work(work: Path) -> None:
 
 
 class Checks:
-    """The grading: at most ``jobs`` at once, each in a fresh private folder, through ``agstate-grade``; and the log."""
+    """The grading: at most ``jobs`` at once, each in a fresh private folder, through ``agstate-grade``; and the log.
+
+    A student has at most one check in flight (``StudentLimits``) and the
+    waiting ones take a slot in the order they came (asyncio's semaphore is
+    first come, first served), so no student is ever two places ahead.
+    """
 
     def __init__(self, settings: Settings):
         self.settings = settings
         self.slots = asyncio.Semaphore(settings.jobs)
         self.limits = StudentLimits(settings.per_minute)
+        self._results: dict[str, deque] = defaultdict(lambda: deque(maxlen=KEPT_RESULTS))
+        self._refusals: dict[str, tuple[float, int]] = {}  # per student: when a refusal was last logged, since then
+        self._load_results()
 
     def options(self, target: str | None) -> list[str]:
         if target is None:
             return ["--part", *self.settings.parts]
         try:
             options = target_options(target)
-        except ValueError as error:
-            raise UploadError(str(error)) from None
+        except ValueError:
+            raise UploadError(f"unknown task or part {target[:100]!r}") from None
         part = target if target in MODULES else TASKS[target].part
         if part not in self.settings.parts:
             raise UploadError(f"{target!r} is not graded in this course (its parts: {', '.join(self.settings.parts)})")
@@ -98,51 +133,96 @@ class Checks:
             options += ["--timeout", repr(self.settings.timeout)]
         return options
 
-    async def grade(self, student: str, files: dict[str, str], target: str | None) -> dict:
+    async def grade(self, student: str, files: dict[str, bytes], target: str | None) -> dict:
         options = self.options(target)
-        seed = student_seed(self.settings.practice_seed, student)
+        seed = practice_seed(self.settings.practice_secret, student)
         with tempfile.TemporaryDirectory(prefix=_CHECK_PREFIX, dir=self.settings.work) as folder:
             write_package(files, Path(folder) / "submission")
             scratch = Path(folder) / "tmp"  # the grader's own temporary files: gone with the folder, whatever happens
             scratch.mkdir()
             async with self.slots:
                 grading = await asyncio.create_subprocess_exec(
-                    sys.executable, "-I", "-m", "grader", Path(folder) / "submission", "--json", "--seed", str(seed),
-                    "--jobs", "1", *self.course_options(), *options, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                    env={**os.environ, "TMPDIR": str(scratch)},
+                    sys.executable, "-I", "-m", "grader", Path(folder) / "submission", "--json", "--require-sandbox",
+                    "--seed", str(seed), "--jobs", "1", *self.course_options(), *options,
+                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                    env={**_without(os.environ, SECRET_VARIABLE), "TMPDIR": str(scratch)},
+                    start_new_session=True,  # its group: what it started goes with it
                     preexec_fn=die_with_parent)  # a killed service takes its gradings along
                 try:
-                    out, err = await grading.communicate()
-                except asyncio.CancelledError:  # the student went away: the grading goes too
-                    grading.kill()
-                    await grading.wait()
-                    raise
+                    out, err = await asyncio.wait_for(grading.communicate(), self.settings.check_limit)
+                except TimeoutError:
+                    raise OverTime() from None
+                finally:  # over time, or the student went away (cancelled): the grading goes, whatever it started
+                    if grading.returncode is None:
+                        _kill_group(grading.pid)
+                        await grading.wait()
         try:
             report = json.loads(out)
         except ValueError:
             report = None
         if not isinstance(report, dict) or "tasks" not in report:
             raise GraderFailure(err.decode(errors="replace").strip()[-2000:] or f"agstate-grade exited {grading.returncode}")
+        if report.get("sandbox") != "bubblewrap":  # --require-sandbox says so already: a second lock, not the first
+            raise GraderFailure(f"agstate-grade graded without the sandbox ({report.get('sandbox')!r})")
         report["submission"] = student  # not the service's folder, which is gone
         return report
 
     def record(self, student: str, outcome: str, **details) -> None:
-        """One line of the log per request, written at once (O_APPEND): a killed service leaves no half line."""
+        """One line of the log per request, appended whole (O_APPEND, written to the end): no line is interleaved."""
         entry = {"time": time.time(), "student": student, "outcome": outcome, **details}
-        line = (json.dumps(entry, ensure_ascii=False, sort_keys=True) + "\n").encode()
+        line = (json.dumps(entry, sort_keys=True) + "\n").encode("ascii")  # escaped: any text a request held is written
         descriptor = os.open(self.settings.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            os.write(descriptor, line)
+            written = 0
+            while written < len(line):
+                written += os.write(descriptor, line[written:])
         finally:
             os.close(descriptor)
+        self._results[student].append(entry)
+
+    def record_refusal(self, student: str, why: str) -> None:
+        """A student held back by the limits: logged once a minute at most (a loop of check() fills no disk);
+        ``refused`` counts the refusals since the last line."""
+        now = time.monotonic()
+        last, since = self._refusals.get(student, (-60.0, 0))
+        if now - last < 60:
+            self._refusals[student] = (last, since + 1)
+            return
+        self._refusals[student] = (now, 0)
+        self.record(student, "refused", why=why, refused=since + 1)
 
     def results(self, student: str) -> list[dict]:
+        """The student's latest log lines, as a student reads them (``RESULT_FIELDS``)."""
+        return [{key: entry[key] for key in RESULT_FIELDS if key in entry} for entry in self._results.get(student, ())]
+
+    def _load_results(self) -> None:
+        """The log's lines, by student, when the service starts; a line a crash cut short is passed over, and ended
+        (the next line would be glued to it)."""
         try:
-            lines = self.settings.log.read_text(encoding="utf-8").splitlines()
+            content = self.settings.log.read_bytes()
         except FileNotFoundError:
-            return []
-        entries = [json.loads(line) for line in lines if line.strip()]
-        return [entry for entry in entries if entry.get("student") == student]
+            return
+        if content and not content.endswith(b"\n"):
+            with self.settings.log.open("ab") as log:
+                log.write(b"\n")
+        for line in content.splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and isinstance(entry.get("student"), str):
+                self._results[entry["student"]].append(entry)
+
+
+def _without(environment, name: str) -> dict[str, str]:
+    return {key: value for key, value in environment.items() if key != name}
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 class _Handler(HubAuthenticated, web.RequestHandler):
@@ -151,8 +231,19 @@ class _Handler(HubAuthenticated, web.RequestHandler):
     def initialize(self, checks: Checks):
         self.checks = checks
 
-    def check_hub_user(self, model):
-        model = super().check_hub_user(model)
+    async def prepare(self):
+        # The hub's answer is awaited: HubAuthenticated's own get_current_user would block the loop, every
+        # student's request with it, for as long as the hub takes.
+        self.current_user = await self.hub_user()
+
+    async def hub_user(self) -> dict | None:
+        model = await self.hub_auth.get_user(self, sync=False)
+        if not model:
+            return None
+        try:
+            model = self.check_hub_user(model)
+        except UserNotAllowed:
+            return None
         return model if model is not None and model.get("kind", "user") == "user" else None
 
     def student(self) -> str:
@@ -176,29 +267,84 @@ class Refusal(web.HTTPError):
         self.message, self.retry_after = message, retry_after
 
 
+@web.stream_request_body
 class CheckHandler(_Handler):
-    async def post(self):
-        student = self.student()
-        refusal = self.checks.limits.refusal(student)
-        if refusal is not None:
-            message, retry = refusal
-            self.checks.record(student, "refused", why=message)
-            raise Refusal(429, f"{message}; try again in {retry} s", retry)
-        started = time.monotonic()
+    """A check: who asks and whether they may are settled before the body comes, and a stranger's body, or that of
+    a student over a limit, is dropped as it comes, never held; then the grade.
+
+    The refusal is answered once the body is in, not before: the hub's proxy, still sending it, would turn an
+    early answer into a 502/503, which check() takes for a restarting service.
+    """
+
+    grading: asyncio.Task | None = None
+    admitted: str | None = None  # the student whose turn this request holds (StudentLimits), until released
+    refusal: Refusal | None = None
+
+    async def prepare(self):
+        await super().prepare()
+        self.body = bytearray()
         try:
-            files, target = parse_upload(self.request.body)
-            report = await self.checks.grade(student, files, target)
+            student = self.student()
+        except Refusal as refusal:
+            self.refusal = refusal
+            return
+        held = self.checks.limits.refusal(student)
+        if held is not None:
+            message, retry = held
+            self.checks.record_refusal(student, message)
+            self.refusal = Refusal(429, f"{message}; try again in {retry} s", retry)
+            return
+        self.admitted = student
+
+    def data_received(self, chunk: bytes):
+        if self.refusal is None:
+            self.body += chunk  # at most MAX_BODY: the server closes a longer one (make_server)
+
+    async def post(self):
+        if self.refusal is not None:
+            raise self.refusal
+        student, started = self.admitted, time.monotonic()
+        try:
+            files, target = parse_upload(bytes(self.body))
+            self.grading = asyncio.ensure_future(self.checks.grade(student, files, target))
+            report = await self.grading
         except UploadError as error:
             self.checks.record(student, "bad request", why=str(error))
             raise Refusal(400, str(error)) from None
+        except OverTime:
+            limit = self.checks.settings.check_limit
+            self.checks.record(student, "over time", target=target, digest=digest(files), seconds=limit)
+            raise Refusal(422, f"the check ran past the service's limit of {limit:g} s: your code may hang or loop; "
+                               "check one task at a time (check(\"state.keep_max\")) to find which") from None
         except GraderFailure as error:
-            self.checks.record(student, "grader failure", why=str(error))
+            self.checks.record(student, "grader failure", target=target, digest=digest(files), detail=str(error))
             raise Refusal(500, "the grading service could not grade (not your code's fault): tell your instructor") from None
+        except asyncio.CancelledError:  # the connection closed (on_connection_close): nobody to answer
+            self.checks.record(student, "abandoned", target=target, digest=digest(files),
+                               seconds=round(time.monotonic() - started, 2))
+            return
         finally:
-            self.checks.limits.done(student)
+            self.release()
         self.checks.record(student, "graded", digest=digest(files), target=target, seed=report["seed"], score=report["score"],
                            max_score=report["max_score"], seconds=round(time.monotonic() - started, 2))
         self.finish(report)
+
+    def release(self) -> None:
+        """The student's turn given back, once (a body never finished, a refusal, an answer)."""
+        if self.admitted is not None:
+            self.checks.limits.done(self.admitted)
+            self.admitted = None
+
+    def on_finish(self):
+        self.release()
+
+    def on_connection_close(self):
+        # Tornado lets the handler run on when the client goes: its grading is stopped here, its turn given back
+        # (also when the body never came whole, and post never runs).
+        if self.grading is not None:
+            self.grading.cancel()
+        else:
+            self.release()
 
 
 class ResultsHandler(_Handler):
@@ -219,31 +365,64 @@ def make_app(checks: Checks, prefix: str = "/") -> web.Application:
     return web.Application(handlers, cookie_secret=secrets.token_bytes(32))
 
 
+def make_server(app: web.Application) -> httpserver.HTTPServer:
+    """The service's HTTP server: bodies up to what a package may take, and no connection held open by silence."""
+    return httpserver.HTTPServer(app, max_body_size=MAX_BODY, idle_connection_timeout=60, body_timeout=60)
+
+
+def _positive(kind):
+    def parse(text: str):
+        value = kind(text)
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+        return value
+    parse.__name__ = kind.__name__
+    return parse
+
+
 def parse_settings(argv: list[str] | None = None) -> Settings:
     parser = argparse.ArgumentParser(prog="agstate-grading-service", description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", dest="parts", nargs="+", choices=list(MODULES), default=list(MODULES),
                         help="the parts the course grades (default: every part)")
-    parser.add_argument("--examples", type=int, help="examples per rule, as the course's (default: agstate-grade's)")
-    parser.add_argument("--timeout", type=float, help="seconds per task, as the course's (default: agstate-grade's)")
-    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)), help="checks graded at once (default: cores)")
-    parser.add_argument("--per-minute", type=int, default=6, help="checks a student may start a minute (default 6)")
+    parser.add_argument("--examples", type=_positive(int), help="examples per rule, as the course's (default: agstate-grade's)")
+    parser.add_argument("--timeout", type=_positive(float), help="seconds per task, as the course's (default: agstate-grade's)")
+    parser.add_argument("--jobs", type=_positive(int), default=len(os.sched_getaffinity(0)),
+                        help="checks graded at once (default: cores)")
+    parser.add_argument("--per-minute", type=_positive(int), default=6, help="checks a student may start a minute (default 6)")
+    parser.add_argument("--check-limit", type=_positive(float), default=120.0, metavar="SECONDS",
+                        help="seconds one check may take, queue not counted, before it is stopped (default 120)")
     parser.add_argument("--log", type=Path, default=Path("agstate-checks.jsonl"), help="the log, a JSON line per request")
     parser.add_argument("--work", type=Path, default=Path("checks-in-progress"),
                         help="the service's own folder for the checks in progress (default: checks-in-progress)")
     settings = parser.parse_args(argv, namespace=Settings())
-    seed = os.environ.get("AGSTATE_PRACTICE_SEED", "")
-    if not seed.isdigit():
-        parser.error("set AGSTATE_PRACTICE_SEED (a whole number; not the course's grading seed) in the service's "
-                     "environment")
-    settings.practice_seed = int(seed)
+    secret = os.environ.get(SECRET_VARIABLE, "")
+    if len(secret) < MIN_SECRET:
+        parser.error(f"set {SECRET_VARIABLE} in the service's environment to a secret of at least {MIN_SECRET} "
+                     "characters, for instance the output of: python3 -c \"import secrets; print(secrets.token_hex(16))\"")
+    settings.practice_secret = secret
     return settings
 
 
-def main(argv: list[str] | None = None) -> None:
+def sandbox_problem() -> str | None:
+    """Why agstate-grade cannot make its sandbox as this account, here (None: it can); asked in a child process, as
+    the engine and the sandbox stay out of the service's."""
+    probe = "from grader.sandbox.bubblewrap import unavailable; print(unavailable() or '', end='')"
+    done = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True, text=True, timeout=60,
+                          env=_without(os.environ, SECRET_VARIABLE))
+    if done.returncode != 0:
+        return f"the sandbox's probe failed: {done.stderr.strip()[-500:]}"
+    return done.stdout or None
+
+
+def main(argv: list[str] | None = None) -> int:
     settings = parse_settings(argv)
+    problem = sandbox_problem()
+    if problem is not None:
+        print(f"agstate-grading-service: refusing to start, as it grades only in the sandbox: {problem}", file=sys.stderr)
+        return 2
     clear_work(settings.work)
     url = urlparse(os.environ.get("JUPYTERHUB_SERVICE_URL", "http://127.0.0.1:10101"))
     app = make_app(Checks(settings), os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/"))
-    server = httpserver.HTTPServer(app, max_body_size=MAX_BYTES + 100_000)
-    server.listen(url.port or 80, url.hostname or "127.0.0.1")
+    make_server(app).listen(url.port or 80, url.hostname or "127.0.0.1")
     ioloop.IOLoop.current().start()
+    return 0
