@@ -97,6 +97,7 @@ docs: $(STAMP)
 
 # The learner's kit: the grader, the notebooks and the stubs, without solutions/ (docs/learner/getting-started.md).
 kit: $(STAMP)
+	@$(PY) -m grader.authoring.released_copies  # agstate/ and notebooks/ ship as they are: only as released
 	@rm -rf build  # setuptools' staging folder: a module deleted since the last build would ship again
 	$(PY) -m build --wheel --outdir dist .
 
@@ -123,6 +124,7 @@ ifeq ($(KIT),course)
 		PYTHONWARNINGS=ignore $(PREFIX)/bin/python -m pip install --quiet "$$stage[hub]"; \
 		status=$$?; rm -rf $$stage; exit $$status
 else
+	@/usr/bin/python3 -m grader.authoring.released_copies  # agstate/ and notebooks/ ship as they are: only as released
 	PYTHONWARNINGS=ignore $(PREFIX)/bin/python -m pip install --quiet '.[hub]'
 endif
 	$(PREFIX)/bin/python -m grader.notebook.kernel --prefix $(PREFIX)

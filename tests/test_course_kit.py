@@ -2,8 +2,10 @@
 
 Its grader is what a student's kernel runs, and nothing more: the unit tests
 hold ``KIT_MODULES`` to the imports of its own modules and of the notebooks,
-and to having no model, rule, check, strategy, scenario, fake or probe; the
-slow test builds the wheel as ``make course-kit`` does, lists its files, and
+and to having no model, rule, check, strategy, scenario, fake or probe; a
+copy of the checkout where someone solved the exercises or ran a notebook
+stages no answer (its ``agstate/`` is made from ``solutions/``, a notebook
+not as released is refused); the slow test builds the wheel as ``make course-kit`` does, lists its files, and
 runs its ``check()`` on its own files (no repository on the path): with no
 service named it says so in one line, and with one it shows the service's
 report.
@@ -12,15 +14,19 @@ report.
 import ast
 import json
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
 from test_grading_service import _REPORT, _StandIn
 
-from grader.authoring.course_kit import KIT_MODULES, build
+from grader.authoring.course_kit import KIT_MODULES, build, stage
+from grader.authoring.released_copies import NotReleased
+from grader.authoring.stubs import stub_module
 
 pytestmark = pytest.mark.unit
 
@@ -60,6 +66,78 @@ def test_the_kit_holds_no_answer_key():
     assert ANSWER_KEYS.search("grader/parts/branches/model.py") and ANSWER_KEYS.search("grader/parts/state/rules/keep_max.py")
 
 
+def _checkout(folder: Path, committed: bool = False) -> Path:
+    """What ``stage`` reads of this repository, copied into ``folder``; with ``committed``, a git work tree at HEAD."""
+    for name in ["pyproject.toml", *KIT_MODULES]:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, folder / name)
+    for tree in ("agstate", "notebooks", "solutions/agstate"):
+        shutil.copytree(ROOT / tree, folder / tree, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+    if committed:
+        git = ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
+        for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "release"]):
+            subprocess.run([*git, *args], check=True)
+    return folder
+
+
+def _edit_cell(notebook: Path, answer: bool, edit) -> int:
+    """Apply ``edit`` to the notebook's first written answer cell (or first code cell); that cell's number."""
+    content = json.loads(notebook.read_text())
+    number, cell = next((number, cell) for number, cell in enumerate(content["cells"], 1)
+                        if (cell.get("metadata", {}).get("nbgrader", {}).get("solution") if answer else cell["cell_type"] == "code"))
+    edit(cell)
+    notebook.write_text(json.dumps(content, indent=1))
+    return number
+
+
+def test_a_solved_exercise_module_in_the_checkout_does_not_reach_the_kit(tmp_path):
+    root = _checkout(tmp_path / "checkout")
+    master = (root / "solutions" / "agstate" / "state.py").read_text()
+    (root / "agstate" / "state.py").write_text(master)  # the instructor solved the exercises here
+    (root / "agstate" / "answers.py").write_text("ANSWERS = {}\n")
+    kit = stage(tmp_path / "kit", root)
+    assert sorted(path.name for path in (kit / "agstate").iterdir()) == \
+        sorted(path.name for path in (root / "solutions" / "agstate").glob("*.py"))
+    assert (kit / "agstate" / "state.py").read_text() == stub_module(master, "state.py") != master
+
+
+@pytest.mark.parametrize("answer, edit", [
+    (False, lambda cell: cell["outputs"].append({"output_type": "stream", "name": "stdout", "text": ["42\n"]})),
+    (False, lambda cell: cell.update(execution_count=1)),
+    (True, lambda cell: cell.update(source="The last write wins: the trace lists one node.")),
+], ids=["an output", "an execution count", "a written answer"])
+def test_a_notebook_someone_ran_or_answered_is_refused(tmp_path, answer, edit):
+    root = _checkout(tmp_path / "checkout")
+    number = _edit_cell(root / "notebooks" / "01_overwrite.ipynb", answer, edit)
+    with pytest.raises(NotReleased) as refused:
+        stage(tmp_path / "kit", root)
+    found = f"answer cell {number} holds something other than 'YOUR ANSWER HERE'" if answer else \
+        f"cell {number} holds outputs or an execution count"
+    assert str(refused.value) == (f"notebooks/01_overwrite.ipynb: {found}; a kit ships the learner copies only as "
+                                  "released. Write the learner copies afresh from solutions/ (python -m grader.authoring.release), "
+                                  "or restore it: git checkout notebooks/01_overwrite.ipynb, then build the kit again")
+    assert (refused.value.notebook, refused.value.found) == ("notebooks/01_overwrite.ipynb", found)
+    assert not (tmp_path / "kit").exists()
+
+
+def _edit_code(root: Path) -> None:
+    _edit_cell(root / "notebooks" / "01_overwrite.ipynb", False, lambda cell: cell.update(source="NaiveState = FixedState\n"))
+
+
+@pytest.mark.parametrize("change, found", [
+    (_edit_code, "notebooks/01_overwrite.ipynb: differs from its copy committed at HEAD"),
+    (lambda root: shutil.copy(root / "notebooks" / "01_overwrite.ipynb", root / "notebooks" / "01_mine.ipynb"),
+     "notebooks/01_mine.ipynb: not committed at HEAD"),
+    (lambda root: (root / "notebooks" / "01_overwrite.ipynb").unlink(), "notebooks/01_overwrite.ipynb: committed at HEAD but missing"),
+], ids=["edited", "untracked", "missing"])
+def test_in_a_git_work_tree_the_notebooks_are_those_committed_at_head(tmp_path, change, found):
+    root = _checkout(tmp_path / "checkout", committed=True)
+    assert (stage(tmp_path / "as-committed", root) / "grader" / "learner_notebooks" / "01_overwrite.ipynb").is_file()
+    change(root)
+    with pytest.raises(NotReleased, match=f"^{re.escape(found)}"):
+        stage(tmp_path / "kit", root)
+
+
 @pytest.mark.slow
 def test_the_wheel_lists_no_answer_key_and_its_check_asks_the_service(tmp_path):
     wheel = build(tmp_path / "dist")
@@ -67,10 +145,11 @@ def test_the_wheel_lists_no_answer_key_and_its_check_asks_the_service(tmp_path):
     files = [name for name in names if ".dist-info/" not in name]
     expected = sorted([*KIT_MODULES, "grader/learner_notebooks/__init__.py",
                        *[f"grader/learner_notebooks/{path.name}" for path in (ROOT / "notebooks").glob("*.ipynb")],
-                       *[f"agstate/{path.name}" for path in (ROOT / "agstate").glob("*.py")]])
+                       *[f"agstate/{path.name}" for path in (ROOT / "solutions" / "agstate").glob("*.py")]])
     assert files == expected
     assert not [name for name in files if ANSWER_KEYS.search(name)]
-    assert zipfile.ZipFile(wheel).read("agstate/state.py") == (ROOT / "agstate" / "state.py").read_bytes()  # the stub
+    stub = stub_module((ROOT / "solutions" / "agstate" / "state.py").read_text(), "state.py")
+    assert zipfile.ZipFile(wheel).read("agstate/state.py").decode() == stub
 
     # The kit's own files first on the path (its dependencies from this environment), and this checkout's editable
     # install, which would answer for any grader.* module, taken out: no repository behind them.
@@ -101,3 +180,29 @@ def test_the_wheel_lists_no_answer_key_and_its_check_asks_the_service(tmp_path):
     assert "state.keep_max" in served.stdout and served.stdout.splitlines()[-1] == "15.0"
     [(_, authorization, sent)] = stand_in.sent
     assert authorization == "token t" and sent["files"] == {"state.py": (ROOT / "agstate" / "state.py").read_text()}
+
+
+@pytest.mark.parametrize("change, found", [
+    (lambda root: shutil.copy(root / "solutions" / "agstate" / "state.py", root / "agstate" / "state.py"),
+     "agstate/state.py: differs from the learner copy solutions/ gives (solved, or edited)"),
+    (lambda root: (root / "agstate" / "scratch.py").write_text("ANSWER = 42\n"),
+     "agstate/scratch.py: is no learner copy (solutions/agstate has no such file)"),
+    (lambda root: (root / "agstate" / "board.py").unlink(), "agstate/board.py: missing"),
+], ids=["solved", "a file more", "a file less"])
+def test_the_self_paced_kit_ships_agstate_only_as_released(tmp_path, change, found):
+    """make kit and make students-env install agstate/ as it is: released_copies checks it first."""
+    from grader.authoring.released_copies import refuse_unreleased_package
+
+    root = _checkout(tmp_path / "checkout")
+    refuse_unreleased_package(root)  # as released: nothing to say
+    change(root)
+    with pytest.raises(NotReleased, match=f"^{re.escape(found)}"):
+        refuse_unreleased_package(root)
+
+
+def test_the_release_check_is_the_make_targets_first_step():
+    makefile = (ROOT / "Makefile").read_text()
+    kit = makefile[makefile.index("\nkit:"):makefile.index("\ncourse-kit:")]
+    students = makefile[makefile.index("\nstudents-env:"):]
+    assert "-m grader.authoring.released_copies" in kit.strip().splitlines()[1]
+    assert students.index("-m grader.authoring.released_copies") < students.index("pip install --quiet '.[hub]'")

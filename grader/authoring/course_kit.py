@@ -14,6 +14,14 @@ the catalog of task names and points, the kernel's reload, and the
 scheduler the race notebooks demonstrate with. ``KIT_MODULES`` lists them;
 a test builds the wheel and holds its file list to it, and to having no
 model, rule, check, strategy, scenario, fake or probe.
+
+Its exercise modules and notebooks never come from a copy a person may
+have worked in: an instructor who solved the exercises in this checkout, or
+ran its notebooks, must not hand the answers to every student. ``agstate/``
+is made afresh from the master, ``solutions/agstate``, as the release makes
+it (``grader.authoring.stubs``); the notebooks, which only nbgrader can
+make, are taken only as released, else staging refuses, naming the file and
+what to do (``grader.authoring.released_copies``).
 """
 
 import argparse
@@ -25,14 +33,13 @@ import tempfile
 import tomllib
 from pathlib import Path
 
+from grader.authoring.released_copies import NotReleased, refuse_unreleased_notebooks
+from grader.authoring.stubs import ROOT, learner_package  # not release's: make students-env stages with no nbformat
 from grader.catalog import NAMES
 
 __all__ = ["KIT_MODULES", "NAME", "build", "stage"]
 
 NAME = "agstate-lab-course-kit"
-# The repository (grader/authoring/ is two below it). Not grader.authoring.release's: that imports nbformat, and
-# make students-env stages the kit with the system's Python, before any environment exists.
-ROOT = Path(__file__).resolve().parent.parent.parent
 
 # Of grader/, what a student's kernel imports (tests/test_course_kit.py checks the closure of its imports).
 KIT_MODULES = [
@@ -57,18 +64,22 @@ KIT_MODULES = [
 ]
 
 
-def stage(folder: Path) -> Path:
-    """The course kit's project in ``folder``: its pyproject, ``agstate/``, the notebooks and ``KIT_MODULES``."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+def stage(folder: Path, root: Path = ROOT) -> Path:
+    """The course kit's project in ``folder`` from the checkout ``root``: its pyproject, ``agstate/`` made from
+    ``solutions/agstate``, the notebooks as released (else ``NotReleased``) and ``KIT_MODULES``."""
+    refuse_unreleased_notebooks(root)
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
     optional = project["optional-dependencies"]
     for name in KIT_MODULES:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / name, folder / name)
-    shutil.copytree(ROOT / "agstate", folder / "agstate", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copy2(root / name, folder / name)
+    for relative, text in learner_package(root).items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_text(text)
     notebooks = folder / "grader" / "learner_notebooks"
     notebooks.mkdir()
     (notebooks / "__init__.py").write_text("")
-    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
+    for notebook in sorted((root / "notebooks").glob("*.ipynb")):
         shutil.copy2(notebook, notebooks / notebook.name)
     packages = sorted({str(Path(name).parent).replace("/", ".") for name in KIT_MODULES} | {"agstate",
                                                                                            "grader.learner_notebooks"})
@@ -118,7 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--outdir", type=Path, default=ROOT / "dist", help="where the wheel goes (default dist/)")
     parser.add_argument("--stage", type=Path, metavar="DIR", help="only write the kit's project into DIR, to pip install")
     args = parser.parse_args(argv)
-    print(stage(args.stage) if args.stage else build(args.outdir))
+    try:
+        print(stage(args.stage) if args.stage else build(args.outdir))
+    except NotReleased as refused:
+        print(f"{parser.prog}: {refused}", file=sys.stderr)
+        return 1
     return 0
 
 
