@@ -44,13 +44,19 @@ def test_no_page_writes_a_count_the_code_gives():
                 f"{path.relative_to(ROOT)} writes {counts[key]} (the {key}); write {{{{ {key} }}}}"
 
 
+# Named by a contract written before its code (docs/reference/part-f.md, issue 32): each leaves this set, by this
+# test's own demand, the day it exists.
+PLANNED = {"agstate/approvals.py", "agstate/pauses.py"}
+
+
 def test_every_file_named_exists():
     named = set()
     for text in TEXTS.values():
         named |= set(re.findall(r"(?<![\w/.-])((?:grader|tests|benchmarks|solutions|docs|agstate|notebooks)/[\w./-]*\w)", text))
     missing = [path for path in sorted(named) if "<" not in path and not path.startswith("docs/_build")
                and not (ROOT / path).exists() and not list(ROOT.glob(path))]
-    assert not missing, f"named but not in the repository: {missing}"
+    assert not [path for path in PLANNED if (ROOT / path).exists()], "a planned file exists now: take it out of PLANNED"
+    assert set(missing) <= PLANNED, f"named but not in the repository: {sorted(set(missing) - PLANNED)}"
 
 
 def test_the_readmes_links_resolve():
