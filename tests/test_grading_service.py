@@ -58,6 +58,7 @@ def test_a_file_name_outside_the_package_is_refused_and_named(name):
     (_body({f"m{i}.py": "" for i in range(MAX_FILES + 1)}), f"at most {MAX_FILES}"),
     (_body({"a.py": "x" * (MAX_BYTES // 2), "b.py": "é" * (MAX_BYTES // 4 + 1)}), f"at most {MAX_BYTES:,}"),
     (b"[" * 100_000 + b"]" * 100_000, "nested too deep"),  # a RecursionError in the parser, not a 500
+    (json.dumps({"files": {}, "padding": [[]] * 1000}).encode(), "and nothing else"),
     (_body({"state.py": "\ud800"}), "must be text"),  # a lone surrogate no file's bytes give
 ])
 def test_a_malformed_or_oversized_request_is_refused_with_its_reason(body, says):
@@ -243,6 +244,42 @@ def test_a_body_that_never_comes_whole_gives_the_students_turn_back(tmp_path):
         running.close()
 
 
+def test_bodies_cut_short_leave_no_handler_behind(tmp_path):
+    import gc
+    import socket
+
+    running = _serve(tmp_path)
+    try:
+        for student in ("ana", None):  # an admitted student's, and a stranger's
+            for _ in range(20):
+                with socket.create_connection(("127.0.0.1", running.port)) as half:
+                    who = f"X-Test-Student: {student}\r\n".encode() if student else b""
+                    half.sendall(b"POST /services/grader/api/check HTTP/1.1\r\nHost: x\r\n" + who +
+                                 b"Content-Length: 100000\r\n\r\n{\"files\": ")
+                    time.sleep(0.05)
+        for _ in range(100):
+            gc.collect()
+            alive = sum(isinstance(held, service.CheckHandler) and held.checks is running.checks  # a count: no
+                        for held in gc.get_objects())  # reference kept; this service's only
+            if not alive:
+                break
+            time.sleep(0.1)
+        assert alive == 0
+    finally:
+        running.close()
+
+
+def test_only_a_check_takes_a_big_body(tmp_path):
+    running = _serve(tmp_path)
+    try:
+        with pytest.raises(requests.RequestException):  # closed before it is held, whoever sends it
+            requests.post(running.api + "health", data=b"x" * (service.SMALL_BODY + 1), timeout=30)
+        empty = running.post("ana", {}, "board.move")
+        assert empty.status_code == 400
+    finally:
+        running.close()
+
+
 def test_a_loop_of_refused_checks_writes_a_line_a_minute(tmp_path):
     checks = service.Checks(settings(tmp_path))
     for _ in range(1000):
@@ -269,6 +306,7 @@ def test_the_body_limit_is_the_files_own_bytes_however_json_escapes_them(tmp_pat
     (["--jobs", "0"], {"AGSTATE_PRACTICE_SECRET": PRACTICE_SECRET}, "must be more than 0"),
     (["--per-minute", "0"], {"AGSTATE_PRACTICE_SECRET": PRACTICE_SECRET}, "must be more than 0"),
     ([], {"AGSTATE_PRACTICE_SECRET": "4242"}, "at least 16 characters"),
+    ([], {"AGSTATE_PRACTICE_SECRET": "ab" * 20}, "8 of them different"),
     ([], {}, "set AGSTATE_PRACTICE_SECRET"),
 ])
 def test_the_services_settings_are_checked_before_it_starts(argv, environment, says, monkeypatch, capsys):

@@ -62,6 +62,14 @@ def _read(tmp_path, source: str, module: str = "state", **others) -> list[reach.
     return reach.findings(package, module)
 
 
+def test_a_deep_expression_is_read_to_its_end_and_one_too_deep_for_the_parser_is_left_to_the_import(tmp_path):
+    """A grader's RecursionError would say "the grader failed, not your code": the reading takes any depth."""
+    long_sum = "total = " + " + ".join(["1"] * 1500) + "\nimport ctypes\n"
+    assert [finding.what for finding in _read(tmp_path, long_sum)] == [
+        "imports ctypes, which the grader does not allow in a lab module"]
+    assert _read(tmp_path, "x = " + "-" * 100_000 + "1\n") == []  # the parser gives up; importing it says so
+
+
 @pytest.mark.parametrize("package", [submissions.REFERENCE, submissions.LEARNER], ids=["reference", "stubs"])
 def test_the_lab_s_own_modules_read_clean(package):
     for module in MODULES.values():

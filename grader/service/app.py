@@ -145,7 +145,7 @@ class Checks:
                     sys.executable, "-I", "-m", "grader", Path(folder) / "submission", "--json", "--require-sandbox",
                     "--seed", str(seed), "--jobs", "1", *self.course_options(), *options,
                     stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                    env={**_without(os.environ, SECRET_VARIABLE), "TMPDIR": str(scratch)},
+                    env={**_grading_environment(), "TMPDIR": str(scratch)},
                     start_new_session=True,  # its group: what it started goes with it
                     preexec_fn=die_with_parent)  # a killed service takes its gradings along
                 try:
@@ -214,8 +214,12 @@ class Checks:
                 self._results[entry["student"]].append(entry)
 
 
-def _without(environment, name: str) -> dict[str, str]:
-    return {key: value for key, value in environment.items() if key != name}
+def _grading_environment() -> dict[str, str]:
+    """What a grading inherits of the service's environment: the path, the locale and the lab's own settings; not
+    the secret, nor the hub's token of the service (the learner's code never sees either: this is the second lock)."""
+    kept = {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "HOME"}
+    return {key: value for key, value in os.environ.items()
+            if (key in kept or key.startswith("AGSTATE_")) and key != SECRET_VARIABLE}
 
 
 def _kill_group(pid: int) -> None:
@@ -281,6 +285,7 @@ class CheckHandler(_Handler):
     refusal: Refusal | None = None
 
     async def prepare(self):
+        self.request.connection.set_max_body_size(MAX_BODY)  # streamed: held only once admitted, else dropped
         await super().prepare()
         self.body = bytearray()
         try:
@@ -305,7 +310,9 @@ class CheckHandler(_Handler):
             raise self.refusal
         student, started = self.admitted, time.monotonic()
         try:
-            files, target = parse_upload(bytes(self.body))
+            # Off the loop: a 6 MB body takes a JSON parser most of a second, every other student waiting.
+            files, target = await asyncio.get_running_loop().run_in_executor(None, parse_upload, bytes(self.body))
+            self.body = bytearray()
             self.grading = asyncio.ensure_future(self.checks.grade(student, files, target))
             report = await self.grading
         except UploadError as error:
@@ -340,7 +347,9 @@ class CheckHandler(_Handler):
 
     def on_connection_close(self):
         # Tornado lets the handler run on when the client goes: its grading is stopped here, its turn given back
-        # (also when the body never came whole, and post never runs).
+        # (also when the body never came whole, and post never runs). Tornado's own ends the wait for the body:
+        # without it, a body cut short keeps its handler, and what it holds, alive for good.
+        super().on_connection_close()
         if self.grading is not None:
             self.grading.cancel()
         else:
@@ -365,9 +374,13 @@ def make_app(checks: Checks, prefix: str = "/") -> web.Application:
     return web.Application(handlers, cookie_secret=secrets.token_bytes(32))
 
 
+SMALL_BODY = 64 * 1024  # any request but a check's: tornado holds a body whole before any handler, or login, runs
+
+
 def make_server(app: web.Application) -> httpserver.HTTPServer:
-    """The service's HTTP server: bodies up to what a package may take, and no connection held open by silence."""
-    return httpserver.HTTPServer(app, max_body_size=MAX_BODY, idle_connection_timeout=60, body_timeout=60)
+    """The service's HTTP server: small bodies (a check streams its own, up to ``MAX_BODY``), and no connection
+    held open by silence."""
+    return httpserver.HTTPServer(app, max_body_size=SMALL_BODY, idle_connection_timeout=60, body_timeout=60)
 
 
 def _positive(kind):
@@ -396,9 +409,10 @@ def parse_settings(argv: list[str] | None = None) -> Settings:
                         help="the service's own folder for the checks in progress (default: checks-in-progress)")
     settings = parser.parse_args(argv, namespace=Settings())
     secret = os.environ.get(SECRET_VARIABLE, "")
-    if len(secret) < MIN_SECRET:
+    if len(secret) < MIN_SECRET or len(set(secret)) < MIN_SECRET // 2:  # "aaaa...": long, and guessed at once
         parser.error(f"set {SECRET_VARIABLE} in the service's environment to a secret of at least {MIN_SECRET} "
-                     "characters, for instance the output of: python3 -c \"import secrets; print(secrets.token_hex(16))\"")
+                     f"characters, {MIN_SECRET // 2} of them different, for instance the output of: "
+                     "python3 -c \"import secrets; print(secrets.token_hex(16))\"")
     settings.practice_secret = secret
     return settings
 
@@ -408,7 +422,7 @@ def sandbox_problem() -> str | None:
     the engine and the sandbox stay out of the service's."""
     probe = "from grader.sandbox.bubblewrap import unavailable; print(unavailable() or '', end='')"
     done = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True, text=True, timeout=60,
-                          env=_without(os.environ, SECRET_VARIABLE))
+                          env=_grading_environment())
     if done.returncode != 0:
         return f"the sandbox's probe failed: {done.stderr.strip()[-500:]}"
     return done.stdout or None

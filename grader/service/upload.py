@@ -32,8 +32,10 @@ def parse_upload(body: bytes) -> tuple[dict[str, bytes], str | None]:
         raise UploadError(f"the request is not JSON: {str(error)[:200]}") from None
     except RecursionError:  # "[[[[...": nested deeper than the parser goes
         raise UploadError("the request is not JSON the service reads: nested too deep") from None
-    if not isinstance(request, dict) or not isinstance(request.get("files"), dict):
-        raise UploadError('the request must be a JSON object with "files": {"state.py": "<text>", ...}')
+    if not isinstance(request, dict) or not isinstance(request.get("files"), dict) or \
+            not request.keys() <= {"files", "target"}:
+        raise UploadError('the request must be a JSON object with "files": {"state.py": "<text>", ...} and '
+                          'an optional "target", and nothing else')
     target = request.get("target")
     if target is not None and (not isinstance(target, str) or len(target) > 200):
         raise UploadError('"target" must be a task id, a part, or null')
@@ -56,8 +58,10 @@ def parse_upload(body: bytes) -> tuple[dict[str, bytes], str | None]:
 
 
 def write_package(files: dict[str, bytes], folder: Path) -> None:
-    """Write ``files`` as ``folder/agstate/``: plain files only, made here (O_EXCL: nothing there is followed)."""
+    """Write ``files`` as ``folder/agstate/``: plain files only, made here (O_EXCL: nothing there is followed).
+    The folder is made even for no file: an empty package is the student's to hear about, from the grader."""
     package = folder / "agstate"
+    package.mkdir(parents=True, mode=0o700)
     for name, content in sorted(files.items()):
         path = package / name
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
