@@ -269,6 +269,14 @@ def test_bodies_cut_short_leave_no_handler_behind(tmp_path):
         running.close()
 
 
+@pytest.mark.part
+def test_an_empty_package_is_the_students_to_hear_about(running):
+    empty = running.post("ana", {}, "state.keep_max")
+    assert empty.status_code == 200, empty.text  # not "the grading service could not grade"
+    [task] = empty.json()["tasks"]
+    assert task["score"] == 0 and "the submission has no agstate/__init__.py" in task["feedback"]
+
+
 def test_only_a_check_takes_a_big_body(tmp_path):
     running = _serve(tmp_path)
     try:
