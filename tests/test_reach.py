@@ -184,6 +184,18 @@ def test_a_forgery_costs_its_part_and_says_where(tmp_path):
         assert "remove it" in task["feedback"]
 
 
+@pytest.mark.part
+def test_a_module_refused_before_any_task_runs_leaves_stderr_quiet(tmp_path):
+    """The grader is done before its zygote is ready: the zygote goes without a BrokenPipeError traceback."""
+    from conftest import run_cli
+
+    stub = (submissions.LEARNER / "state.py").read_text(encoding="utf-8")
+    refused = submissions.build_submission(tmp_path / "refused", modules={"state.py": stub + "import signal\n"})
+    done = run_cli(str(refused), "--task", "state.keep_max", "--json", "--seed", "1")
+    assert done.returncode == 1 and "imports signal" in done.stdout
+    assert done.stderr == ""
+
+
 # Attacks graded with the reading off (as the sandbox tests grade): the hook alone must hold.
 RUNTIME = [
     # The forgery that scored 12/15: the grader's modules are no longer in sys.modules.
