@@ -15,6 +15,7 @@ import time
 import pytest
 from conftest import ROOT
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
 from submissions import build_submission
 
 from grader.engine.remote import SAVER, Callback, CallbackObject, Killed, LearnerRaised, Remote, _mirror, run_scenario, scenario
@@ -28,7 +29,7 @@ GRAPHS = textwrap.dedent('''
     from typing import Annotated
 
     from langgraph.graph import END, START, StateGraph
-    from langgraph.types import Command
+    from langgraph.types import Command, interrupt
     from typing_extensions import TypedDict
 
     from agstate.tools import relevance, search_docs
@@ -141,6 +142,46 @@ GRAPHS = textwrap.dedent('''
         return 2 * n
 
 
+    SENT = []  # the side effect a re-run node repeats (in whichever process runs it)
+
+
+    def build_asking(checkpointer=None):
+        def ask(state: Loop, config):
+            thread = config["configurable"]["thread_id"]
+            SENT.append(thread)
+            first = interrupt({"question": 1})
+            second = interrupt({"question": 2}) if first != "skip" else "-"
+            return {"trace": [f"{first}/{second}", f"sent {SENT.count(thread)}"], "count": 1}
+
+        def swallow(state: Loop):
+            try:
+                interrupt("never shown")
+            except Exception:  # the pause swallowed: the node completes, as in LangGraph
+                return {"count": 10}
+            return {"count": 100}
+
+        builder = StateGraph(Loop)
+        builder.add_node("ask", ask)
+        builder.add_node("swallow", swallow)
+        builder.add_edge(START, "ask")
+        builder.add_edge("ask", "swallow")
+        return builder.compile(checkpointer=checkpointer)
+
+
+    class GraphInterrupt(Exception):  # a pause faked by name: no interrupt() was called
+        pass
+
+
+    def build_faking_a_pause(checkpointer=None):
+        def fake(state: Loop):
+            raise GraphInterrupt("paused, says the learner")
+
+        builder = StateGraph(Loop)
+        builder.add_node("fake", fake)
+        builder.add_edge(START, "fake")
+        return builder.compile(checkpointer=checkpointer)
+
+
     def build_with_retries(checkpointer=None):
         from langgraph.types import RetryPolicy
 
@@ -195,6 +236,46 @@ def test_a_rebuilt_graph_runs_as_the_learners_own_branches_config_commands_and_m
     # copy) and a node that appends to its state: reproduced, not washed out by the copies crossing the boundary.
     assert got[1]["trace"].count("step@t-1") > 3 and got[1]["trace"][-2:] == ["mutated by done"] * 2
     assert got[0] == {"count": 3} and got[1]["total"] == 30 and got[1]["size"] == len(got[1]["trace"]) - 1
+
+
+@pytest.mark.part
+@pytest.mark.parametrize("answers", [["A", "B"], ["skip"]], ids=["two questions", "one question"])
+def test_a_learners_interrupt_pauses_the_run_here_and_gets_its_answers_by_position(learner, answers):
+    """LangGraph's interrupt(), lent to the learner's module, answers from here: the same pauses, answers and re-runs
+    as the graph run by LangGraph directly (the node runs again from its first line on every resume)."""
+    session, here = learner
+    remote = _remote(session)
+    assert remote.lend_interrupt("state") >= 1
+    try:
+        runs = []
+        for graph in (here.build_asking(checkpointer=InMemorySaver()),
+                      remote.graph(remote.call("build_asking", checkpointer=SAVER), InMemorySaver())):
+            config = {"configurable": {"thread_id": f"asking-{len(answers)}"}}  # the same in both: the traces match
+            seen = [graph.invoke({"count": 0}, config, durability="sync")]
+            for answer in answers:
+                seen.append(graph.invoke(Command(resume=answer), config, durability="sync"))
+            runs.append(([[i.value for i in out.get("__interrupt__", ())] for out in seen], seen[-1],
+                         graph.get_state(config).next))
+    finally:
+        remote.take_back()
+    assert runs[0] == runs[1]
+    expected_pauses = [[{"question": 1}], [{"question": 2}], []] if len(answers) == 2 else [[{"question": 1}], []]
+    assert runs[1][0] == expected_pauses
+    assert runs[1][1]["trace"] == [f"{answers[0]}/{answers[1] if len(answers) == 2 else '-'}", f"sent {len(answers) + 1}"]
+    assert runs[1][1]["count"] == 11 and runs[1][2] == ()  # the swallowing node completed, and the run
+
+
+@pytest.mark.part
+def test_a_pause_is_langgraphs_only_a_learners_exception_named_so_is_an_error(learner):
+    session, _ = learner
+    remote = _remote(session)
+    remote.lend_interrupt("state")
+    try:
+        graph = remote.graph(remote.call("build_faking_a_pause", checkpointer=SAVER), InMemorySaver())
+        with pytest.raises(LearnerRaised, match="GraphInterrupt: paused, says the learner"):
+            graph.invoke({"count": 0}, {"configurable": {"thread_id": "faking"}})
+    finally:
+        remote.take_back()
 
 
 @pytest.mark.part

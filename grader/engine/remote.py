@@ -26,9 +26,10 @@ from typing import Annotated, Any, NoReturn, Optional
 from langchain_core.messages import BaseMessage
 from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.errors import GraphInterrupt
 from langgraph.graph import StateGraph
 from langgraph.graph.state import _is_field_binop  # LangGraph's reading of Annotated[type, reducer] (FACTS: 1.2)
-from langgraph.types import Command, Send
+from langgraph.types import Command, Send, interrupt
 from typing_extensions import TypedDict
 
 from grader import wire
@@ -178,6 +179,7 @@ class Remote:
         self._functions: dict = {}  # handle id -> the function LangGraph calls for it
         self._callbacks: dict[str, Callable] = {}
         self._known: dict = {}  # (operation, name) -> answer: a name's value or a schema, asked once per process
+        self._paused: GraphInterrupt | None = None  # what LangGraph's interrupt() raised here, in the node running
         self.generation = None  # the learner process this Remote's handles name (Session.generation)
 
     # -- the wire ------------------------------------------------------------------------------
@@ -324,6 +326,38 @@ class Remote:
 
     def take_back(self) -> None:
         self._ask("take_back")
+
+    def lend_interrupt(self, module: str) -> int:
+        """Put LangGraph's ``interrupt`` in place of ``agstate.<module>``'s (imported by that name), until ``take_back``.
+
+        A node of the learner's runs over there, and LangGraph's ``interrupt()``
+        needs the run's context, which is here: the learner's call comes back
+        here, and LangGraph's own answers it in the node running (the resume
+        values of a re-run node, by position), or pauses. A pause raised here
+        goes back as an exception named GraphInterrupt; when the learner's node
+        lets it go, ``_Rebuild.step`` raises LangGraph's own pause in its place
+        (one that node swallowed swallows the pause, as it would in LangGraph).
+        """
+        return self.lend(module, {"interrupt": Callback("interrupt", self._interrupt)})
+
+    def _interrupt(self, value=None):
+        try:
+            return interrupt(value)
+        except GraphInterrupt as pause:
+            self._paused = pause
+            raise
+
+    def _pausing(self, call: Callable):
+        """``call()`` of a learner's node: its result, or the pause LangGraph's ``interrupt`` raised here during it."""
+        self._paused = None
+        try:
+            return call()
+        except LearnerRaised as exc:
+            if self._paused is not None and exc.raised.is_a("GraphInterrupt"):
+                raise self._paused from None
+            raise
+        finally:
+            self._paused = None
 
     def release(self, *handles: "Handle") -> None:
         """The learner's process may let go of these objects (a store and its open files): they name nothing now."""
@@ -630,7 +664,7 @@ class _Rebuild:
         remote = self.remote
         if "runnable" in accepts:
             def run(state, config):
-                return remote.node_in_place(target, state, _plain_config(config))
+                return remote._pausing(lambda: remote.node_in_place(target, state, _plain_config(config)))
         else:
             others = [kw for kw in accepts if kw != "config"]
             if others:
@@ -639,10 +673,10 @@ class _Rebuild:
 
             if "config" in accepts:
                 def run(state, config):
-                    return remote.call_in_place(target, state, config=_plain_config(config))
+                    return remote._pausing(lambda: remote.call_in_place(target, state, config=_plain_config(config)))
             else:
                 def run(state):
-                    return remote.call_in_place(target, state)
+                    return remote._pausing(lambda: remote.call_in_place(target, state))
         run.__name__ = run.__qualname__ = name if type(name) is str and name.isidentifier() else "node"
         return run
 
