@@ -172,6 +172,31 @@ def test_a_check_over_the_services_limit_is_stopped_whole_and_said(tmp_path):
     assert [r["outcome"] for r in running.checks.results("ana")] == ["over time", "graded"]
 
 
+def test_a_student_gone_while_the_body_is_read_starts_no_grading(tmp_path, monkeypatch):
+    parsed = threading.Event()
+
+    def slow_parse(body):  # a big body's parse, long enough for the client to give up during it
+        time.sleep(1.5)
+        parsed.set()
+        return service.parse_upload.__wrapped__(body)
+
+    slow_parse.__wrapped__ = service.parse_upload
+    monkeypatch.setattr(service, "parse_upload", slow_parse)
+    running = _serve(tmp_path)
+    try:
+        with pytest.raises(requests.ReadTimeout):
+            running.post("ana", _package(STATE), "state.keep_max", timeout=0.5)
+        assert parsed.wait(10)
+        for _ in range(100):  # a grading started after the parse would end in a "graded" line
+            if running.checks.results("ana"):
+                break
+            time.sleep(0.1)
+        assert [r["outcome"] for r in running.checks.results("ana")] == ["abandoned"]
+        assert _left_running(running.settings.work) == []
+    finally:
+        running.close()
+
+
 @pytest.mark.part
 def test_a_students_code_reads_neither_the_secret_nor_the_log(tmp_path, monkeypatch):
     monkeypatch.setenv("AGSTATE_PRACTICE_SECRET", PRACTICE_SECRET)  # as the hub gives it to the service

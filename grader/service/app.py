@@ -308,33 +308,38 @@ class CheckHandler(_Handler):
     async def post(self):
         if self.refusal is not None:
             raise self.refusal
-        student, started = self.admitted, time.monotonic()
+        student, started, sent = self.admitted, time.monotonic(), {}
         try:
-            # Off the loop: a 6 MB body takes a JSON parser most of a second, every other student waiting.
-            files, target = await asyncio.get_running_loop().run_in_executor(None, parse_upload, bytes(self.body))
-            self.body = bytearray()
-            self.grading = asyncio.ensure_future(self.checks.grade(student, files, target))
+            # One task from the body to the report: a client gone while the body is parsed cancels it too.
+            self.grading = asyncio.ensure_future(self._grade(student, sent))
             report = await self.grading
         except UploadError as error:
             self.checks.record(student, "bad request", why=str(error))
             raise Refusal(400, str(error)) from None
         except OverTime:
             limit = self.checks.settings.check_limit
-            self.checks.record(student, "over time", target=target, digest=digest(files), seconds=limit)
+            self.checks.record(student, "over time", **sent, seconds=limit)
             raise Refusal(422, f"the check ran past the service's limit of {limit:g} s: your code may hang or loop; "
                                "check one task at a time (check(\"state.keep_max\")) to find which") from None
         except GraderFailure as error:
-            self.checks.record(student, "grader failure", target=target, digest=digest(files), detail=str(error))
+            self.checks.record(student, "grader failure", **sent, detail=str(error))
             raise Refusal(500, "the grading service could not grade (not your code's fault): tell your instructor") from None
         except asyncio.CancelledError:  # the connection closed (on_connection_close): nobody to answer
-            self.checks.record(student, "abandoned", target=target, digest=digest(files),
-                               seconds=round(time.monotonic() - started, 2))
+            self.checks.record(student, "abandoned", **sent, seconds=round(time.monotonic() - started, 2))
             return
         finally:
             self.release()
-        self.checks.record(student, "graded", digest=digest(files), target=target, seed=report["seed"], score=report["score"],
+        self.checks.record(student, "graded", **sent, seed=report["seed"], score=report["score"],
                            max_score=report["max_score"], seconds=round(time.monotonic() - started, 2))
         self.finish(report)
+
+    async def _grade(self, student: str, sent: dict) -> dict:
+        """The body parsed (off the loop: a 6 MB body takes a JSON parser most of a second, every other student
+        waiting) and graded; ``sent`` gets the target and the files' digest, for the log."""
+        files, target = await asyncio.get_running_loop().run_in_executor(None, parse_upload, bytes(self.body))
+        self.body = bytearray()
+        sent.update(target=target, digest=digest(files))
+        return await self.checks.grade(student, files, target)
 
     def release(self) -> None:
         """The student's turn given back, once (a body never finished, a refusal, an answer)."""
