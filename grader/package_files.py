@@ -51,16 +51,13 @@ def file_bytes(text: str) -> bytes:
     return text.encode("utf-8", _ERRORS)
 
 
-def read_package(package: Path) -> tuple[dict[str, str], list[str]]:
-    """``(files, left)``: each plain Python file of ``package`` the service takes, by its path there, and the
-    others' paths (links, files named as no module can be: they stay home)."""
-    files, left = {}, []
+def read_package(package: Path) -> dict[str, str]:
+    """Each plain Python file of ``package`` the service takes, by its path there: links, caches and files named
+    as no module can be (a checkpoint copy) stay home."""
+    files = {}
     for path in sorted(package.rglob("*.py")):
         relative = path.relative_to(package).as_posix()
-        if "__pycache__" in relative.split("/"):
-            continue
-        if path.is_symlink() or not path.is_file() or name_problem(relative) is not None:
-            left.append(relative)
+        if "__pycache__" in relative.split("/") or path.is_symlink() or not path.is_file() or name_problem(relative):
             continue
         files[relative] = path.read_bytes().decode("utf-8", _ERRORS)
-    return files, left
+    return files

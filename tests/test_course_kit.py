@@ -116,7 +116,7 @@ def test_a_notebook_someone_ran_or_answered_is_refused(tmp_path, answer, edit):
     assert str(refused.value) == (f"notebooks/01_overwrite.ipynb: {found}; a kit ships the learner copies only as "
                                   "released. Write the learner copies afresh from solutions/ (python -m grader.authoring.release), "
                                   "or restore it: git checkout notebooks/01_overwrite.ipynb, then build the kit again")
-    assert (refused.value.notebook, refused.value.found) == ("notebooks/01_overwrite.ipynb", found)
+    assert (refused.value.path, refused.value.found) == ("notebooks/01_overwrite.ipynb", found)
     assert not (tmp_path / "kit").exists()
 
 

@@ -37,19 +37,19 @@ from pathlib import Path
 
 from grader.authoring.stubs import ROOT, learner_package
 
-__all__ = ["ANSWER_PLACEHOLDER", "NotReleased", "refuse_unreleased_notebooks"]
+__all__ = ["ANSWER_PLACEHOLDER", "NotReleased", "refuse_unreleased_notebooks", "refuse_unreleased_package", "main"]
 
 ANSWER_PLACEHOLDER = "YOUR ANSWER HERE"  # nbgrader's text for a written answer, as released (grader.authoring.assignment)
 
 
 class NotReleased(ValueError):
-    """A notebook of ``notebooks/`` is not as released: staged, it would hand every student what was run or written
-    in it."""
+    """A learner copy (a notebook of ``notebooks/``, a file of ``agstate/``) is not as released: shipped, it would
+    hand every student what was run, written or solved in it."""
 
-    def __init__(self, notebook: str, found: str, remedy: str):
-        super().__init__(f"{notebook}: {found}; a kit ships the learner copies only as released. {remedy}, "
+    def __init__(self, path: str, found: str, remedy: str):
+        super().__init__(f"{path}: {found}; a kit ships the learner copies only as released. {remedy}, "
                          "then build the kit again")
-        self.notebook, self.found, self.remedy = notebook, found, remedy
+        self.path, self.found, self.remedy = path, found, remedy
 
 
 def refuse_unreleased_notebooks(root: Path) -> None:
@@ -63,13 +63,13 @@ def refuse_unreleased_notebooks(root: Path) -> None:
             raise NotReleased(relative, "committed at HEAD but missing here", f"Restore it: git checkout {relative}")
         if committed is not None and name not in committed:
             raise NotReleased(relative, "not committed at HEAD",
-                                      "Move it out of notebooks/, or commit it if it belongs to the lab")
+                              "Move it out of notebooks/, or commit it if it belongs to the lab")
         if (found := _run_or_written(present[name])) is not None:
             raise NotReleased(relative, found, "Write the learner copies afresh from solutions/ "
-                                      f"(python -m grader.authoring.release), or restore it: git checkout {relative}")
+                              f"(python -m grader.authoring.release), or restore it: git checkout {relative}")
         if committed is not None and current[name] != committed[name]:
             raise NotReleased(relative, "differs from its copy committed at HEAD", f"Restore it (git checkout "
-                                      f"{relative}), or commit it if it is a new release (python -m grader.authoring.release)")
+                              f"{relative}), or commit it if it is a new release (python -m grader.authoring.release)")
 
 
 def _run_or_written(notebook: Path) -> str | None:

@@ -58,7 +58,7 @@ def package_files(workspace: Path) -> dict[str, str]:
     """The workspace's ``agstate/`` as the service takes it: each plain ``.py`` file by its path in the package.
 
     Over the service's bounds, ``ServiceRefusal`` says so before a byte is sent."""
-    files, _ = read_package(workspace / "agstate")
+    files = read_package(workspace / "agstate")
     size = sum(len(file_bytes(text)) for text in files.values())
     if len(files) > MAX_FILES or size > MAX_BYTES:
         raise ServiceRefusal(f"agstate/ holds {len(files)} Python files of {size:,} bytes; the grading service takes "
