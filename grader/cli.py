@@ -8,7 +8,10 @@ import glob
 import json
 import os
 import random
+import signal
 import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -270,6 +273,25 @@ def _sandbox(args, submissions: int) -> str | None:
     return reason
 
 
+@contextmanager
+def _ctrl_c_after():
+    """Ctrl-C waits for the block: a finished report is in the log, the gradebook and the count told, or in none.
+
+    Without it a Ctrl-C between the log's line and the count said "3 of 5 graded" with 4 in the log.
+    """
+    if threading.current_thread() is not threading.main_thread():  # only the main thread receives Ctrl-C
+        yield
+        return
+    pressed = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if pressed:
+            raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     caches.keep_hypothesis_out_of_the_workspace()  # before anything is drawn: no .hypothesis/ in the folder graded
@@ -308,6 +330,10 @@ def main(argv: list[str] | None = None) -> int:
     single = len(plans) == 1
 
     def finished(position: int, report: dict) -> None:
+        with _ctrl_c_after():
+            _record(position, report)
+
+    def _record(position: int, report: dict) -> None:
         if unsandboxed:  # why, for the scorecards: a learner told to install a bubblewrap they have is lost
             report = {**report, "unsandboxed": unsandboxed}
         if students[position] is not None:  # whose it is (for the LMS, told apart from the batch's others), and

@@ -244,6 +244,21 @@ def test_an_interrupted_batch_keeps_every_finished_result(classroom):
     assert sorted(path.name for path in scratch.iterdir()) == []
 
 
+def test_ctrl_c_while_a_report_is_recorded_waits_for_the_record():
+    """The race the test above once lost on CI (its log held 4 reports, its count said 3), forced: Ctrl-C inside
+    the recording of a finished report is raised once the report is in the log, the gradebook and the count."""
+    from grader.cli import _ctrl_c_after
+
+    recorded = []
+    with pytest.raises(KeyboardInterrupt):
+        with _ctrl_c_after():
+            os.kill(os.getpid(), signal.SIGINT)
+            recorded.append("log")
+            recorded.append("count")
+    assert recorded == ["log", "count"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C is itself again
+
+
 def test_logs_gathered_from_several_machines_give_one_gradebook(classroom):
     """Shards graded apart (docs/instructor/at-scale.md): their logs joined, --resume writes the gradebook."""
     pattern = str(classroom / "submitted" / "*" / "agstate-lab")
