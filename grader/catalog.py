@@ -49,6 +49,7 @@ NAMES = (
     "events",  # C: event sourcing
     "branches",  # D: parallel branches
     "messages",  # E: the messages key
+    "pauses",  # F: pauses and upgrades
 )
 
 

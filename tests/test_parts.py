@@ -4,6 +4,7 @@ the untouched stub gets nothing, and one seed gives one report. A new part is te
 
 import pytest
 from conftest import ROOT, SOLUTIONS
+from submissions import build_submission
 
 from grader.catalog import NAMES
 from grader.engine.registry import tasks_of
@@ -54,3 +55,14 @@ def test_one_seed_gives_one_report(part):
     first = grade_submission(str(SOLUTIONS), tasks, 99, examples=20)
     second = grade_submission(str(SOLUTIONS), tasks, 99, examples=20)
     assert first == second
+
+
+SECOND_SOLUTIONS = ROOT / "tests" / "second_solutions"  # written from a part's contract page alone (its README)
+
+
+@pytest.mark.parametrize(("part", "seed"), [(part.name, seed) for part in sorted(SECOND_SOLUTIONS.iterdir())
+                                            if part.is_dir() for seed in (1, 2)], ids=str)
+def test_a_second_solution_written_from_the_contract_alone_gets_full_marks(part, seed, tmp_path):
+    written = {path.name: path.read_text(encoding="utf-8") for path in (SECOND_SOLUTIONS / part).glob("*.py")}
+    report = grade_submission(str(build_submission(tmp_path, modules=written)), _ids(part), seed)
+    assert {t["id"]: t["feedback"] for t in report["tasks"] if t["status"] != "passed"} == {}

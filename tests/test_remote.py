@@ -182,6 +182,17 @@ GRAPHS = textwrap.dedent('''
         return builder.compile(checkpointer=checkpointer)
 
 
+    def build_overwriting(checkpointer=None):
+        from langgraph.types import Overwrite
+
+        builder = StateGraph(Loop)
+        builder.add_node("grow", lambda state: {"trace": ["grown"]})
+        builder.add_node("reset", lambda state: {"trace": Overwrite(["reset"]), "count": 1})
+        builder.add_edge(START, "grow")
+        builder.add_edge("grow", "reset")
+        return builder.compile(checkpointer=checkpointer)
+
+
     def build_with_retries(checkpointer=None):
         from langgraph.types import RetryPolicy
 
@@ -276,6 +287,12 @@ def test_a_pause_is_langgraphs_only_a_learners_exception_named_so_is_an_error(le
             graph.invoke({"count": 0}, {"configurable": {"thread_id": "faking"}})
     finally:
         remote.take_back()
+
+
+@pytest.mark.part
+def test_an_overwrite_a_learners_node_returns_passes_its_key_s_reducer_here_as_in_langgraph(learner):
+    expected, got = _both(learner, "build_overwriting", {"trace": ["start"], "count": 0})
+    assert got == expected and got[1]["trace"] == ["reset"]
 
 
 @pytest.mark.part

@@ -6,8 +6,9 @@ from typing import Annotated
 
 import pytest
 from conftest import SOLUTIONS
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
-from langgraph.types import Overwrite, Send
+from langgraph.types import Command, Overwrite, Send, interrupt
 from typing_extensions import TypedDict
 
 sys.path.insert(0, str(SOLUTIONS))
@@ -126,6 +127,42 @@ def test_a_window_trims_and_says_which_reducer():
     assert {change.rule for step in steps for change in step.keys} == {"reducer keep_recent"}
     last = steps[-1].keys[0]
     assert len(last.before) == WINDOW and last.after == last.before[1:] + [f"n{WINDOW + 1}"]
+
+
+def asking(sent: list):
+    """Part F's pitfall in small: a node that sends, then asks twice; each answer appended to trace."""
+
+    def ask(state):
+        sent.append("request")
+        first = interrupt("first?")
+        second = interrupt("second?")
+        return {"trace": [f"{first}/{second}"]}
+
+    graph = StateGraph(Appended)
+    graph.add_node("ask", ask)
+    graph.add_node("done", lambda state: {"trace": ["done"]})
+    graph.add_edge(START, "ask")
+    graph.add_edge("ask", "done")
+    return graph.compile()
+
+
+def test_a_pause_is_the_run_waiting_not_an_error_and_answers_resume_it_as_langgraph_does():
+    waiting = record_run(asking([]), {"trace": []})
+    assert waiting[-1].nodes == ["ask"] and waiting[-1].paused == ["first?"] and waiting[-1].error is None
+    page = render_step(waiting[-1])
+    assert "⏸ paused on interrupt('first?')" in page and "waiting for an answer" in page and "✗" not in page
+    sent = []
+    answered = record_run(asking(sent), {"trace": []}, answers=["A", "B", "unused"])
+    # LangGraph's own run, answered the same way: the same steps and the same final state.
+    direct, config = asking([]).copy(update={"checkpointer": InMemorySaver()}), {"configurable": {"thread_id": "t"}}
+    direct.invoke({"trace": []}, config)
+    direct.invoke(Command(resume="A"), config)
+    final = direct.invoke(Command(resume="B"), config)
+    assert [step.nodes for step in answered] == [["input"], ["ask"], ["done"]]
+    assert answered[-1].keys[0].after == final["trace"] == ["A/B", "done"]
+    assert answered[1].answers == ["A", "B"] and sent == ["request"] * 3  # the node ran again on each answer
+    assert "resumed with Command(resume='A'), Command(resume='B')" in render_step(answered[1])
+    assert answered[-1].error is None and not answered[-1].paused
 
 
 def test_the_widget_steps_with_buttons_and_slider():

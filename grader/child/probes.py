@@ -15,7 +15,7 @@ import sys
 import threading
 
 from langchain_core.messages import BaseMessage
-from langgraph.types import Command, Send
+from langgraph.types import Command, Overwrite, Send
 from typing_extensions import TypedDict, get_type_hints
 
 from grader import wire
@@ -234,12 +234,15 @@ def load() -> None:
 
 
 def plain_tag(value) -> dict | None:
-    """LangGraph's and LangChain's values a node may return, as tags the grading side rebuilds: a Command, a Send, a message."""
+    """LangGraph's and LangChain's values a node may return, as tags the grading side rebuilds: a Command, a Send, an
+    Overwrite, a message."""
     if isinstance(value, Command):
         return {"$": "handle", "kind": "command", "update": value.update, "goto": value.goto, "graph": value.graph,
                 "resume": value.resume}
     if isinstance(value, Send):
         return {"$": "handle", "kind": "send", "node": value.node, "arg": value.arg}
+    if isinstance(value, Overwrite):  # a person's edit past a key's reducer (Part F)
+        return {"$": "handle", "kind": "overwrite", "value": value.value}
     if isinstance(value, BaseMessage):
         return {"$": "handle", "kind": "message", "data": value.model_dump(mode="python")}
     return None

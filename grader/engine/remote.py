@@ -29,7 +29,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import GraphInterrupt
 from langgraph.graph import StateGraph
 from langgraph.graph.state import _is_field_binop  # LangGraph's reading of Annotated[type, reducer] (FACTS: 1.2)
-from langgraph.types import Command, Send, interrupt
+from langgraph.types import Command, Overwrite, Send, interrupt
 from typing_extensions import TypedDict
 
 from grader import wire
@@ -207,7 +207,7 @@ class Remote:
 
     def _resolve(self, tag: dict):
         kind = tag.get("kind")
-        if kind in ("command", "send", "message"):  # their fields cross encoded, as the learner's process encoded them
+        if kind in ("command", "send", "overwrite", "message"):  # their fields cross encoded, as the learner's process encoded them
             tag = {key: value if key in ("$", "kind") else wire.decode(value, self._resolve) for key, value in tag.items()}
         if tag.get("$") == "callback":  # only the grading side makes these
             return Opaque("callback", "<callback>")
@@ -216,6 +216,8 @@ class Remote:
                                             resume=tag.get("resume")), "Command")
         if kind == "send":
             return _rebuilt(lambda: Send(str(tag.get("node")), tag.get("arg")), "Send")
+        if kind == "overwrite":
+            return _rebuilt(lambda: Overwrite(tag.get("value")), "Overwrite")
         if kind == "message":
             from langchain_core.messages import messages_from_dict
 

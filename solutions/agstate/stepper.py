@@ -6,6 +6,7 @@ before and after, and which merge rule combined the writes.
     from agstate.stepper import step_through
     step_through(graph, {"trace": []})       # a widget: previous / next buttons and a slider
     print(render_text(record_run(graph, {"trace": []})))   # the same, as plain text
+    step_through(graph, {"request": r}, answers=[True])   # a run that pauses: each pause answered in turn
 
 Everything shown comes from LangGraph itself: the run is replayed from its
 checkpoint history (``get_state_history``), which holds, for every superstep,
@@ -22,7 +23,7 @@ from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.channels.last_value import LastValue
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.pregel._algo import task_path_str  # the sort key LangGraph's apply_writes uses
-from langgraph.types import Overwrite
+from langgraph.types import Command, Overwrite
 
 __all__ = ["KeyChange", "RunStep", "record_run", "render_text", "step_through", "Stepper"]
 
@@ -45,6 +46,8 @@ class RunStep:
     updates: list[tuple[str, Any]]  # (node, what it returned)
     keys: list[KeyChange] = field(default_factory=list)
     error: str | None = None  # the run stopped here
+    paused: list = field(default_factory=list)  # the values of the interrupt() calls that paused this step
+    answers: list = field(default_factory=list)  # the answers it was resumed with: none while the run waits here
 
     @property
     def title(self) -> str:
@@ -54,13 +57,23 @@ class RunStep:
         return f"step {self.number}: {', '.join(self.nodes)}{together}"
 
 
-def record_run(graph, inputs, config: dict | None = None) -> list[RunStep]:
-    """Run ``graph`` on ``inputs`` with a fresh in-memory checkpointer and return its supersteps."""
+def record_run(graph, inputs, config: dict | None = None, answers=()) -> list[RunStep]:
+    """Run ``graph`` on ``inputs`` with a fresh in-memory checkpointer and return its supersteps.
+
+    A run that pauses (``interrupt()``) is resumed with ``Command(resume=answer)`` for each of ``answers`` in
+    turn; once they are used up, the run waits at its last step, shown as paused, not as an error.
+    """
     recorded = graph.copy(update={"checkpointer": InMemorySaver()})
     config = {**(config or {}), "configurable": {"thread_id": f"stepper-{uuid.uuid4()}"}}
-    error = None
+    error, resumed = None, {}  # checkpoint id -> the answers given while the run was paused there
     try:
-        recorded.invoke(inputs, config)
+        output = recorded.invoke(inputs, config)
+        for answer in answers:
+            if not isinstance(output, dict) or not output.get("__interrupt__"):
+                break
+            waiting = recorded.get_state(config).config["configurable"]["checkpoint_id"]
+            resumed.setdefault(waiting, []).append(answer)
+            output = recorded.invoke(Command(resume=answer), config)
     except Exception as exc:  # the pitfall being shown, e.g. InvalidUpdateError: it becomes the last step
         error = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
     history = list(reversed(list(recorded.get_state_history(config))))
@@ -71,14 +84,16 @@ def record_run(graph, inputs, config: dict | None = None) -> list[RunStep]:
         following = history[position + 1] if position + 1 < len(history) else None
         tasks = sorted(snapshot.tasks, key=lambda task: task_path_str(task.path[:3]))
         updates = [(_label(task), task.result) for task in tasks]
-        step = RunStep(len(steps), [name for name, _ in updates], updates)
+        step = RunStep(len(steps), [name for name, _ in updates], updates,
+                       paused=[pause.value for task in tasks for pause in task.interrupts],
+                       answers=resumed.get(snapshot.config["configurable"]["checkpoint_id"], []))
         after = following.values if following is not None else None
         written = [key for key in recorded.channels if any(key in (result or {}) for _, result in updates)]
         for key in written:
             writes = [(name, result[key]) for name, result in updates if key in (result or {})]
             step.keys.append(KeyChange(key, _rule(recorded.channels[key], writes), snapshot.values.get(key),
                                        writes, None if after is None else after.get(key)))
-        if following is None:
+        if following is None and not (step.paused and error is None):  # a pause is the run waiting, not failing
             step.error = error or "the run stopped here"
         steps.append(step)
     return steps
@@ -113,8 +128,15 @@ def _show(value) -> str:
 
 def render_step(step: RunStep) -> str:
     lines = [step.title]
+    for value in step.paused:
+        lines.append(f"  ⏸ paused on interrupt({_show(value)})")
+    if step.paused:
+        given = ", ".join(f"Command(resume={_show(answer)})" for answer in step.answers)
+        lines.append(f"    resumed with {given}: the node ran again from its first line" if given else
+                     "    waiting for an answer: invoke(Command(resume=...), config)")
     for name, update in step.updates:
-        lines.append(f"  {name} returned {_show(update)}")
+        waiting = update is None and step.paused and not step.answers
+        lines.append(f"  {name} has not returned: it is paused" if waiting else f"  {name} returned {_show(update)}")
     for change in step.keys:
         lines.append(f"  key {change.key!r} — {change.rule}")
         lines.append(f"    before: {_show(change.before)}")
@@ -169,6 +191,7 @@ class Stepper:
         display(self.widget)
 
 
-def step_through(graph, inputs, config: dict | None = None) -> Stepper:
-    """Record a run of ``graph`` and return a stepper over it (shown when it is a cell's last value)."""
-    return Stepper(record_run(graph, inputs, config))
+def step_through(graph, inputs, config: dict | None = None, answers=()) -> Stepper:
+    """Record a run of ``graph`` (each pause answered from ``answers``) and return a stepper over it (shown when it is
+    a cell's last value)."""
+    return Stepper(record_run(graph, inputs, config, answers))

@@ -1,0 +1,148 @@
+"""Part F's judging shared by its rules: each run's words, and the judges of an approval run's ledger."""
+
+from grader.engine.checking import Counterexample, Failure, counted, no_raise, show
+
+__all__ = ["case_rule", "approval_words", "approval", "judge_pauses", "judge_asked", "judge_paid_after", "judge_outcome",
+           "judge_completes", "raised_in_run"]
+
+_ORDINALS = {1: "first", 2: "second", 3: "third"}
+
+
+def case_rule(task, sentence: str, judge, fixed: list, cases, budget: str, name: str):
+    """A rule of ``task`` judging ``judge(check, *case)`` on the hand-picked ``fixed`` cases, then on tuples drawn from
+    ``cases``; the rules of a task made with one ``name`` share their drawn examples (each answered once)."""
+
+    @task.rule(sentence)
+    def rule(check):
+        def hand_picked(*case):
+            judge(check, *case)
+
+        def drawn(case):
+            judge(check, *case)
+
+        drawn.__name__ = name  # the name of the examples' bank (Checker.bank_key)
+        check.each(fixed)(hand_picked)
+        check.forall(cases, examples=check.budget(budget))(drawn)
+
+    return rule
+
+
+def approval_words(request: dict, answer: bool, crash: dict | None) -> str:
+    """The run in the learner's words: every rule's feedback starts with it."""
+    words = (f"build_approval_graph(inbox, payments, checkpointer) asked about {show(request)} and answered "
+             f"Command(resume={answer})")
+    if crash:
+        words += (f", your process killed inside the {_ORDINALS[crash['call']]} call of a fake (inbox.send and "
+                  f"payments.pay counted together), {crash['when']} it took effect")
+    return words
+
+
+def raised_in_run(got: dict, what: str, example: Counterexample) -> None:
+    """A run whose invoke raised fails with the learner's line, naming which invoke it was."""
+    if got.get("raised") is None:
+        return
+    sent = got["invokes"][-1]["sent"] if got.get("invokes") else "build"
+    words = {"start": "invoke(input, config)", "resume": "invoke(Command(resume=...), config)",
+             "continue": "invoke(None, config) after the crash", "build": "building the graph"}[sent]
+    no_raise(got["raised"], f"{what}: {words}", example=example)
+
+
+def approval(check, request: dict, answer: bool, crash: dict | None):
+    """The run's record, once it ran without raising: (words, record, counterexample)."""
+    what = approval_words(request, answer, crash)
+    got = no_raise(check.probe("approval_run", request, answer, crash, limit=4 * check.call_limit), what)
+    example = Counterexample("build_approval_graph", [request, answer, crash], None, _ledger(got))
+    raised_in_run(got, what, example)
+    return what, got, example
+
+
+def _ledger(got: dict) -> list:
+    """The fakes' calls for the counterexample, each key named by its order of appearance (``key 1``, ``key 2``): a
+    key made from a clock is not the same on two runs, and a report must be (the feedback says what differs)."""
+    named = _key_names(got.get("calls") or [])
+    return [{field: named[call[field]] if field == "key" else call[field]
+             for field in ("fake", "key", "message", "payee", "amount", "effect", "crashed") if field in call}
+            for call in got.get("calls") or []]
+
+
+def _key_names(calls: list) -> dict:
+    return {key: f"key {number}" for number, key in enumerate(dict.fromkeys(call["key"] for call in calls), 1)}
+
+
+def _several_keys(fake: str, calls: list) -> str:
+    """Why a fake got several keys, in words that repeat: which calls got a new one, never the keys themselves."""
+    named = _key_names(calls)
+    order = ", ".join(named[call["key"]] for call in calls)
+    return (f"{fake} was called {counted(len(calls), 'time')} under {counted(len(named), 'different key')} ({order}): "
+            "the call made again (a node re-run on resume or after a crash) got a new key, as a counter, a clock or a "
+            "random number gives; a key derived from the request is the same on every run")
+
+
+def judge_pauses(what, got, request, example) -> None:
+    pauses = [invoke["interrupts"] for invoke in got["invokes"] if invoke.get("interrupts")]
+    if not pauses:
+        raise Failure(f"{what}: the run never paused; it must ask the person with interrupt(request) before paying", example)
+    for interrupts in pauses:
+        if len(interrupts) != 1 or interrupts[0] != request:
+            raise Failure(f"{what}: a pause showed the interrupts {show(interrupts)}; expected exactly one, whose value "
+                          f"is the request as given: {show(request)}", example)
+
+
+def judge_asked(what, got, request, example) -> None:
+    sends = [call for call in got["calls"] if call["fake"] == "send"]
+    if len({call["key"] for call in sends}) != 1:
+        said = _several_keys("inbox.send", sends) if sends else "inbox.send was never called"
+        raise Failure(f"{what}: {said}; expected one key for the whole run, derived from the request", example)
+    wrong = next((call["message"] for call in sends if call["message"] != request), None)
+    if wrong is not None:
+        raise Failure(f"{what}: inbox.send sent {show(wrong)}; expected the request itself: {show(request)}", example)
+    if any(call["paused"] for call in sends):
+        raise Failure(f"{what}: inbox.send was called after the run had paused; the person is asked before the "
+                      "first pause, and a node that sends then calls interrupt() sends again when it is resumed", example)
+
+
+def judge_paid_after(what, got, answer, example) -> None:
+    pays = [call for call in got["calls"] if call["fake"] == "pay"]
+    early = next((call for call in pays if call["answered"] is None), None)
+    if early is not None:
+        raise Failure(f"{what}: payments.pay was called before the person answered; pay only after an approving answer",
+                      example)
+    if answer is False and pays:
+        raise Failure(f"{what}: payments.pay was called {counted(len(pays), 'time')} after a denial; a denied request is "
+                      "never paid", example)
+
+
+def judge_outcome(what, got, request, answer, example) -> None:
+    final = got["final"] or {}
+    pays = [call for call in got["calls"] if call["fake"] == "pay"]
+    decision = "approved" if answer else "denied"
+    if final.get("decision") != decision:
+        raise Failure(f"{what}: decision is {show(final.get('decision'))}; expected {decision!r}", example)
+    if not answer:
+        if "receipt" not in final or final["receipt"] is not None:
+            said = f"is {show(final['receipt'])}" if "receipt" in final else "was never written"
+            raise Failure(f"{what}: receipt {said} after a denial; expected None", example)
+        return
+    keys = {call["key"] for call in pays}
+    paid = sum(call["effect"] for call in pays)
+    if len(keys) != 1 or paid != 1:
+        said = _several_keys("payments.pay", pays) if len(keys) > 1 else "payments.pay was never called" if not pays \
+            else f"payments.pay paid {counted(paid, 'time')}"
+        raise Failure(f"{what}: {said}, and {counted(paid, 'payment')} left; expected exactly one payment, under one key "
+                      "derived from the request", example)
+    wrong = next((call for call in pays if (call["payee"], call["amount"]) != (request["payee"], request["amount"])), None)
+    if wrong is not None:
+        raise Failure(f"{what}: payments.pay got payee={show(wrong['payee'])}, amount={show(wrong['amount'])}; expected "
+                      f"the request's {show(request['payee'])} and {request['amount']}", example)
+    if final.get("receipt") != "receipt-1":
+        raise Failure(f"{what}: receipt is {show(final.get('receipt'))}; expected 'receipt-1', what payments.pay "
+                      "returned", example)
+
+
+def judge_completes(what, got, example) -> None:
+    last = got["invokes"][-1] if got["invokes"] else {}
+    if last.get("interrupts") or got["next"]:
+        left = f"still paused after {counted(len(got['invokes']), 'invoke')}" if last.get("interrupts") else \
+            f"stopped before {show(got['next'])}"
+        raise Failure(f"{what}: the run {left}; it must complete once answered (and after a crash, once continued)",
+                      example)

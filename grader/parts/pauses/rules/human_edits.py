@@ -1,0 +1,116 @@
+"""Notebook 34, pauses.edits: ``edit_update`` makes a key hold what the person meant, whatever its reducer.
+
+The scenario ``edit_run`` calls the learner's ``edit_update`` and applies
+the update it returns with ``update_state`` (without ``as_node``) to a
+thread of the grader's own ``ReviewState`` graph, paused at its ``review``
+node, then resumes it with the person's answer.
+"""
+
+from grader.engine.checking import Counterexample, Failure, no_raise, show
+from grader.engine.registry import task
+from grader.parts.pauses import strategies as gen
+from grader.parts.pauses.checks import case_rule
+from grader.parts.pauses.model import REDUCED, meant
+
+edits = task("pauses.edits")
+
+STATE = {"draft": "first draft", "notes": ["paid", "checked"], "tags": ["vip", "late"]}
+FIXED = [(STATE, ("notes", ("replace", ["edited"]))), (STATE, ("tags", ("remove", 0))),
+         (STATE, ("draft", ("replace", "second draft"))), (STATE, ("notes", ("correct", 1, "double-checked"))),
+         (STATE, ("tags", ("replace", ["vip", "vip"])))]
+REPEATED = {"draft": "", "notes": ["ok", "late", "ok"], "tags": ["vip"]}  # a remove by value takes the first "ok"
+FIXED += [(REPEATED, ("notes", ("remove", 2))), (REPEATED, ("notes", ("correct", 2, "fine")))]
+BAD = [(STATE, ("notes", ("remove", 2))), (STATE, ("notes", ("remove", -1))), (STATE, ("tags", ("correct", -2, "x"))),
+       (STATE, ("draft", ("correct", 0, "x"))), (STATE, ("summary", ("replace", "x")))]
+
+
+def _call_words(state, key, edit) -> str:
+    return f"edit_update({key!r}, {show(state.get(key))}, {show(edit)})"
+
+
+def edited(check, state, case):
+    """The run of a valid edit: (words, record, what key must hold, counterexample)."""
+    key, edit = case
+    call = _call_words(state, key, edit)
+    what = f"update_state(config, {call}) on a thread paused with {show(state)}"
+    got = no_raise(check.probe("edit_run", state, key, edit), what)
+    fits, wanted = meant(key, state[key], edit)
+    example = Counterexample("edit_update", [key, state[key], edit], wanted, got.get("after", {}).get(key))
+    no_raise(got["raised"], call, example=example)
+    return what, got, wanted, example
+
+
+def _valid_rule(sentence: str, judge):
+    def edit_case(check, state, case):
+        judge(*edited(check, state, case), state, case)
+
+    return case_rule(edits, sentence, edit_case, FIXED, gen.edit_cases, "sequence", "edit_case")
+
+
+def _holds(what, got, wanted, example, state, case):
+    key = case[0]
+    no_raise(got["applied"], f"{what}: update_state", example=example)
+    if got["after"].get(key) != wanted:
+        plain_list = key in REDUCED and "value" in (got["update"].get(key) or {})
+        raise Failure(f"{what}: {key} then holds {show(got['after'].get(key))}; expected {show(wanted)}, what the person "
+                      f"meant" + (" (a plain list goes through the key's reducer)" if plain_list else ""), example)
+    changed = [other for other in state if other != key and got["after"].get(other) != state[other]]
+    if changed:
+        raise Failure(f"{what}: {changed[0]} changed to {show(got['after'].get(changed[0]))}; an edit of {key} leaves "
+                      f"every other key as it was ({show(state[changed[0]])})", example)
+
+
+def _names(what, got, wanted, example, state, case):
+    key = case[0]
+    expected = {key: {"Overwrite": wanted} if key in REDUCED else {"value": wanted}}
+    if got["update"] != expected:
+        how = f"Overwrite({show(wanted)})" if key in REDUCED else f"the value itself, {show(wanted)}"
+        raise Failure(f"{what}: the update was {show(got['update'])}; expected {{{key!r}: {how}}} and no other key",
+                      example)
+
+
+def _paused(what, got, wanted, example, state, case):
+    if got["next_after"] != ["review"]:
+        raise Failure(f"{what}: after the update the thread's next is {show(got['next_after'])}; expected ['review'], "
+                      "still paused where it was (update_state without as_node)", example)
+    no_raise(got["resumed"], f"{what}: invoke(Command(resume='looks good'), config)", example=example)
+    if got["heard"] != ["looks good"] or got["next_final"]:
+        raise Failure(f"{what}: resuming gave the pause the answers {show(got['heard'])} and stopped before "
+                      f"{show(got['next_final'])}; expected the answer 'looks good' and a completed run", example)
+
+
+def _unchanged(what, got, wanted, example, state, case):
+    if got["current_after"] != state[case[0]]:
+        raise Failure(f"{what}: current became {show(got['current_after'])}; edit_update must not modify current "
+                      f"({show(state[case[0]])})", example)
+
+
+holds = _valid_rule("after the update, key holds exactly what was meant, whatever its reducer, and every other key is "
+                    "unchanged", _holds)
+names = _valid_rule("the update names key only: the value itself for draft, Overwrite(value) for notes and tags", _names)
+paused = _valid_rule("a paused thread stays paused at the same node after the edit, and the answer resumes it there",
+                     _paused)
+unchanged = _valid_rule("current is not modified", _unchanged)
+
+
+@edits.rule("an edit that does not fit raises ValueError naming the key, and nothing is applied")
+def refused(check):
+    def bad_case(state, case):
+        key, edit = case
+        call = _call_words(state, key, edit)
+        got = no_raise(check.probe("edit_run", state, key, edit), call)
+        raised = got["raised"]
+        example = Counterexample("edit_update", [key, state.get(key), edit], "raises ValueError",
+                                 raised.sentence() if raised is not None else got.get("update"))
+        if raised is None:
+            raise Failure(f"{call} returned {show(got['update'])}; expected ValueError naming {key!r}: the edit does "
+                          "not fit", example)
+        if not raised.is_a("ValueError") or key not in raised.message:
+            raise Failure(f"{call} raised {raised.type}: {raised.message}; expected ValueError whose message names "
+                          f"{key!r}", example)
+
+    def bad_pair(pair):
+        bad_case(*pair)
+
+    check.each(BAD)(bad_case)
+    check.forall(gen.bad_edit_cases, examples=check.budget("sequence"))(bad_pair)

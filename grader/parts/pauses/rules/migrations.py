@@ -1,0 +1,112 @@
+"""Notebook 36, pauses.migrate: ``upgrade`` and ``migrate`` carry every value of an old state to the current release.
+
+Pure functions, called once each with plain data (the generic ``call``
+probe); what they must return is ``grader.parts.pauses.model``'s, written
+from docs/reference/part-f.md, and each rule compares one part of it.
+"""
+
+from grader.engine.checking import Failure, show
+from grader.engine.registry import task
+from grader.parts.pauses import strategies as gen
+from grader.parts.pauses.checks import case_rule
+from grader.parts.pauses.model import CURRENT, model_migrate, model_upgrade
+
+migrate = task("pauses.migrate")
+
+FIXED = [(1, {"version": 1, "items": ["a", "b"], "total": 2, "note": "gift"}),
+         (2, {"version": 2, "lines": ["a"], "total": 7}),
+         (3, {"version": 3, "lines": [{"text": "a", "qty": 2}], "total": 2, "currency": "USD", "archive": {"note": 1}})]
+
+
+def _upgraded(check, version, values):
+    """(the learner's upgrade of ``values``, the model's) for a state of release 1 or 2; None for release 3."""
+    if version == CURRENT:
+        return None
+    call, wanted = check.value("upgrade", values, version), model_upgrade(values, version)
+    if not isinstance(call.result, dict):
+        raise Failure(f"{call.text()} returned {show(call.result)}; expected a dict, the state of release {version + 1}",
+                      call.counterexample(wanted))
+    return call, wanted
+
+
+def _rule(sentence: str, judge):
+    return case_rule(migrate, sentence, judge, FIXED, gen.release_cases, "call", "release_case")
+
+
+def _release(check, version, values):
+    pair = _upgraded(check, version, values)
+    if pair is None:
+        return
+    call, wanted = pair
+    got = call.result
+    if not isinstance(got, dict) or sorted(got) != sorted(wanted) or got.get("version") != version + 1:
+        raise Failure(f"{call.text()} returned {show(got)}; expected a state of release {version + 1} with the keys "
+                      f"{sorted(wanted)} and version {version + 1}", call.counterexample(wanted))
+
+
+def _lines(check, version, values):
+    pair = _upgraded(check, version, values)
+    if pair is None:
+        return
+    call, wanted = pair
+    if call.result.get("lines") != wanted["lines"]:
+        raise Failure(f"{call.text()} gave the lines {show(call.result.get('lines'))}; expected {show(wanted['lines'])}: "
+                      "every old item, in order" + (", each a {'text': s, 'qty': 1}" if version == 2 else ""),
+                      call.counterexample(wanted))
+
+
+def _kept(check, version, values):
+    pair = _upgraded(check, version, values)
+    if pair is None:
+        return
+    call, wanted = pair
+    for key in sorted(set(wanted) - {"version", "lines"}, key=str):
+        if call.result.get(key) != wanted[key]:
+            why = {"total": "total is kept as it was, not recomputed", "currency": "release 3's currency is 'EUR'",
+                   "archive": "a key no release has lands in archive under its name"}.get(
+                key, "a key no release has is carried unchanged to release 2")
+            raise Failure(f"{call.text()} gave {key}={show(call.result.get(key))}; expected {show(wanted[key])}: {why}",
+                          call.counterexample(wanted))
+
+
+def _composes(check, version, values):
+    call = check.value("migrate", values, version)
+    wanted = model_migrate(values, version)
+    if call.result != wanted:
+        why = "equal to values on a current state" if version == CURRENT else "upgrade applied release by release"
+        raise Failure(f"{call.text()} returned {show(call.result)}; expected {show(wanted)}: {why}",
+                      call.counterexample(wanted))
+
+
+def _pure(check, version, values):
+    for name in ("upgrade", "migrate") if version < CURRENT else ("migrate",):
+        first, again = check.value(name, values, version), check.call(name, values, version)
+        if first.args_after and first.args_after[0] != values:
+            raise Failure(f"{first.text()} changed its argument to {show(first.args_after[0])}; the arguments are not "
+                          "modified", first.counterexample(first.result))
+        if again.raised is None and again.result != first.result:
+            raise Failure(f"{first.text()} returned {show(first.result)}, then {show(again.result)}; the same arguments "
+                          "give equal results", first.counterexample(first.result, again.result))
+
+
+release = _rule("upgrade(values, version) is the state of release version + 1, with version set to it", _release)
+lines = _rule("nothing is lost: every item of an old list is in the new list, in order, converted as the table says",
+              _lines)
+kept = _rule("total is kept as it was; a key no release has is carried unchanged to release 2 and lands in archive "
+             "under its key in release 3; currency is 'EUR'", _kept)
+composes = _rule("migrate is upgrade applied release by release up to CURRENT_VERSION, and equal to values on a "
+                 "current state", _composes)
+pure = _rule("pure: the arguments are not modified, and the same arguments give equal results", _pure)
+
+
+@migrate.rule("upgrade with a version outside 1..CURRENT_VERSION - 1, and migrate with one outside 1..CURRENT_VERSION, "
+              "raise ValueError")
+def out_of_range(check):
+    values = {"version": 1, "items": ["a"], "total": 1}
+    for name, version in (("upgrade", 0), ("upgrade", CURRENT), ("upgrade", -1), ("migrate", 0), ("migrate", CURRENT + 1)):
+        call = check.call(name, values, version)
+        if call.raised is None or not call.raised.is_a("ValueError"):
+            did = f"raised {call.raised.type}" if call.raised is not None else f"returned {show(call.result)}"
+            raise Failure(f"{call.text()} {did}; expected ValueError: there is no release {version} to go from",
+                          call.counterexample("raises ValueError", did))
+

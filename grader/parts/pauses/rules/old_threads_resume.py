@@ -1,0 +1,101 @@
+"""Notebook 37, pauses.upgrade: a thread paused under an old release resumes under the new one with all it held.
+
+The scenario ``upgrade_run`` starts a thread with the grader's own graph of
+release 1 or 2 (release 3: the learner's ``build_order_graph``), paused at
+``wait``; it reads the thread's saved keys from its checkpointer, calls the
+learner's ``upgrade_update`` on them, applies the update through the
+learner's release 3 graph (once on one thread, twice on another), and
+confirms.
+"""
+
+from grader.engine.checking import Counterexample, Failure, no_raise, show
+from grader.engine.registry import task
+from grader.parts.pauses import strategies as gen
+from grader.parts.pauses.checks import case_rule
+from grader.parts.pauses.model import CURRENT, VERSIONS, model_migrate, new_line, total_of
+
+upgrade = task("pauses.upgrade")
+
+FIXED = [(1, {"version": 1, "items": ["a", "b"], "total": 2}), (2, {"version": 2, "lines": ["a"], "total": 1}),
+         (3, {"version": 3, "lines": [{"text": "a", "qty": 2}], "total": 2, "currency": "USD", "archive": {"note": "gift"}})]
+
+
+def expected(version: int, values: dict) -> tuple[dict, dict]:
+    """(the update that is meant, the state the resumed run completes with)."""
+    migrated = model_migrate(values, version)
+    update = {key: {"Overwrite": migrated.get(key)} if rule == "append" else {"value": migrated.get(key)}
+              for key, rule in VERSIONS[CURRENT].items()}
+    lines = [*migrated["lines"], new_line(CURRENT)]
+    return update, {**migrated, "lines": lines, "total": total_of(lines, CURRENT)}
+
+
+def resumed(check, version, values, thread="once", resuming=True):
+    """The run of one thread; ``resuming``: a raise on the confirmation fails the rule (the paused rule reads the
+    thread before it)."""
+    what = (f"a thread paused at wait under release {version} with {show(values)}, updated through "
+            f"build_order_graph(...) with upgrade_update(saved, {version})" + (" twice" if thread == "twice" else "") +
+            ", then confirmed")
+    got = no_raise(check.probe("upgrade_run", version, values, limit=4 * check.call_limit), what)
+    update, final = expected(version, values)
+    example = Counterexample("upgrade_update", [got.get("once", {}).get("saved", values), version], update,
+                             got.get("once", {}).get("update"))
+    no_raise(got["built"], "build_order_graph(checkpointer)", example=example)
+    run = got[thread]
+    if run.get("starting"):
+        no_raise(run["raised"], f"{what}: starting the thread with your release 3 graph", example=example)
+    if run.get("update") is None:
+        no_raise(run["raised"], f"upgrade_update({show(run.get('saved'))}, {version})", example=example)
+    if run.get("applying"):
+        no_raise(run["raised"], f"{what}: update_state(config, update)", example=example)
+    if resuming:
+        no_raise(run["raised"], f"{what}: invoke(Command(resume=True), config)", example=example,
+                 hint=f"after the update the thread held {show(run.get('after'))}")
+    return what, run, update, final, example
+
+
+def _rule(sentence: str, judge):
+    return case_rule(upgrade, sentence, judge, FIXED, gen.thread_cases, "sequence", "thread_case")
+
+
+def _completes(check, version, values):
+    what, run, _, final, example = resumed(check, version, values)
+    if run["next_final"] or run["final"] != final:
+        raise Failure(f"{what}: the run ended with {show(run['final'])}" +
+                      (f", stopped before {show(run['next_final'])}" if run["next_final"] else "") +
+                      f"; expected {show(final)}: every line it held, migrated, plus the new one, and their total",
+                      Counterexample("upgrade_update", [run["saved"], version], final, run["final"]))
+
+
+def _sets(check, version, values):
+    what, run, update, _, example = resumed(check, version, values)
+    if run["update"] != update:
+        raise Failure(f"{what}: upgrade_update returned {show(run['update'])}; expected {show(update)}: every key of "
+                      "release 3, Overwrite for lines (a key with a reducer), the value for the others", example)
+
+
+def _twice(check, version, values):
+    what, once, _, _, example = resumed(check, version, values)
+    _, twice, _, _, _ = resumed(check, version, values, "twice")
+    if twice["after"] != once["after"]:
+        raise Failure(f"{what}: applied twice, the thread holds {show(twice['after'])}; once, {show(once['after'])}: "
+                      "applying the update twice gives the same state as once", example)
+
+
+def _paused(check, version, values):
+    what, run, _, _, example = resumed(check, version, values, resuming=False)
+    if version == CURRENT and run["shown"] != ["confirm"]:
+        raise Failure(f"{what}: your release 3 graph paused with the interrupts {show(run['shown'])}; expected one, "
+                      "'confirm', from its wait node", example)
+    if run["next_after"] != ["wait"]:
+        raise Failure(f"{what}: after the update the thread's next is {show(run['next_after'])}; expected ['wait']: "
+                      "still paused there (update_state without as_node), the confirmation resumes it", example)
+    no_raise(run["raised"], f"{what}: invoke(Command(resume=True), config)", example=example,
+             hint=f"after the update the thread held {show(run.get('after'))}")
+
+
+paused = _rule("release 3's wait pauses with 'confirm'; the thread stays paused at wait after the update, and the "
+               "confirmation resumes it there", _paused)
+completes = _rule("a thread paused under any release, upgraded with upgrade_update and resumed by build_order_graph, "
+                  "completes with every line it held (migrated) plus the new one, and the total they make", _completes)
+sets = _rule("the update sets every key of release 3, with Overwrite for lines and the value for the others", _sets)
+twice = _rule("applying the update twice gives the same state as once", _twice)

@@ -1,0 +1,87 @@
+"""Notebook 35, pauses.questions: every answer lands under the question its pause showed.
+
+The scenario ``intake_run`` runs the learner's intake graph here with a
+stock of the grader's that needs ``needed`` until the run first pauses and
+every other question of the form after that; each pause is answered with
+the answer drawn for the question it shows.
+"""
+
+from grader.engine.checking import Counterexample, Failure, no_raise, show
+from grader.engine.registry import task
+from grader.parts.pauses import strategies as gen
+from grader.parts.pauses.checks import judge_completes, raised_in_run
+from grader.parts.pauses.model import FORM
+
+questions = task("pauses.questions")
+
+ANSWERS = {question: f"{question}?" for question in FORM}
+FIXED = [(["colour", "engraving"], ANSWERS), ([], ANSWERS), (list(FORM), ANSWERS), (["size"], ANSWERS)]
+
+
+def intake(check, needed, answers):
+    what = (f"build_intake_graph(stock) with the questions {show(needed)} needed until the run first pauses (and the "
+            "others of FORM after it), each pause answered for the question it shows")
+    got = no_raise(check.probe("intake_run", needed, answers, limit=4 * check.call_limit), what)
+    shown = [invoke["interrupts"] for invoke in got.get("invokes", []) if invoke.get("interrupts")]
+    example = Counterexample("build_intake_graph", [needed, answers], {q: answers[q] for q in needed},
+                             (got.get("final") or {}).get("answers"))
+    raised_in_run(got, what, example)
+    return what, got, shown, example
+
+
+def _rule(sentence: str, judge):
+    @questions.rule(sentence)
+    def rule(check):
+        def intake_case(needed, answers):  # one name in every rule: shared examples, each answered once
+            judge(*intake(check, needed, answers), needed, answers)
+
+        check.each(FIXED)(intake_case)
+        check.forall(gen.needed, gen.form_answers, examples=check.budget("invoice"))(intake_case)
+
+    return rule
+
+
+def _decided(what, got, shown, example, needed, answers):
+    asked = (got["final"] or {}).get("asked")
+    if asked != needed:
+        raise Failure(f"{what}: asked is {show(asked)}; expected {show(needed)}: decided once, before the first pause, "
+                      "from what stock.needs said then (a node that asks the stock again when it re-runs sees it "
+                      "changed)", example)
+
+
+def _one_each(what, got, shown, example, needed, answers):
+    for interrupts in shown:
+        if len(interrupts) != 1 or not isinstance(interrupts[0], dict) or set(interrupts[0]) != {"question"}:
+            raise Failure(f"{what}: a pause showed {show(interrupts)}; expected exactly one interrupt, whose value is "
+                          "{'question': <question id>}", example)
+    got_answers = (got["final"] or {}).get("answers") or {}
+    for interrupts in shown:
+        question = interrupts[0]["question"]
+        if question in answers and got_answers.get(question) != answers[question]:
+            raise Failure(f"{what}: the pause showing {question!r} was answered {answers[question]!r}, but answers holds "
+                          f"{show(got_answers)}; an answer lands under the question its pause showed (answers are "
+                          "matched to interrupt() calls by position when a node runs again)", example)
+
+
+def _in_order(what, got, shown, example, needed, answers):
+    order = [interrupts[0].get("question") if isinstance(interrupts[0], dict) else interrupts[0] for interrupts in shown]
+    if order != needed:
+        raise Failure(f"{what}: the pauses asked {show(order)}; expected {show(needed)}: each question asked once, in "
+                      "FORM's order, none that is not in asked", example)
+
+
+def _completes(what, got, shown, example, needed, answers):
+    judge_completes(what, got, example)
+    held = sorted((got["final"] or {}).get("answers") or {})
+    if held != sorted(needed):
+        raise Failure(f"{what}: the run completed with answers for {show(held)}; expected exactly {show(needed)}",
+                      example)
+
+
+decided = _rule("which questions are asked is decided once, before the first pause, and kept in asked", _decided)
+one_each = _rule("each interrupt asks one question, as {'question': id}, and every answer lands in answers under the "
+                 "question that interrupt showed", _one_each)
+in_order = _rule("a question not in asked is never asked; each question in asked is asked until answered, then never "
+                 "again, in FORM's order", _in_order)
+completes = _rule("the run completes once every question in asked is answered, answers holding exactly those; with none "
+                  "needed, it completes without pausing", _completes)

@@ -1,0 +1,144 @@
+"""Part F's runs that pause: the approval graph, crashed inside its fakes, and the intake graph, in the grading process.
+
+The graph a learner's ``build_*`` returns is rebuilt here (``Remote.graph``)
+and run on the grader's checkpointer with ``durability="sync"``; its nodes
+run in the learner's process, their ``interrupt()`` answered from here
+(``Remote.lend_interrupt``). The fake inbox, payments and stock are lent as
+callbacks: every call is recorded here, with what the run had done by then
+(paused yet, answered yet), where the learner's code cannot reach it. A crash
+is the learner's process killed inside a fake's call (``Remote.kill``), before
+or after the call takes effect; the run goes on in the next process as
+docs/reference/part-f.md says: resumed while paused, ``invoke(None)`` otherwise.
+"""
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from grader.engine.remote import SAVER, CallbackObject, Killed, Raised, Remote, scenario
+from grader.parts.messages.plain import stable  # uuids renamed in reading order, as Part E's reports have them
+from grader.parts.pauses import scenarios_threads  # noqa: F401 - registers its scenarios
+from grader.parts.pauses.model import FORM
+from grader.parts.pauses.scenarios_data import NO_CHECKPOINTER, plain
+
+__all__ = ["approval_run", "intake_run", "ROUNDS"]
+
+ROUNDS = 8  # invokes after the first: a correct run needs at most three (answer, crash, answer again)
+
+
+class Fakes:
+    """The inbox and the payments lent to the learner's code; each call recorded with where the run was."""
+
+    def __init__(self, crash: dict | None):
+        self.calls: list[dict] = []
+        self.effects: dict = {}  # (fake, key) -> what its first call did
+        self.crash = crash
+        self.paused = False  # the run has returned an interrupt
+        self.answered = None  # the answer sent, once sent
+        self.remote: Remote | None = None
+
+    def lent(self, remote: Remote) -> tuple[CallbackObject, CallbackObject]:
+        self.remote = remote
+        return CallbackObject("Inbox", {"send": self.send}), CallbackObject("Payments", {"pay": self.pay})
+
+    def send(self, key, message):
+        return self._call("send", key, {"message": message}, lambda: None)
+
+    def pay(self, key, payee, amount):
+        return self._call("pay", key, {"payee": payee, "amount": amount},
+                          lambda: f"receipt-{sum(fake == 'pay' for fake, _ in self.effects) + 1}")
+
+    def _call(self, fake: str, key, args: dict, effect):
+        if not isinstance(key, str):
+            raise TypeError(f"{fake}'s key must be a string, not {type(key).__name__}")
+        entry = {"fake": fake, "key": key, **args, "paused": self.paused, "answered": self.answered, "effect": False}
+        self.calls.append(entry)
+        here = self.crash is not None and self.crash["call"] == len(self.calls)
+        if here and self.crash["when"] == "before":
+            entry["crashed"] = "before"
+            self.remote.kill()
+        if (fake, key) not in self.effects:
+            self.effects[(fake, key)] = effect()
+            entry["effect"] = True
+        if here:
+            entry["crashed"] = "after"
+            self.remote.kill()
+        return self.effects[(fake, key)]
+
+
+def _run(remote: Remote, saver, config: dict, build, first_input, answer_of, on_pause=None) -> dict:
+    """Invoke until the run completes: the answer while paused, ``None`` after a crash; each invoke recorded."""
+    invokes, graph, payload, sent = [], None, first_input, "start"
+    for _ in range(ROUNDS + 1):
+        try:
+            if graph is None:
+                remote.lend_interrupt("pauses")
+                graph = remote.attempt(lambda: remote.graph(build(remote), saver))  # noqa: B023
+                if not isinstance(graph, Raised) and graph.checkpointer is None:
+                    graph = NO_CHECKPOINTER
+                if isinstance(graph, Raised):
+                    return {"invokes": invokes, "raised": graph, "final": None, "next": []}
+            output = remote.attempt(lambda: graph.invoke(payload, config, durability="sync"))  # noqa: B023
+        except Killed:
+            invokes.append({"sent": sent, "killed": True})
+            remote, graph, payload, sent = remote.successor(), None, None, "continue"
+            continue
+        if isinstance(output, Raised):
+            invokes.append({"sent": sent, "raised": output})
+            return {"invokes": invokes, "raised": output, "final": None, "next": []}
+        pauses = [plain(pause.value) for pause in (output.get("__interrupt__") or ())] if isinstance(output, dict) else []
+        invokes.append({"sent": sent, "interrupts": pauses})
+        if not pauses:
+            break
+        if on_pause is not None:
+            on_pause()
+        payload, sent = Command(resume=answer_of(pauses[0])), "resume"
+    state = remote.attempt(lambda: graph.get_state(config))
+    if isinstance(state, Raised):
+        return {"invokes": invokes, "raised": state, "final": None, "next": []}
+    return {"invokes": invokes, "raised": None, "final": plain(dict(state.values)), "next": list(state.next)}
+
+
+@scenario
+def approval_run(remote: Remote, request, answer, crash):
+    """``build_approval_graph`` asked about ``request`` and answered ``answer``, killed at ``crash``: the run and the
+    fakes' calls."""
+    fakes, saver = Fakes(crash), InMemorySaver()
+    config = {"configurable": {"thread_id": "approval"}, "recursion_limit": 25, "max_concurrency": 1}
+
+    def build(remote: Remote):
+        inbox, payments = fakes.lent(remote)
+        return remote.call("build_approval_graph", inbox, payments, checkpointer=SAVER)
+
+    def answer_of(_pause):
+        fakes.answered = answer
+        return answer
+
+    def paused():
+        fakes.paused = True
+
+    run = _run(remote, saver, config, build, {"request": request}, answer_of, paused)
+    return stable({**run, "calls": plain(fakes.calls)})  # a key made of a random uuid: renamed, so a report repeats
+
+
+@scenario
+def intake_run(remote: Remote, needed, answers):
+    """``build_intake_graph`` with a stock that needs ``needed`` until the first pause and the rest of FORM after it;
+    each pause answered from ``answers`` by the question it shows."""
+    saver, asked_stock, flipped = InMemorySaver(), [], [False]
+    config = {"configurable": {"thread_id": "intake"}, "recursion_limit": 25, "max_concurrency": 1}
+
+    def needs(question):
+        asked_stock.append({"question": plain(question), "after_first_pause": flipped[0]})
+        return (question in needed) != flipped[0] if isinstance(question, str) else False
+
+    def build(remote: Remote):
+        return remote.call("build_intake_graph", CallbackObject("Stock", {"needs": needs}), checkpointer=SAVER)
+
+    def answer_of(pause):
+        question = pause.get("question") if isinstance(pause, dict) else None
+        return answers.get(question, "(no such question)") if question in FORM else "(no such question)"
+
+    def paused():
+        flipped[0] = True
+
+    return stable({**_run(remote, saver, config, build, {}, answer_of, paused), "stock": asked_stock})

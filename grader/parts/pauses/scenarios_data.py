@@ -1,0 +1,25 @@
+"""What the pauses scenarios give the rules: a run's values as plain data, and the words for a graph that cannot pause."""
+
+from langgraph.types import Overwrite
+
+from grader.engine.remote import LearnerRaised
+
+__all__ = ["plain", "NO_CHECKPOINTER"]
+
+# A graph compiled without a checkpointer cannot pause (LangGraph 1.2 fails in its own code under durability="sync"):
+# the learner reads why.
+NO_CHECKPOINTER = LearnerRaised.saying("ValueError", "the graph was compiled without the checkpointer it was given; a "
+                                                     "run that pauses needs one: compile(checkpointer=checkpointer)").raised
+
+
+def plain(value):
+    """A value of a run as data for a rule: an Overwrite stored as such (a key without a reducer) shown as one."""
+    if isinstance(value, Overwrite):
+        return {"Overwrite": plain(value.value)}
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return f"<{type(value).__name__}>"
