@@ -166,7 +166,10 @@ def test_a_check_over_the_services_limit_is_stopped_whole_and_said(tmp_path):
         over = running.post("ana", _package(HANGS), "state.keep_max")
         assert over.status_code == 422 and "past the service's limit of 4 s" in over.json()["error"]
         assert _left_running(running.settings.work) == [] and not list(running.settings.work.iterdir())
-        assert running.post("ana", _package(STATE), "state.keep_max").status_code == 200  # the slot is free again
+        # The slot is free again: a check that finishes. Its limit is raised first, read at each check (a loaded
+        # machine once took a cold reference check past 4 s in CI: its time is not this test's subject).
+        running.settings.check_limit = 120.0
+        assert running.post("ana", _package(STATE), "state.keep_max").status_code == 200
     finally:
         running.close()
     assert [r["outcome"] for r in running.checks.results("ana")] == ["over time", "graded"]

@@ -168,6 +168,26 @@ GRAPHS = textwrap.dedent('''
         return builder.compile(checkpointer=checkpointer)
 
 
+    CAUGHT = []  # the pauses a node saw as LangGraph's GraphInterrupt, caught and raised again
+
+
+    def build_catching(checkpointer=None):
+        from langgraph.errors import GraphInterrupt as Pause
+
+        def ask(state: Loop):
+            try:
+                answer = interrupt("approve?")
+            except Pause:  # only a real pause: the effect that must happen once, when the run really waits
+                CAUGHT.append("paused")
+                raise
+            return {"trace": [f"answered {answer}", f"caught {len(CAUGHT)}"]}
+
+        builder = StateGraph(Loop)
+        builder.add_node("ask", ask)
+        builder.add_edge(START, "ask")
+        return builder.compile(checkpointer=checkpointer)
+
+
     class GraphInterrupt(Exception):  # a pause faked by name: no interrupt() was called
         pass
 
@@ -274,6 +294,24 @@ def test_a_learners_interrupt_pauses_the_run_here_and_gets_its_answers_by_positi
     assert runs[1][0] == expected_pauses
     assert runs[1][1]["trace"] == [f"{answers[0]}/{answers[1] if len(answers) == 2 else '-'}", f"sent {len(answers) + 1}"]
     assert runs[1][1]["count"] == 11 and runs[1][2] == ()  # the swallowing node completed, and the run
+
+
+@pytest.mark.part
+def test_a_node_catching_langgraphs_pause_meets_langgraphs_own_class(learner):
+    session, here = learner
+    remote = _remote(session)
+    remote.lend_interrupt("state")
+    try:
+        config = {"configurable": {"thread_id": "catching"}}
+        direct = here.build_catching(checkpointer=InMemorySaver())
+        rebuilt = remote.graph(remote.call("build_catching", checkpointer=SAVER), InMemorySaver())
+        finals = []
+        for graph in (direct, rebuilt):
+            graph.invoke({"count": 0}, config)
+            finals.append(graph.invoke(Command(resume="yes"), config)["trace"])
+        assert finals[0] == finals[1] == ["answered yes", "caught 1"]  # caught once, on the pause: the same there
+    finally:
+        remote.take_back()
 
 
 @pytest.mark.part

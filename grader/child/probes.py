@@ -143,7 +143,8 @@ class Context:
     def _exception(self, raised: dict) -> BaseException:
         """The exception a callback raised on the grading side, as the learner's code would meet it here.
 
-        The learner's package's class of that name when the grading side names
+        LangGraph's ``GraphInterrupt`` for a pause of the lent ``interrupt()``;
+        the learner's package's class of that name when the grading side names
         the module (a ConcurrencyError from the grader's store, made with its
         arguments); else a builtin's (the fake raised TypeError); else a class
         of that name made for it (a fake tool's ToolTimeout), so what the
@@ -151,6 +152,10 @@ class Context:
         """
         message = str(raised.get("message", ""))
         name = str(raised.get("type"))
+        if raised.get("library") == "langgraph" and name == "GraphInterrupt":  # a pause of the lent interrupt()
+            from langgraph.errors import GraphInterrupt
+
+            return GraphInterrupt()
         args = wire.decode(raised.get("args")) if "args" in raised else [message]
         args = args if isinstance(args, list) else [message]
         module = sys.modules.get(f"{self.module.__package__}.{raised.get('module')}")

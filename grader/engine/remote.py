@@ -17,6 +17,7 @@ return.
 """
 
 import copy
+import functools
 import itertools
 import time
 import weakref
@@ -180,6 +181,7 @@ class Remote:
         self._callbacks: dict[str, Callable] = {}
         self._known: dict = {}  # (operation, name) -> answer: a name's value or a schema, asked once per process
         self._paused: GraphInterrupt | None = None  # what LangGraph's interrupt() raised here, in the node running
+        self._late: list[str] = []  # the callbacks of ended scenarios the learner's code called (close_callbacks)
         self.generation = None  # the learner process this Remote's handles name (Session.generation)
 
     # -- the wire ------------------------------------------------------------------------------
@@ -285,8 +287,11 @@ class Remote:
             # ``learner_module``: the learner's module whose exception class of that name it is (a ConcurrencyError),
             # made there with ``learner_args``; otherwise a builtin's, or a class of that name made for it (ToolTimeout).
             args = getattr(exc, "learner_args", None)
-            return {"raise": {"type": type(exc).__name__, "module": getattr(exc, "learner_module", None), "message": str(exc),
-                              "args": wire.encode(list(args) if isinstance(args, (list, tuple)) else [str(exc)])}}
+            raised = {"type": type(exc).__name__, "module": getattr(exc, "learner_module", None), "message": str(exc),
+                      "args": wire.encode(list(args) if isinstance(args, (list, tuple)) else [str(exc)])}
+            if isinstance(exc, GraphInterrupt):  # the lent interrupt() pausing: LangGraph's own class over there, so
+                raised["library"] = "langgraph"  # a node's ``except GraphInterrupt`` meets it as it would in LangGraph
+            return {"raise": raised}
 
     # -- the learner's process ----------------------------------------------------------------------
     def kill(self) -> NoReturn:
@@ -299,6 +304,13 @@ class Remote:
         self.session.close()
         self.session.prestart()  # the next process made while the scenario takes in the crash: it goes on there
         raise Killed()
+
+    def retire(self) -> "Remote":
+        """End the learner's process between two calls, as a worker that is done (a paused run's answer comes
+        later, to another): the Remote of the next process, started while this one goes."""
+        self.session.close()
+        self.session.prestart()
+        return self.successor()
 
     def live(self) -> bool:
         """Whether the learner process this Remote's handles name is still running."""
@@ -360,6 +372,18 @@ class Remote:
             raise
         finally:
             self._paused = None
+
+    def close_callbacks(self) -> list[str]:
+        """End the lending of this scenario's callbacks: each one called from now on is refused and noted; the names
+        of those called since the last closing (a fake of a finished run the learner's code kept and called)."""
+        late, self._late = self._late, []
+        for name in list(self._callbacks):
+            self._callbacks[name] = functools.partial(self._late_call, name)
+        return late
+
+    def _late_call(self, name: str, *args, **kwargs):
+        self._late.append(name.split("#")[0] + name[name.index("."):] if "#" in name and "." in name else name)
+        raise TypeError(f"{name} belongs to a run that has ended")
 
     def release(self, *handles: "Handle") -> None:
         """The learner's process may let go of these objects (a store and its open files): they name nothing now."""
@@ -710,10 +734,18 @@ def run_scenario(name: str, session, args: list, deadline: float, doing: Callabl
     remote = _remote_for(session, deadline, doing)
     try:
         # What LangGraph raises here on what the learner's code built or returned is the learner's, as if run there.
-        return remote.attempt(lambda: SCENARIOS[name](remote, *copy.deepcopy(args)))
+        value = remote.attempt(lambda: SCENARIOS[name](remote, *copy.deepcopy(args)))
     except _Missing as exc:
-        return MissingName(str(exc))
+        value = MissingName(str(exc))
     except LearnerRaised as exc:
-        return exc.raised
+        value = exc.raised
     except Killed:  # a scenario's staged crash that it did not wait for: the grader's mistake, never the learner's
         raise RuntimeError(f"scenario {name!r} killed the learner's process and did not go on with the next one") from None
+    finally:
+        lent = {remote, _REMOTES.get(session)} - {None}
+        late = [called for lent_to in lent for called in lent_to.close_callbacks()]
+    if late:  # the learner's code kept a fake of an earlier run and called it in this one, after its ledger was read
+        return LearnerRaised.saying("RuntimeError", f"your code called {late[0]}, lent to an earlier run, after that run "
+                                                    "had ended: an effect made outside its run, which no ledger of "
+                                                    "that run can show").raised
+    return value

@@ -71,6 +71,9 @@ def _outcome(reply: dict, resolve=None):
         # Said by the learner's process, which the learner's code may have rewritten: never the grader's failure.
         raise ChildFailed("crashed", f"the process running your code answered a check with an error of its own "
                                      f"({str(reply['grader_error'])[:200]})")
+    if "value" not in reply:  # a frame the learner's code wrote on the grader's socket itself, out of turn
+        raise ChildFailed("crashed", "the process running your code answered a check with something else than its "
+                                     "result (did your code write to the grader's socket?)")
     return wire.decode(reply["value"], resolve)
 
 
@@ -315,10 +318,14 @@ class Session:
             raise ChildFailed("crashed", f"your code's answers to the grader came to more than "
                                          f"{TASK_REPLY_BYTES // 2**20} MB in this task, while {doing()}")
         try:
-            return wire.loads(raw)
+            reply = wire.loads(raw)
         except ValueError as exc:
             self.close()
             raise ChildFailed("crashed", f"the process sent an unreadable answer while {doing()} ({exc})") from None
+        if not isinstance(reply, dict):  # every message of the call server is a dict: this one is the learner's own
+            self.close()
+            raise ChildFailed("crashed", f"the process sent something else than an answer while {doing()}")
+        return reply
 
     def _gone(self, doing: Callable[[], str]) -> NoReturn:
         """The learner's process closed its end: say how it ended (the keeper's word) and with what last output."""

@@ -10,7 +10,9 @@ Rules every function here follows:
 - a side effect is called with an idempotency key derived from the state
   (never a counter, a clock or a random number), so a re-run is recognized;
 - a pause is ``interrupt(value)``, imported by that name from
-  ``langgraph.types``, with plain data as its value;
+  ``langgraph.types`` at the top of the module, with plain data as its value;
+- what a node needs after a pause is in the thread's state, never in the
+  process's memory: the answer may come to another process;
 - inputs are never mutated.
 
 Notebooks: 33_approve_once … 37_old_threads_resume. Check with ``check("pauses")``.

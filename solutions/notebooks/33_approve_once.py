@@ -288,7 +288,8 @@ for fake in ("inbox", "payments"):
 # as its docstring says. The grader lends its own fakes, answers every pause
 # with `True` or `False`, and ends your process inside a random call of a
 # fake, before or after it takes effect; a new process goes on as
-# `run_to_end` does.
+# `run_to_end` does. Every answer, too, comes to a new process: what a node
+# needs after a pause is in the thread's state, not in your process's memory.
 #
 # - Every pause has exactly one interrupt, whose value is the request as
 #   given.
@@ -301,7 +302,8 @@ for fake in ("inbox", "payments"):
 # - All of this holds across crashes, and the run completes within 25 steps
 #   of its answer.
 # - A key comes from the state (the request's id and what the effect is),
-#   never from a counter, a clock or a random number.
+#   never from a counter, a clock or a random number: a second request on
+#   the same inbox and payments is sent and paid too.
 
 # %%
 from grader import check

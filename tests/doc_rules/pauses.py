@@ -38,6 +38,8 @@ RESUMES = ("a thread paused under any release, upgraded with upgrade_update and 
            "with every line it held (migrated) plus the new one, and the total they make")
 SETS = "the update sets every key of release 3, with Overwrite for lines and the value for the others"
 TWICE = "applying the update twice gives the same state as once"
+TWO_REQUESTS = ("each request has keys of its own: a second request on the same inbox and payments is asked and paid "
+                "too")
 
 APPROVAL, EDITS, QUESTIONS = "pauses.approval", "pauses.edits", "pauses.questions"
 MIGRATE, UPGRADE = "pauses.migrate", "pauses.upgrade"
@@ -59,10 +61,14 @@ TABLE = {
         explains("introduces the list of rules that follows; each item is checked on its own"),
     ("module", "- a side effect is called with an idempotency key derived from the state (never a counter, a clock or a "
                "random number), so a re-run is recognized;"):
-        checked(APPROVAL, CRASHES),  # a key drawn anew on the re-run pays twice once the process is killed after paying
-    ("module", "- a pause is ``interrupt(value)``, imported by that name from ``langgraph.types``, with plain data as its "
-               "value;"):
+        checked(APPROVAL, TWO_REQUESTS),  # a constant key makes the second request a repeat; a drawn one: CRASHES
+    ("module", "- a pause is ``interrupt(value)``, imported by that name from ``langgraph.types`` at the top of the "
+               "module, with plain data as its value;"):
         checked(APPROVAL, PAUSES),  # the grader lends its interrupt in that name: another one never pauses its run
+    ("module", "- what a node needs after a pause is in the thread's state, never in the process's memory: the answer may "
+               "come to another process;"):
+        checked(APPROVAL, ASKED),  # every resume runs in a new process: a send guarded by memory is made again
+
     ("module", "- inputs are never mutated."):
         checked(EDITS, UNCHANGED),  # and PURE for upgrade and migrate
     ("module", "Notebooks: 33_approve_once … 37_old_threads_resume."):
@@ -164,6 +170,9 @@ NOTEBOOKS = {
                         "inside a random call of a fake, before or after it takes effect; a new process goes on as "
                         "`run_to_end` does."):
         checked(APPROVAL, CRASHES),  # what a graded run does: the scenario approval_run
+    ("33_approve_once", "Every answer, too, comes to a new process: what a node needs after a pause is in the thread's "
+                        "state, not in your process's memory."):
+        checked(APPROVAL, ASKED),  # every resume runs in a new process: a send guarded by memory is made again
     ("33_approve_once", "- Every pause has exactly one interrupt, whose value is the request as given."):
         checked(APPROVAL, PAUSES),
     ("33_approve_once", "- The person is asked exactly once: `inbox.send` is called under one key only, with the request "
@@ -178,8 +187,9 @@ NOTEBOOKS = {
     ("33_approve_once", "- All of this holds across crashes, and the run completes within 25 steps of its answer."):
         checked(APPROVAL, CRASHES),  # and COMPLETES
     ("33_approve_once", "- A key comes from the state (the request's id and what the effect is), never from a counter, a "
-                        "clock or a random number."):
-        checked(APPROVAL, CRASHES),  # a key drawn anew on the re-run pays twice once the process is killed after paying
+                        "clock or a random number: a second request on the same inbox and payments is sent and paid "
+                        "too."):
+        checked(APPROVAL, TWO_REQUESTS),  # a key drawn anew on the re-run: CRASHES
     ("34_human_edits", "In `agstate/pauses.py`, write **`edit_update(key, current, edit)`** as its docstring says."):
         explains("points at the docstring, whose sentences are in TABLE"),
     ("34_human_edits", "The grader draws random `ReviewState` values and edits of each kind on each key, applies your "

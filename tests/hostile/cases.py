@@ -416,6 +416,24 @@ while True:
         says={OVERWRITE: "exit status 0"},
     ),
     Hostile(
+        "frame_written_on_the_graders_socket", "import",
+        """
+import os as _os
+import struct as _struct
+for _fd in range(3, 64):  # the call server's socket is the only socket the process holds
+    try:
+        if _os.fstat(_fd).st_mode & 0o170000 == 0o140000:
+            _os.write(_fd, _struct.pack("!i", 2) + b"{}")  # a well-framed message out of turn: the answers shift by one
+    except OSError:
+        pass
+""",
+        ALL,
+        "the import writes a frame of its own on the grader's socket: every answer after it is one out of turn, the "
+        "learner's crash, never the grader's failure (it once made every task a grader error, a regrade at will)",
+        statuses={task: "crashed" for task in PART_A},
+        says={OVERWRITE: "did your code write to the grader's socket?"},
+    ),
+    Hostile(
         "segfault_ctypes", "keep_max",
         "import ctypes\nctypes.string_at(0)\n",
         frozenset({KEEP_MAX, SCHEMAS}),

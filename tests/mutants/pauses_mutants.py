@@ -103,8 +103,9 @@ MUTANTS: list[Mutant] = [
         ("    ### BEGIN SOLUTION pauses.approval\n", "    ### BEGIN SOLUTION pauses.approval\n    keys = itertools.count()\n"),
         (SEND, "        inbox.send(f\"ask:{next(keys)}\", request)\n"),
         (PAY, "        receipt = payments.pay(f\"pay:{next(keys)}\", request[\"payee\"], request[\"amount\"])\n")],
-       "keys from a counter: a new process counts from 0 again, so the pay step re-run after a crash has another key",
-       says=("under 2 different keys", "got a new key")),
+       "keys from a counter: every process counts from 0 again (each resume runs in a new one), so the second request's "
+       "keys are the first's",
+       says=("the second request was never sent to the person",)),
     _m("pays_before_answer", {APPROVAL},
        [(SEND, SEND + "        payments.pay(f\"pay:{request['id']}\", request[\"payee\"], request[\"amount\"])  # ready\n")],
        "pays when it asks, before the person answered (the pay node's same key returns the same receipt)",
@@ -124,7 +125,7 @@ MUTANTS: list[Mutant] = [
        [(PAY + "        return {\"receipt\": receipt}\n",
          "        payments.pay(f\"pay:{request['id']}\", request[\"payee\"], request[\"amount\"])\n        return {}\n")],
        "pays and forgets the receipt",
-       says=("receipt is None; expected 'receipt-1'",)),
+       says=("receipt is None; expected the receipt payments.pay returned",)),
     _m("interrupt_wraps_request", {APPROVAL},
        [(WAIT, "        approved = interrupt({\"approve\": state[\"request\"]})\n")],
        "the interrupt's value wraps the request instead of being the request as given",
@@ -343,4 +344,125 @@ MUTANTS: list[Mutant] = [
     _m("order_interrupt_value", {UPGRADE},
        [("        interrupt(\"confirm\")\n", "        interrupt({\"confirm\": state.get(\"lines\", [])})\n")],
        "release 3's wait pauses with the lines to confirm instead of 'confirm'"),
+    # -- found by a hostile review: what a learner's process remembers, keeps or guesses --------------------------
+    _m("constant_keys", {APPROVAL},
+       [
+        ('inbox.send(f"ask:{request[\'id\']}", request)',
+         'inbox.send("ask", request)'),
+        ('payments.pay(f"pay:{request[\'id\']}", ',
+         'payments.pay("pay", ')],
+       ('the keys name the effect, not the request: a second request on the same inbox and payments'
+        ' is a repeat, never sent nor paid'),
+       says=("the second request was never sent to the person",)),
+    _m("receipt_literal", {APPROVAL},
+       [
+        ('        receipt = payments.pay(f"pay:{request[\'id\']}", request["payee"], request["amount"])\n'
+         '        return {"receipt": receipt}',
+         '        payments.pay(f"pay:{request[\'id\']}", request["payee"], request["amount"])\n'
+         '        return {"receipt": "receipt-1"}  # ignores what pay returned')],
+       'writes the receipt it expects, not the one payments.pay returned',
+       says=("expected the receipt payments.pay returned",)),
+    _m("approval_process_memory", {APPROVAL},
+       [
+        ('    def wait(state: ApprovalState) -> dict:\n'
+         '        # Nothing before the interrupt: this node runs again from here when the person answers.\n'
+         '        approved = interrupt(state["request"])',
+         "    sent = set()  # this process's memory, per graph built\n"
+         '\n'
+         '    def wait(state: ApprovalState) -> dict:\n'
+         '        request = state["request"]\n'
+         '        if request["id"] not in sent:\n'
+         '            inbox.send(f"ask:{request[\'id\']}", request)\n'
+         '            sent.add(request["id"])\n'
+         '        approved = interrupt(request)'),
+        ('    graph.add_edge(START, "ask")\n'
+         '    graph.add_edge("ask", "wait")',
+         '    graph.add_edge(START, "wait")'),
+        ('    for name, node in (("ask", ask), ("wait", wait), ("pay", pay), ("deny", deny)):',
+         '    for name, node in (("wait", wait), ("pay", pay), ("deny", deny)):')],
+       ("sends in the pausing node, guarded by a set in the process's memory: the resume, in anothe"
+        'r process, sends again'),
+       says=("inbox.send was called after the run had paused",)),
+    _m("questions_process_memory", {QUESTIONS},
+       [
+        ('    def plan(state: IntakeState) -> dict:',
+         "    decided = {}  # this process's memory, per graph built\n"
+         '\n'
+         '    def ask_all(state: IntakeState) -> dict:\n'
+         '        if "asked" not in decided:\n'
+         '            decided["asked"] = [question for question in FORM if stock.needs(question)]\n'
+         '        asked = decided["asked"]\n'
+         '        answers = {}\n'
+         '        for question in asked:\n'
+         '            answers[question] = interrupt({"question": question})\n'
+         '        return {"asked": asked, "answers": answers}\n'
+         '\n'
+         '    def plan(state: IntakeState) -> dict:'),
+        ('    graph = StateGraph(IntakeState)\n'
+         '    graph.add_node("plan", plan)\n'
+         '    graph.add_node("ask", ask)\n'
+         '    graph.add_edge(START, "plan")\n'
+         '    graph.add_conditional_edges("plan", more, ["ask", END])\n'
+         '    graph.add_conditional_edges("ask", more, ["ask", END])',
+         '    graph = StateGraph(IntakeState)\n'
+         '    graph.add_node("ask_all", ask_all)\n'
+         '    graph.add_edge(START, "ask_all")\n'
+         '    graph.add_edge("ask_all", END)')],
+       ("decides the questions in the process's memory and writes asked at the end: the resume, in "
+        'another process, asks the changed stock')),
+    _m("impure_upgrade", {MIGRATE},
+       [
+        ('def upgrade(values: dict, version: int) -> dict:\n',
+         '_SEEN = []\n'
+         '\n'
+         '\n'
+         'def upgrade(values: dict, version: int) -> dict:\n'
+         '    # impure: the second call with the same arguments returns something else\n'
+         '    import json as _json\n'
+         '    token = _json.dumps([values, version], sort_keys=True, default=str)\n'
+         '    again = token in _SEEN\n'
+         '    _SEEN.append(token)\n'
+         '    if again:\n'
+         '        return {"version": version + 1, "garbage": True}\n'
+         '    return _upgrade(values, version)\n'
+         '\n'
+         '\n'
+         'def _upgrade(values: dict, version: int) -> dict:\n'),
+        ('        values = upgrade(values, release)',
+         '        values = _upgrade(values, release)')],
+       'upgrade answers a repeated call differently (it remembers its calls)',
+       says=("the same arguments give equal results",)),
+    _m("intake_own_saver", {QUESTIONS},
+       [
+        ('    graph.add_conditional_edges("ask", more, ["ask", END])\n'
+         '    return graph.compile(checkpointer=checkpointer)',
+         '    graph.add_conditional_edges("ask", more, ["ask", END])\n'
+         '    from langgraph.checkpoint.memory import InMemorySaver\n'
+         '    return graph.compile(checkpointer=InMemorySaver())')],
+       'the intake graph compiled with an InMemorySaver of its own: its threads end with its process',
+       says=("compiled with a checkpointer of its own",)),
+    _m("order_own_saver", {UPGRADE},
+       [
+        ('    graph.add_edge("total", END)\n'
+         '    return graph.compile(checkpointer=checkpointer)\n'
+         '    ### END SOLUTION',
+         '    graph.add_edge("total", END)\n'
+         '    from langgraph.checkpoint.memory import InMemorySaver\n'
+         '    return graph.compile(checkpointer=InMemorySaver())\n'
+         '    ### END SOLUTION')],
+       ('release 3 compiled with an InMemorySaver of its own: the old thread is in the checkpointer'
+        ' it was given'),
+       says=("compiled with a checkpointer of its own",)),
+    _m("local_import", {APPROVAL},
+       [
+        ('    def wait(state: ApprovalState) -> dict:\n'
+         '        # Nothing before the interrupt: this node runs again from here when the person answers.\n'
+         '        approved = interrupt(state["request"])',
+         '    def wait(state: ApprovalState) -> dict:\n'
+         '        from langgraph.types import interrupt  # a local import, by its name\n'
+         '\n'
+         '        approved = interrupt(state["request"])')],
+       ("imports interrupt inside the node: LangGraph's own, which the grader cannot lend, and whic"
+        'h cannot reach the run'),
+       says=("import interrupt at the top of agstate/pauses.py",)),
 ]

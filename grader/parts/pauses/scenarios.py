@@ -3,13 +3,16 @@
 The graph a learner's ``build_*`` returns is rebuilt here (``Remote.graph``)
 and run on the grader's checkpointer with ``durability="sync"``; its nodes
 run in the learner's process, their ``interrupt()`` answered from here
-(``Remote.lend_interrupt``). The fake inbox, payments and stock are lent as
+(``Remote.lend_interrupt``), each resume in a new learner process (the person
+answers later, to another worker). The fake inbox, payments and stock are lent as
 callbacks: every call is recorded here, with what the run had done by then
 (paused yet, answered yet), where the learner's code cannot reach it. A crash
 is the learner's process killed inside a fake's call (``Remote.kill``), before
 or after the call takes effect; the run goes on in the next process as
 docs/reference/part-f.md says: resumed while paused, ``invoke(None)`` otherwise.
 """
+
+import secrets
 
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
@@ -18,7 +21,7 @@ from grader.engine.remote import SAVER, CallbackObject, Killed, Raised, Remote, 
 from grader.parts.messages.plain import stable  # uuids renamed in reading order, as Part E's reports have them
 from grader.parts.pauses import scenarios_threads  # noqa: F401 - registers its scenarios
 from grader.parts.pauses.model import FORM
-from grader.parts.pauses.scenarios_data import NO_CHECKPOINTER, plain
+from grader.parts.pauses.scenarios_data import plain, saver_problem
 
 __all__ = ["approval_run", "intake_run", "ROUNDS"]
 
@@ -35,6 +38,8 @@ class Fakes:
         self.paused = False  # the run has returned an interrupt
         self.answered = None  # the answer sent, once sent
         self.remote: Remote | None = None
+        self.run = 1  # which request's run a call belongs to (approval_run's second)
+        self.receipts: list[str] = []  # every receipt payments.pay issued, in order
 
     def lent(self, remote: Remote) -> tuple[CallbackObject, CallbackObject]:
         self.remote = remote
@@ -44,13 +49,18 @@ class Fakes:
         return self._call("send", key, {"message": message}, lambda: None)
 
     def pay(self, key, payee, amount):
-        return self._call("pay", key, {"payee": payee, "amount": amount},
-                          lambda: f"receipt-{sum(fake == 'pay' for fake, _ in self.effects) + 1}")
+        return self._call("pay", key, {"payee": payee, "amount": amount}, self._receipt)
+
+    def _receipt(self) -> str:
+        """A receipt no code can guess (a learner's constant "receipt-1" is not one); the rules never print it."""
+        self.receipts.append(f"receipt-{secrets.token_hex(8)}")
+        return self.receipts[-1]
 
     def _call(self, fake: str, key, args: dict, effect):
         if not isinstance(key, str):
             raise TypeError(f"{fake}'s key must be a string, not {type(key).__name__}")
-        entry = {"fake": fake, "key": key, **args, "paused": self.paused, "answered": self.answered, "effect": False}
+        entry = {"fake": fake, "key": key, **args, "paused": self.paused, "answered": self.answered, "effect": False,
+                 "run": self.run}
         self.calls.append(entry)
         here = self.crash is not None and self.crash["call"] == len(self.calls)
         if here and self.crash["when"] == "before":
@@ -73,8 +83,8 @@ def _run(remote: Remote, saver, config: dict, build, first_input, answer_of, on_
             if graph is None:
                 remote.lend_interrupt("pauses")
                 graph = remote.attempt(lambda: remote.graph(build(remote), saver))  # noqa: B023
-                if not isinstance(graph, Raised) and graph.checkpointer is None:
-                    graph = NO_CHECKPOINTER
+                if not isinstance(graph, Raised):
+                    graph = saver_problem(graph, saver) or graph
                 if isinstance(graph, Raised):
                     return {"invokes": invokes, "raised": graph, "final": None, "next": []}
             output = remote.attempt(lambda: graph.invoke(payload, config, durability="sync"))  # noqa: B023
@@ -91,7 +101,12 @@ def _run(remote: Remote, saver, config: dict, build, first_input, answer_of, on_
             break
         if on_pause is not None:
             on_pause()
+        # The person answers later, to another worker: every resume runs in a new process, with nothing of this one's
+        # memory (a node that remembers in its closure what it did before the pause would do it again there).
+        remote, graph = remote.retire(), None
         payload, sent = Command(resume=answer_of(pauses[0])), "resume"
+    if graph is None:  # still pausing after every round: the rules say so from the last invoke
+        return {"invokes": invokes, "raised": None, "final": None, "next": ["(paused)"]}
     state = remote.attempt(lambda: graph.get_state(config))
     if isinstance(state, Raised):
         return {"invokes": invokes, "raised": state, "final": None, "next": []}
@@ -99,9 +114,9 @@ def _run(remote: Remote, saver, config: dict, build, first_input, answer_of, on_
 
 
 @scenario
-def approval_run(remote: Remote, request, answer, crash):
+def approval_run(remote: Remote, request, answer, crash, second=None):
     """``build_approval_graph`` asked about ``request`` and answered ``answer``, killed at ``crash``: the run and the
-    fakes' calls."""
+    fakes' calls. ``second``: another request, then run on the same fakes (another thread), approved."""
     fakes, saver = Fakes(crash), InMemorySaver()
     config = {"configurable": {"thread_id": "approval"}, "recursion_limit": 25, "max_concurrency": 1}
 
@@ -117,7 +132,13 @@ def approval_run(remote: Remote, request, answer, crash):
         fakes.paused = True
 
     run = _run(remote, saver, config, build, {"request": request}, answer_of, paused)
-    return stable({**run, "calls": plain(fakes.calls)})  # a key made of a random uuid: renamed, so a report repeats
+    if second is not None and run["raised"] is None:
+        fakes.paused, fakes.answered, answer = False, None, True
+        fakes.run = 2
+        second_config = {**config, "configurable": {"thread_id": "approval-2"}}
+        run["second"] = _run(remote.successor(), saver, second_config, build, {"request": second}, answer_of, paused)
+    # A key made of a random uuid is renamed, so a report repeats; the receipts are compared, never shown.
+    return {**stable({**run, "calls": plain(fakes.calls)}), "receipts": fakes.receipts}
 
 
 @scenario

@@ -4,12 +4,23 @@ from langgraph.types import Overwrite
 
 from grader.engine.remote import LearnerRaised
 
-__all__ = ["plain", "NO_CHECKPOINTER"]
+__all__ = ["plain", "NO_CHECKPOINTER", "OWN_CHECKPOINTER", "saver_problem"]
 
 # A graph compiled without a checkpointer cannot pause (LangGraph 1.2 fails in its own code under durability="sync"):
 # the learner reads why.
 NO_CHECKPOINTER = LearnerRaised.saying("ValueError", "the graph was compiled without the checkpointer it was given; a "
                                                      "run that pauses needs one: compile(checkpointer=checkpointer)").raised
+# One compiled with a checkpointer of its own keeps its threads in the process that dies with the worker.
+OWN_CHECKPOINTER = LearnerRaised.saying("ValueError", "the graph was compiled with a checkpointer of its own, not the one "
+                                                      "it was given: its paused threads live in its process and end "
+                                                      "with it; compile(checkpointer=checkpointer)").raised
+
+
+def saver_problem(graph, saver):
+    """What is wrong with where a rebuilt graph keeps its threads (``NO_CHECKPOINTER``, ``OWN_CHECKPOINTER``), or None."""
+    if graph.checkpointer is None:
+        return NO_CHECKPOINTER
+    return None if graph.checkpointer is saver else OWN_CHECKPOINTER
 
 
 def plain(value):

@@ -18,7 +18,7 @@ from typing_extensions import TypedDict
 
 from grader.engine.remote import SAVER, Raised, Remote, scenario
 from grader.parts.pauses.model import CURRENT, VERSIONS, lines_key, merge_tags
-from grader.parts.pauses.scenarios_data import NO_CHECKPOINTER, plain
+from grader.parts.pauses.scenarios_data import plain, saver_problem
 
 __all__ = ["edit_run", "upgrade_run", "release_graph", "described"]
 
@@ -131,8 +131,8 @@ def upgrade_run(remote: Remote, version, values):
     saver = InMemorySaver()
     remote.lend_interrupt("pauses")
     new = remote.attempt(lambda: remote.graph(remote.call("build_order_graph", checkpointer=SAVER), saver))
-    if isinstance(new, Raised) or new.checkpointer is None:
-        return {"built": new if isinstance(new, Raised) else NO_CHECKPOINTER}
+    if isinstance(new, Raised) or saver_problem(new, saver):
+        return {"built": new if isinstance(new, Raised) else saver_problem(new, saver)}
     old = new if version == CURRENT else release_graph(version, saver)
     once = _thread(remote, old, new, saver, version, values, "once", 1)
     twice = _thread(remote, old, new, saver, version, values, "twice", 2)

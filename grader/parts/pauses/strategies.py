@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 
 from grader.parts.pauses.model import FORM
 
-__all__ = ["requests", "answers", "crashes", "edit_cases", "bad_edit_cases", "needed", "form_answers", "release_cases",
+__all__ = ["requests", "request_pairs", "answers", "crashes", "edit_cases", "bad_edit_cases", "needed", "form_answers", "release_cases",
            "thread_cases"]
 
 _TEXTS = st.sampled_from(["ok", "", "été", "two words", "x", "ship it", "n/a"])
@@ -15,6 +15,8 @@ requests = st.fixed_dictionaries({
     "payee": st.sampled_from(["ann", "bob", "Zoë", "acme ltd"]),
     "amount": st.integers(1, 100_000),
 })
+# Two requests on the same fakes: ids differ (a key that does not name the request makes the second a repeat).
+request_pairs = st.tuples(requests, requests).filter(lambda pair: pair[0]["id"] != pair[1]["id"])
 answers = st.booleans()
 # Where the learner's process is killed: the n-th call of a fake in the run (inbox and payments counted together),
 # before or after the call takes effect.

@@ -95,6 +95,12 @@ unchanged = _valid_rule("current is not modified", _unchanged)
 
 @edits.rule("an edit that does not fit raises ValueError naming the key, and nothing is applied")
 def refused(check):
+    state, (key, edit) = FIXED[0]  # first, an edit that fits: refusing everything refuses nothing in particular
+    fits = check.probe("edit_run", state, key, edit)
+    if isinstance(fits, dict) and fits.get("raised") is not None:
+        raise Failure(f"{_call_words(state, key, edit)} raised {fits['raised'].sentence()}; only an edit that does not fit "
+                      "raises", Counterexample("edit_update", [key, state[key], edit], "an update", "raised"))
+
     def bad_case(state, case):
         key, edit = case
         call = _call_words(state, key, edit)

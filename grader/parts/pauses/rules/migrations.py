@@ -39,7 +39,7 @@ def _release(check, version, values):
         return
     call, wanted = pair
     got = call.result
-    if not isinstance(got, dict) or sorted(got) != sorted(wanted) or got.get("version") != version + 1:
+    if not isinstance(got, dict) or set(got) != set(wanted) or got.get("version") != version + 1:
         raise Failure(f"{call.text()} returned {show(got)}; expected a state of release {version + 1} with the keys "
                       f"{sorted(wanted)} and version {version + 1}", call.counterexample(wanted))
 
@@ -80,7 +80,12 @@ def _composes(check, version, values):
 
 def _pure(check, version, values):
     for name in ("upgrade", "migrate") if version < CURRENT else ("migrate",):
-        first, again = check.value(name, values, version), check.call(name, values, version)
+        # Equal arguments, its keys in another order: another call, never the first one's answer again.
+        first, again = check.value(name, values, version), check.call(name, dict(reversed(values.items())), version)
+        target = version + 1 if name == "upgrade" else CURRENT
+        if not isinstance(first.result, dict) or first.result.get("version") != target:  # purity of a real upgrade
+            raise Failure(f"{first.text()} returned {show(first.result)}; expected a state of release {target}",
+                          first.counterexample(target))
         if first.args_after and first.args_after[0] != values:
             raise Failure(f"{first.text()} changed its argument to {show(first.args_after[0])}; the arguments are not "
                           "modified", first.counterexample(first.result))
@@ -103,6 +108,7 @@ pure = _rule("pure: the arguments are not modified, and the same arguments give 
               "raise ValueError")
 def out_of_range(check):
     values = {"version": 1, "items": ["a"], "total": 1}
+    check.value("upgrade", values, 1), check.value("migrate", values, 1)  # in range: no raise (raising always is no rule)
     for name, version in (("upgrade", 0), ("upgrade", CURRENT), ("upgrade", -1), ("migrate", 0), ("migrate", CURRENT + 1)):
         call = check.call(name, values, version)
         if call.raised is None or not call.raised.is_a("ValueError"):

@@ -11,7 +11,7 @@ confirms.
 from grader.engine.checking import Counterexample, Failure, no_raise, show
 from grader.engine.registry import task
 from grader.parts.pauses import strategies as gen
-from grader.parts.pauses.checks import case_rule
+from grader.parts.pauses.checks import case_rule, interrupt_hint
 from grader.parts.pauses.model import CURRENT, VERSIONS, model_migrate, new_line, total_of
 
 upgrade = task("pauses.upgrade")
@@ -42,7 +42,9 @@ def resumed(check, version, values, thread="once", resuming=True):
     no_raise(got["built"], "build_order_graph(checkpointer)", example=example)
     run = got[thread]
     if run.get("starting"):
-        no_raise(run["raised"], f"{what}: starting the thread with your release 3 graph", example=example)
+        no_raise(run["raised"], f"{what}: starting the thread with your release 3 graph", example=example,
+                 hint=interrupt_hint(run["raised"]))
+        raise Failure(f"{what}: starting the thread with your release 3 graph saved no checkpoint", example)
     if run.get("update") is None:
         no_raise(run["raised"], f"upgrade_update({show(run.get('saved'))}, {version})", example=example)
     if run.get("applying"):
@@ -73,9 +75,18 @@ def _sets(check, version, values):
                       "release 3, Overwrite for lines (a key with a reducer), the value for the others", example)
 
 
+def _migrated(what, run, version, values, example) -> None:
+    """The thread holds its migrated state once updated: the other rules judge what that update did."""
+    wanted = model_migrate(values, version)
+    if run["after"] != wanted:
+        raise Failure(f"{what}: after the update the thread holds {show(run['after'])}; expected its migrated state "
+                      f"{show(wanted)}", example)
+
+
 def _twice(check, version, values):
     what, once, _, _, example = resumed(check, version, values)
     _, twice, _, _, _ = resumed(check, version, values, "twice")
+    _migrated(what, once, version, values, example)
     if twice["after"] != once["after"]:
         raise Failure(f"{what}: applied twice, the thread holds {show(twice['after'])}; once, {show(once['after'])}: "
                       "applying the update twice gives the same state as once", example)
@@ -86,6 +97,7 @@ def _paused(check, version, values):
     if version == CURRENT and run["shown"] != ["confirm"]:
         raise Failure(f"{what}: your release 3 graph paused with the interrupts {show(run['shown'])}; expected one, "
                       "'confirm', from its wait node", example)
+    _migrated(what, run, version, values, example)
     if run["next_after"] != ["wait"]:
         raise Failure(f"{what}: after the update the thread's next is {show(run['next_after'])}; expected ['wait']: "
                       "still paused there (update_state without as_node), the confirmation resumes it", example)

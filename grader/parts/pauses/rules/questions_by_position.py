@@ -18,6 +18,14 @@ ANSWERS = {question: f"{question}?" for question in FORM}
 FIXED = [(["colour", "engraving"], ANSWERS), ([], ANSWERS), (list(FORM), ANSWERS), (["size"], ANSWERS)]
 
 
+def answers_held(what, got, example) -> dict:
+    """The run's final answers; anything but a dict fails the rule."""
+    held = (got["final"] or {}).get("answers", {})
+    if not isinstance(held, dict):
+        raise Failure(f"{what}: answers is {show(held)}; expected a dict, question id -> answer", example)
+    return held
+
+
 def intake(check, needed, answers):
     what = (f"build_intake_graph(stock) with the questions {show(needed)} needed until the run first pauses (and the "
             "others of FORM after it), each pause answered for the question it shows")
@@ -50,14 +58,17 @@ def _decided(what, got, shown, example, needed, answers):
 
 
 def _one_each(what, got, shown, example, needed, answers):
+    if needed and not shown:
+        raise Failure(f"{what}: the run never paused; each needed question is asked with interrupt({{'question': id}})",
+                      example)
     for interrupts in shown:
         if len(interrupts) != 1 or not isinstance(interrupts[0], dict) or set(interrupts[0]) != {"question"}:
             raise Failure(f"{what}: a pause showed {show(interrupts)}; expected exactly one interrupt, whose value is "
                           "{'question': <question id>}", example)
-    got_answers = (got["final"] or {}).get("answers") or {}
+    got_answers = answers_held(what, got, example)
     for interrupts in shown:
         question = interrupts[0]["question"]
-        if question in answers and got_answers.get(question) != answers[question]:
+        if isinstance(question, str) and question in answers and got_answers.get(question) != answers[question]:
             raise Failure(f"{what}: the pause showing {question!r} was answered {answers[question]!r}, but answers holds "
                           f"{show(got_answers)}; an answer lands under the question its pause showed (answers are "
                           "matched to interrupt() calls by position when a node runs again)", example)
@@ -72,7 +83,7 @@ def _in_order(what, got, shown, example, needed, answers):
 
 def _completes(what, got, shown, example, needed, answers):
     judge_completes(what, got, example)
-    held = sorted((got["final"] or {}).get("answers") or {})
+    held = sorted(answers_held(what, got, example), key=str)
     if held != sorted(needed):
         raise Failure(f"{what}: the run completed with answers for {show(held)}; expected exactly {show(needed)}",
                       example)
