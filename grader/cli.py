@@ -51,7 +51,8 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES,
                         help=f"random examples per rule (default {DEFAULT_EXAMPLES}); a rule whose example costs more (a graph run, "
                              "a killed writer) draws a named share of them: grader.engine.checking.BUDGETS")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help=f"seconds per task (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                        help=f"seconds per task of your code's time (default {DEFAULT_TIMEOUT:g})")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: cores)")
     parser.add_argument("--memory", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
                         help="memory of a task: its whole process tree where cgroups exist, else each process "

@@ -225,6 +225,30 @@ def test_the_time_budget_stops_a_task():
     assert aborted.value.status == "timeout"
 
 
+def test_only_the_learners_calls_spend_the_tasks_time(monkeypatch):
+    """A loaded machine slows the grader's own drawing, judging and shrinking: that is never a timeout of the task.
+
+    The clock is the test's: 100 s of the grader's work before each ask, 4 s in each of the learner's calls, a 10 s task.
+    """
+    from grader.engine import checking
+
+    now = [0.0]
+    monkeypatch.setattr(checking.time, "monotonic", lambda: now[0])
+
+    def slow_sort(items):
+        now[0] += 4.0
+        return sorted(items)
+
+    check = Checker(FakeSession(learner_sort=slow_sort), "engine.demo", 7, 60, deadline=10.0)
+    for n in range(3):  # 8 s of the learner's calls before the third: it may start
+        now[0] += 100.0
+        assert check.value("learner_sort", [n, 0]).result == [0, n]
+    now[0] += 100.0
+    with pytest.raises(Abort) as aborted:  # 12 s spent
+        check.value("learner_sort", [3])
+    assert aborted.value.status == "timeout"
+
+
 def test_every_budget_is_named_and_scales_with_examples():
     from grader.engine.checking import BUDGETS
 

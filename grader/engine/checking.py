@@ -239,7 +239,11 @@ class Checker:
         self.task_id = task_id
         self.seed = seed_value
         self.examples = examples
+        # The task's time is the learner's: it runs while the learner's code is asked something (a probe, a batch,
+        # a scenario). The grader's own work between two asks (drawing, judging, Hypothesis shrinking) moves the
+        # deadline on, so a loaded machine that slows the grader never turns a verdict into a timeout.
         self.deadline = deadline
+        self._answered = time.monotonic()  # when the learner's code last answered
         # request -> answer, for the whole task: rules asking the same question share one answer.
         self._known = {}
         self._batching = False  # replaying banked examples: probes are recorded, then sent in batches
@@ -268,7 +272,7 @@ class Checker:
         if self._batching and limit is None and not in_the_grader:
             self._requests[key] = (name, list(args))
             raise _Pending()
-        remaining = self.deadline - time.monotonic()
+        remaining = self._time_left()
         if remaining <= 0:
             raise Abort("timeout", "this task ran out of time before all its rules were checked")
         # A scenario is many round trips to the learner's process (a graph run: a call per node and reducer), each
@@ -289,8 +293,17 @@ class Checker:
             raise Abort(exc.status, grader_failed(exc.message) if exc.status == GRADER_ERROR else exc.message) from None
         except LoadFailed as exc:
             raise Abort("error", f"your module failed to import again: {exc}") from None
+        finally:
+            self._answered = time.monotonic()
         self._known[key] = value
         return self._settle(value)
+
+    def _time_left(self) -> float:
+        """The task's seconds left for the learner's code, the grader's work since its last answer not counted."""
+        now = time.monotonic()
+        self.deadline += now - self._answered
+        self._answered = now
+        return self.deadline - now
 
     def describe(self, name: str, args: tuple) -> str:
         """``describe``, naming this task's module."""
@@ -375,9 +388,7 @@ class Checker:
             self._same_strategies(key, strategies)
             drawing = time.monotonic()
             cases = bank.examples(key, strategies)
-            drawn = time.monotonic() - drawing
-            self.deadline += drawn  # the grader's own work is not the learner's time
-            self.cost.drawing += drawn
+            self.cost.drawing += time.monotonic() - drawing
             first_failure = self._replay(test, cases)
             if first_failure is None:
                 if failed_first is not None:
@@ -453,7 +464,7 @@ class Checker:
 
     def _answer_batch(self) -> bool:
         """Send the recorded requests in one batch; False when the child could not answer them all."""
-        remaining = self.deadline - time.monotonic()
+        remaining = self._time_left()
         keys = list(self._requests)
         # About one call's limit: a loop in one example must leave time to find it on its own.
         allowed = max(0.0, min(remaining / 2, self.call_limit + 0.005 * len(keys)))
@@ -461,6 +472,8 @@ class Checker:
             replies = self.session.batch([self._requests[k] for k in keys], timeout=allowed)
         except (ChildFailed, LoadFailed):
             return False
+        finally:
+            self._answered = time.monotonic()
         self._known.update(zip(keys, replies))
         return True
 
