@@ -130,6 +130,18 @@ GRAPHS = textwrap.dedent('''
         return [stream.version, stream.version]
 
 
+    _KEPT = []  # a fake kept past its run, as a learner's module-level cache would
+
+
+    def keep(function):
+        _KEPT.append(function)
+        return "kept"
+
+
+    def call_kept():
+        return _KEPT[-1]()
+
+
     def call_catching(function, *args):
         """What ``function(*args)`` returned, or the name, module and attributes of what it raised."""
         try:
@@ -458,6 +470,30 @@ def test_a_scenario_kills_the_learners_process_inside_a_callback_and_goes_on_wit
     after = remote.successor()
     assert after is not remote and after.call("double", 5) == 10  # a new process: the module imported again
     assert session.generation == before + 1 and after.live()
+
+
+@pytest.mark.part
+def test_a_fake_kept_from_an_ended_scenario_fails_the_run_that_calls_it_and_its_ledger_stays_shut(learner):
+    from grader.engine.remote import SCENARIOS
+
+    session, _ = learner
+    ledger = []
+
+    @scenario
+    def _lend_a_fake(remote):
+        return remote.call("keep", Callback("pay", lambda: ledger.append("paid") or "receipt-1"))
+
+    @scenario
+    def _a_later_run(remote):
+        return remote.call("call_kept")
+
+    try:
+        assert run_scenario("_lend_a_fake", session, [], time.monotonic() + 30, lambda: "a test") == "kept"
+        got = run_scenario("_a_later_run", session, [], time.monotonic() + 30, lambda: "a test")
+    finally:
+        del SCENARIOS["_lend_a_fake"], SCENARIOS["_a_later_run"]
+    assert ledger == []
+    assert isinstance(got, Raised) and "your code called pay, lent to an earlier run" in got.sentence(), got
 
 
 @pytest.mark.part

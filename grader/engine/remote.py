@@ -19,6 +19,7 @@ return.
 import copy
 import functools
 import itertools
+import re
 import time
 import weakref
 from collections.abc import Callable
@@ -382,8 +383,8 @@ class Remote:
         return late
 
     def _late_call(self, name: str, *args, **kwargs):
-        self._late.append(name.split("#")[0] + name[name.index("."):] if "#" in name and "." in name else name)
-        raise TypeError(f"{name} belongs to a run that has ended")
+        self._late.append(re.sub(r"#\d+", "", name))  # "payments#3.pay" is the learner's payments.pay
+        raise TypeError(f"{self._late[-1]} belongs to a run that has ended")
 
     def release(self, *handles: "Handle") -> None:
         """The learner's process may let go of these objects (a store and its open files): they name nothing now."""

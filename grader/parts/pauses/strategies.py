@@ -4,8 +4,8 @@ from hypothesis import strategies as st
 
 from grader.parts.pauses.model import FORM
 
-__all__ = ["requests", "request_pairs", "answers", "crashes", "edit_cases", "bad_edit_cases", "needed", "form_answers", "release_cases",
-           "thread_cases"]
+__all__ = ["requests", "request_pairs", "answers", "crashes", "approval_cases", "crash_cases", "edit_cases", "bad_edit_cases",
+           "needed", "form_answers", "intake_cases", "release_cases", "thread_cases"]
 
 _TEXTS = st.sampled_from(["ok", "", "été", "two words", "x", "ship it", "n/a"])
 _WORDS = st.sampled_from(["urgent", "vip", "late", "gift", "été", "b2b"])
@@ -21,6 +21,8 @@ answers = st.booleans()
 # Where the learner's process is killed: the n-th call of a fake in the run (inbox and payments counted together),
 # before or after the call takes effect.
 crashes = st.fixed_dictionaries({"call": st.integers(1, 3), "when": st.sampled_from(["before", "after"])})
+approval_cases = st.tuples(requests, answers)
+crash_cases = st.tuples(requests, answers, crashes)
 
 review_states = st.fixed_dictionaries({
     "draft": _TEXTS,
@@ -65,6 +67,7 @@ def bad_edits(draw, state: dict):
 
 needed = st.lists(st.sampled_from(FORM), unique=True).map(lambda picked: [q for q in FORM if q in picked])
 form_answers = st.fixed_dictionaries({question: _TEXTS for question in FORM})
+intake_cases = st.tuples(needed, form_answers)
 _EXTRA = st.dictionaries(st.sampled_from(["note", "coupon", "legacy_flag", "é"]),
                          st.one_of(st.integers(-5, 5), _TEXTS, st.lists(st.integers(0, 3), max_size=2)), max_size=2)
 

@@ -10,7 +10,7 @@ fake's call, then goes on in the next one: resumed while paused,
 from grader.engine.checking import Counterexample, Failure, no_raise, show
 from grader.engine.registry import task
 from grader.parts.pauses import strategies as gen
-from grader.parts.pauses.checks import approval, judge_asked, judge_completes, judge_outcome, judge_paid_after, judge_pauses
+from grader.parts.pauses.checks import approval, case_rule, judge_asked, judge_completes, judge_outcome, judge_paid_after, judge_pauses
 
 approval_task = task("pauses.approval")
 
@@ -23,17 +23,12 @@ CRASHES = [(REQUEST, True, {"call": 2, "when": "after"}), (REQUEST, True, {"call
 def _judged(rule_sentence: str, judge):
     """A rule judging runs without a crash, on the hand-picked cases then random requests and answers."""
 
-    @approval_task.rule(rule_sentence)
-    def rule(check):
-        def run(request, answer):
-            what, got, example = approval(check, request, answer, None)
-            judge_pauses(what, got, request, example)  # a run that never asks the person proves nothing else
-            judge(what, got, request, answer, example)
+    def run(check, request, answer):
+        what, got, example = approval(check, request, answer, None)
+        judge_pauses(what, got, request, example)  # a run that never asks the person proves nothing else
+        judge(what, got, request, answer, example)
 
-        check.each(FIXED)(run)
-        check.forall(gen.requests, gen.answers, examples=check.budget("invoice"))(run)
-
-    return rule
+    return case_rule(approval_task, rule_sentence, run, FIXED, gen.approval_cases, "invoice", "approval_case")
 
 
 pauses = _judged("every pause has exactly one interrupt, whose value is the request as given",
@@ -51,39 +46,34 @@ outcome = _judged("after an approval the request is paid exactly once (one key, 
                   judge_outcome(what, got, request, answer, example))
 
 
-@approval_task.rule("killed inside any call of inbox.send or payments.pay, before or after it takes effect, the run "
-                    "goes on in a new process: asked once, paid at most once, exactly once when it completes")
-def crashes(check):
-    def crashed_run(request, answer, crash):
-        what, got, example = approval(check, request, answer, crash)
-        judge_pauses(what, got, request, example)
-        judge_asked(what, got, request, example)
-        judge_paid_after(what, got, answer, example)
-        judge_completes(what, got, example)
-        judge_outcome(what, got, request, answer, example)
-
-    check.each(CRASHES)(crashed_run)
-    check.forall(gen.requests, gen.answers, gen.crashes, examples=check.budget("invoice"))(crashed_run)
+def _crashed_run(check, request, answer, crash):
+    what, got, example = approval(check, request, answer, crash)
+    judge_pauses(what, got, request, example)
+    judge_asked(what, got, request, example)
+    judge_paid_after(what, got, answer, example)
+    judge_completes(what, got, example)
+    judge_outcome(what, got, request, answer, example)
 
 
-@approval_task.rule("each request has keys of its own: a second request on the same inbox and payments is asked and "
-                    "paid too")
-def two_requests(check):
-    def pair_run(first, second):
-        what = (f"build_approval_graph(inbox, payments, checkpointer) asked about {show(first)}, approved, then about "
-                f"{show(second)} with the same inbox and payments, approved")
-        got = no_raise(check.probe("approval_run", first, True, None, second, limit=6 * check.call_limit), what)
-        example = Counterexample("build_approval_graph", [first, second], "both sent and paid", None)
-        for run in (got, got.get("second") or {}):
-            no_raise(run.get("raised"), what, example=example)
-        for fake, did, called in (("send", "sent to the person", "inbox.send"), ("pay", "paid", "payments.pay")):
-            done = [call for call in got["calls"] if call["fake"] == fake and call["run"] == 2 and call["effect"]]
-            if not done:
-                raise Failure(f"{what}: the second request was never {did}: {called} recognized its key as the first "
-                              "request's (a key must name the request, its id, and the effect)", example)
+crashes = case_rule(approval_task, "killed inside any call of inbox.send or payments.pay, before or after it takes "
+                    "effect, the run goes on in a new process: asked once, paid at most once, exactly once when it "
+                    "completes", _crashed_run, CRASHES, gen.crash_cases, "invoice", "crash_case")
 
-    check.each([(REQUEST, {"id": "r2", "payee": "bob", "amount": 7})])(pair_run)
-    def drawn_pair(pair):
-        pair_run(*pair)
 
-    check.forall(gen.request_pairs, examples=check.budget("threads"))(drawn_pair)
+def _pair_run(check, first, second):
+    what = (f"build_approval_graph(inbox, payments, checkpointer) asked about {show(first)}, approved, then about "
+            f"{show(second)} with the same inbox and payments, approved")
+    got = no_raise(check.probe("approval_run", first, True, None, second, limit=6 * check.call_limit), what)
+    example = Counterexample("build_approval_graph", [first, second], "both sent and paid", None)
+    for run in (got, got.get("second") or {}):
+        no_raise(run.get("raised"), what, example=example)
+    for fake, did, called in (("send", "sent to the person", "inbox.send"), ("pay", "paid", "payments.pay")):
+        done = [call for call in got["calls"] if call["fake"] == fake and call["run"] == 2 and call["effect"]]
+        if not done:
+            raise Failure(f"{what}: the second request was never {did}: {called} recognized its key as the first "
+                          "request's (a key must name the request, its id, and the effect)", example)
+
+
+two_requests = case_rule(approval_task, "each request has keys of its own: a second request on the same inbox and "
+                         "payments is asked and paid too", _pair_run, [(REQUEST, {"id": "r2", "payee": "bob", "amount": 7})],
+                         gen.request_pairs, "threads", "request_pair")

@@ -9,7 +9,7 @@ the answer drawn for the question it shows.
 from grader.engine.checking import Counterexample, Failure, no_raise, show
 from grader.engine.registry import task
 from grader.parts.pauses import strategies as gen
-from grader.parts.pauses.checks import judge_completes, raised_in_run
+from grader.parts.pauses.checks import case_rule, judge_completes, raised_in_run
 from grader.parts.pauses.model import FORM
 
 questions = task("pauses.questions")
@@ -38,15 +38,10 @@ def intake(check, needed, answers):
 
 
 def _rule(sentence: str, judge):
-    @questions.rule(sentence)
-    def rule(check):
-        def intake_case(needed, answers):  # one name in every rule: shared examples, each answered once
-            judge(*intake(check, needed, answers), needed, answers)
+    def intake_case(check, needed, answers):
+        judge(*intake(check, needed, answers), needed, answers)
 
-        check.each(FIXED)(intake_case)
-        check.forall(gen.needed, gen.form_answers, examples=check.budget("invoice"))(intake_case)
-
-    return rule
+    return case_rule(questions, sentence, intake_case, FIXED, gen.intake_cases, "invoice", "intake_case")
 
 
 def _decided(what, got, shown, example, needed, answers):
