@@ -36,8 +36,9 @@ setup: $(STAMP) sandbox kernel
 lab: $(STAMP) sandbox kernel
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG)
 
+# The slowest tests are listed at the end: where the time goes when the whole run grows.
 test: $(STAMP) browser sandbox kernel hub-proxy
-	$(PY) -m pytest -n auto
+	$(PY) -m pytest -n auto --durations=25
 
 # The inner loop: the unit tier (tests/README.md): no learner process, no notebook, server, corpus or browser.
 test-fast: $(STAMP)
