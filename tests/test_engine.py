@@ -249,6 +249,19 @@ def test_only_the_learners_calls_spend_the_tasks_time(monkeypatch):
     assert aborted.value.status == "timeout"
 
 
+def test_a_value_written_as_code_in_feedback_shows_its_contents_as_any_values():
+    class Wrapped:  # a part's Overwrite(...) in feedback (grader/parts/pauses/checks.py)
+        def __init__(self, value):
+            self.value = value
+
+        def shown_as(self, show_inner):
+            return f"Overwrite({show_inner(self.value)})"
+
+    rows = [{"qty": 1, "text": "a"}, {"qty": 1, "text": "b"}]
+    assert show({"lines": Wrapped(rows)}) == f"{{'lines': Overwrite({rows!r})}}"  # not cut at 60 characters as an object
+    assert show(Wrapped(list(range(20)))) == "Overwrite([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ...])"  # cut as a list is
+
+
 def test_every_budget_is_named_and_scales_with_examples():
     from grader.engine.checking import BUDGETS
 

@@ -60,6 +60,8 @@ def test_a_cell_that_fails_because_an_unwritten_exercise_stopped_a_cell_above_sa
         "print(typo_of_mine)",  # a NameError of the learner's own: its traceback
         "from typing_extensions import TypedDict\nState = TypedDict('State', {})\nState.__module__ = 'agstate.state'\n"
         "result = None\nresult['trace']",  # a keyless stub of agstate in use: LangGraph gave None
+        "assert extra == {('InMemorySaver', 30): 7}",  # checks what the stopped cell was filling
+        "assert len('mine') == 3",  # an assertion of the learner's own: its traceback
         "def windowed():\n    return 7\nfigures = windowed()",  # written now, and the cell run again
         "print(figures)",
     ]
@@ -77,7 +79,10 @@ def test_a_cell_that_fails_because_an_unwritten_exercise_stopped_a_cell_above_sa
     assert errors[7].traceback == ["TypeError: 'NoneType' object is not subscriptable: State (in agstate/state.py) has "
                                    "no keys yet, so the graph keeps none; write its keys (this notebook's exercise), "
                                    "then run this cell again"]
-    assert errors[8] is None and errors[9] is None and "7" in notebook.cells[9].outputs[0].text
+    assert errors[8].traceback == [f"AssertionError: this cell uses 'extra', which the cell above left unfinished: it "
+                                   f"stopped, because {unwritten}. Once it is written, run that cell again, then this one"]
+    assert errors[9].ename == "AssertionError" and len(errors[9].traceback) > 1
+    assert errors[10] is None and errors[11] is None and "7" in notebook.cells[11].outputs[0].text
 
 
 def test_configs_written_before_the_grader_was_cut_into_rooms_still_run():

@@ -43,6 +43,12 @@ class _Short(reprlib.Repr):
         whole = builtins.repr(f"{head}\ue000{tail}")
         return whole.replace("\\ue000", self.fillvalue, 1) if whole.count("\\ue000") == 1 else super().repr_str(x, level)
 
+    def repr_instance(self, x, level):
+        # A wrapper a part's feedback writes as code (an ``Overwrite(...)``) shows its contents as any value's.
+        if hasattr(x, "shown_as"):
+            return x.shown_as(lambda inner: self.repr1(inner, level - 1))
+        return super().repr_instance(x, level)
+
 
 _short = _Short()
 _short.maxstring = _short.maxother = 60

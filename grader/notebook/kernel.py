@@ -113,6 +113,8 @@ def show_unwritten(shell) -> None:
     - a later cell's ``NameError`` for one of them, or its ``KeyError`` while it
       reads one, says that a cell above stopped, and why (not a bare
       ``name 'your_times' is not defined``) until a cell sets the name again;
+    - a later cell's ``AssertionError`` while it uses one (a thread the stopped
+      cell was editing, checked here) says the same;
     - a ``TypeError`` or ``KeyError`` in a cell that uses a state class of
       ``agstate`` with no keys yet (a ``TypedDict`` stub: LangGraph then returns
       None) names that class.
@@ -137,6 +139,9 @@ def show_unwritten(shell) -> None:
         elif issubclass(etype, KeyError) and (read := sorted(_subscripted(source) & stopped.keys())):
             line = (f"KeyError: {value}: {read[0]!r} is incomplete: the cell above that fills it stopped, because "
                     f"{stopped[read[0]]}. Once it is written, run that cell again")
+        elif issubclass(etype, AssertionError) and (used := sorted(_used_names(source) & stopped.keys())):
+            line = (f"AssertionError: this cell uses {used[0]!r}, which the cell above left unfinished: it stopped, "
+                    f"because {stopped[used[0]]}. Once it is written, run that cell again, then this one")
         if line is None:
             shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
             return None
@@ -154,7 +159,7 @@ def show_unwritten(shell) -> None:
             for name in bound_names(result.info.raw_cell or ""):
                 stopped.pop(name, None)
 
-    shell.set_custom_exc((NotImplementedError, NameError, KeyError, TypeError), handle)
+    shell.set_custom_exc((NotImplementedError, NameError, KeyError, TypeError, AssertionError), handle)
     shell.events.register("post_run_cell", forget)
 
 

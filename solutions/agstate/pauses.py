@@ -145,7 +145,7 @@ def edit_update(key: str, current, edit: tuple) -> dict:
 
 class IntakeState(TypedDict, total=False):
     asked: list[str]  # the questions this run asks, decided once
-    answers: dict[str, str]  # question id -> the person's answer
+    answers: dict[str, str]  # question id -> the person's answer; no reducer: a write replaces the whole dict
 
 
 def build_intake_graph(stock: Stock, checkpointer=None):
@@ -212,7 +212,7 @@ def upgrade(values: dict, version: int) -> dict:
 
 
 def migrate(values: dict, version: int) -> dict:
-    """``upgrade`` applied release by release from ``version`` to ``CURRENT_VERSION``; on a current state, a copy of it.
+    """``upgrade`` applied release by release from ``version`` to ``CURRENT_VERSION``; on a current state, equal to it.
 
     Pure, as ``upgrade``. Raises ``ValueError`` for a ``version`` other than 1, 2 and 3.
     """

@@ -107,6 +107,9 @@ def ledgers(inbox, payments):
 #
 # The naive graph: `ask` sends and pauses in one node, `pay` pays. Their
 # keys come from a counter, a fresh key for every call — as good as no key.
+# (Worse under the grader, which runs each resume in a new process, as a
+# server with several workers would: there a counter starts again from 1,
+# and a second request reuses the first one's keys.)
 
 # %%
 import itertools
@@ -200,6 +203,12 @@ assert payments.paid == [("ACME", 120), ("ACME", 120)]
 #   what the effect is. A crashed step runs again; its call comes under the
 #   same key, and the fake does nothing more.
 #
+# This is the plainest design that holds, not the only one: the grader
+# checks what happens (asked once, paid at most once, across pauses and
+# crashes), never your nodes' names or how many there are. A keyed payment
+# after `interrupt()` in the pausing node holds too, as its key makes the
+# re-run harmless; a send before `interrupt()` never does.
+#
 # This cell needs your `build_approval_graph` from `agstate/pauses.py`.
 
 # %%
@@ -216,10 +225,11 @@ assert inbox.sent == [REQUEST] and len(inbox.calls) == 1 and payments.paid == [(
 
 # %% [markdown]
 # **Step through it.** The provided stepper replays one run a superstep at
-# a time, each pause answered from `answers`: `ask` is a step of its own,
-# finished before the pause; `wait` paused at `interrupt()`, and ran again
-# from its first line when the answer came; then `pay`. (This cell needs
-# your `build_approval_graph`.)
+# a time, each pause answered from `answers`. With the nodes of the fix
+# above: `ask` is a step of its own, finished before the pause; `wait`
+# paused at `interrupt()`, and ran again from its first line when the
+# answer came; then `pay`. (This cell needs your `build_approval_graph`;
+# your nodes may have other names.)
 
 # %%
 from agstate.stepper import step_through
@@ -227,10 +237,10 @@ from agstate.stepper import step_through
 inbox, payments = Inbox(), Payments()
 stepper = step_through(build_approval_graph(inbox, payments), {"request": REQUEST}, answers=[True])
 print([step.title for step in stepper.steps])
-print("wait paused on", stepper.steps[2].paused, "and was resumed with", stepper.steps[2].answers)
+pause = next(step for step in stepper.steps if step.paused)
+print(pause.nodes, "paused on", pause.paused, "and was resumed with", pause.answers)
 ledgers(inbox, payments)
-assert [step.nodes for step in stepper.steps[1:]] == [["ask"], ["wait"], ["pay"]]
-assert stepper.steps[2].answers == [True] and len(inbox.sent) == 1
+assert pause.answers == [True] and len(inbox.sent) == 1 and payments.paid == [("ACME", 120)]
 stepper
 
 # %% [markdown]

@@ -149,6 +149,15 @@ assert done["answers"] == {"gift_wrap": "M", "engraving": "none", "delivery_day"
 #   answer under it. Its re-run on resume computes the same question from
 #   the same saved state, so the answer cannot shift. The graph loops on
 #   `ask` until every question is answered.
+# - **`answers` has no reducer**: a write replaces the whole dict. `plan`
+#   starts it at `{}`; `ask` returns it whole, with its answer added
+#   (`{**state["answers"], question: answer}`), or the answers before are
+#   lost and their questions asked again.
+#
+# The grader checks what happens, not this shape: several `interrupt()`
+# calls in one node, over the `asked` that `plan` saved, also get every
+# answer right. One pause per run of a node has a second benefit, shown
+# below.
 #
 # This cell and the rest of the notebook need your `build_intake_graph` from
 # `agstate/pauses.py`.
@@ -169,16 +178,17 @@ assert len(stock.asked) == len(FORM)
 # before the stock changed: the stock was asked once per question of
 # `FORM`, in `plan`'s only run.
 #
-# The thread's history shows the loop: before each run of `ask`, `answers`
-# holds one more question than before the previous one.
+# The thread's history shows the loop: with one pause per run of `ask`,
+# before each run of it `answers` holds one more question than before the
+# previous one (your nodes may have other names).
 
 # %%
 graph = build_intake_graph(Stock({"size", "gift_wrap", "delivery_day"}), InMemorySaver())
 config = {"configurable": {"thread_id": "steps"}}
 fill_in(graph, config, stock=None)  # the stock does not change here
 for snapshot in reversed(list(graph.get_state_history(config))):
-    if snapshot.next == ("ask",):
-        print(f"before a run of ask: answers {snapshot.values['answers']}")
+    if snapshot.next:
+        print(f"before a run of {', '.join(snapshot.next)}: answers {snapshot.values.get('answers')}")
 assert graph.get_state(config).values["answers"] == {q: ANSWERS[q] for q in ("size", "gift_wrap", "delivery_day")}
 
 # %% [markdown]
@@ -199,19 +209,20 @@ for name, build in [("several pauses in one node", naive_graph),
         graph.invoke(Command(resume=answer), config)
     state = graph.get_state(config)
     print(f"{name}: values {state.values}, paused on {[pause.value for pause in state.interrupts]}")
-assert state.values["answers"] == {"size": "M", "colour": "blue"}
+    if name.startswith("several"):
+        assert not state.values.get("answers")
 
 # %% [markdown]
 # The naive thread's state is still empty: a person's screen that reads it,
-# or an edit with `update_state` (notebook 34), finds no answer. The fixed
-# thread holds both, each saved in its own step.
+# or an edit with `update_state` (notebook 34), finds no answer. A graph
+# with one pause per run of a node holds both, each saved in its own step.
 #
 # With no question needed, the run completes without pausing:
 
 # %%
 done = build_intake_graph(Stock(set()), InMemorySaver()).invoke({}, {"configurable": {"thread_id": "none"}})
 print(done)
-assert done == {"asked": [], "answers": {}}
+assert done["asked"] == [] and not done.get("answers")
 
 # %% [markdown]
 # ## Your exercise

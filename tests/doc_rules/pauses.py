@@ -140,8 +140,8 @@ TABLE = {
         checked(MIGRATE, PURE),
     ("upgrade", "Raises ``ValueError`` for a ``version`` other than 1 and 2."):
         checked(MIGRATE, RANGE),
-    ("migrate", "``upgrade`` applied release by release from ``version`` to ``CURRENT_VERSION``; on a current state, a "
-                "copy of it."):
+    ("migrate", "``upgrade`` applied release by release from ``version`` to ``CURRENT_VERSION``; on a current state, "
+                "equal to it."):
         checked(MIGRATE, COMPOSES),
     ("migrate", "Pure, as ``upgrade``."):
         checked(MIGRATE, PURE),

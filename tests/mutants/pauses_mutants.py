@@ -161,7 +161,7 @@ MUTANTS: list[Mutant] = [
     _m("overwrite_on_draft", {EDITS},
        [(MEANT, "    return {key: Overwrite(meant)}\n")],
        "wraps every value in Overwrite: draft has no reducer, so the Overwrite object itself is stored",
-       says=("draft then holds {'Overwrite':",)),
+       says=("draft then holds Overwrite(",)),
     _m("mutates_current", {EDITS},
        [("        meant = list(current)\n", "        meant = current\n")],
        "corrects or removes in current itself instead of a copy",

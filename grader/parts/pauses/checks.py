@@ -2,10 +2,44 @@
 
 from grader.engine.checking import Counterexample, Failure, counted, no_raise, show
 
-__all__ = ["case_rule", "interrupt_hint", "approval_words", "approval", "judge_pauses", "judge_asked", "judge_paid_after", "judge_outcome",
-           "judge_completes", "raised_in_run"]
+__all__ = ["case_rule", "written", "written_update", "interrupt_hint", "approval_words", "approval", "judge_pauses", "judge_asked",
+           "judge_paid_after", "judge_outcome", "judge_completes", "raised_in_run"]
 
 _ORDINALS = {1: "first", 2: "second", 3: "third"}
+
+
+class _Overwrite:
+    """An ``Overwrite`` in feedback, written as the learner's code writes one."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def shown_as(self, show_inner) -> str:  # grader.engine.checking.show
+        return f"Overwrite({show_inner(self.value)})"
+
+    def __repr__(self) -> str:
+        return f"Overwrite({self.value!r})"
+
+
+def written(value):
+    """A value of a run as the learner's code wrote it, for ``show``: the scenarios' ``{"Overwrite": v}`` (an Overwrite
+    stored as such, ``scenarios_data.plain``) made ``Overwrite(v)`` again."""
+    if isinstance(value, dict):
+        if set(value) == {"Overwrite"}:
+            return _Overwrite(written(value["Overwrite"]))
+        return {key: written(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [written(item) for item in value]
+    return value
+
+
+def written_update(update):
+    """An update as the learner's function returned it, for ``show``: ``scenarios_threads.described`` marks each key's
+    value as ``{"value": v}`` or ``{"Overwrite": v}`` (and anything but a dict as ``{"not a dict": v}``)."""
+    if set(update) == {"not a dict"}:
+        return written(update["not a dict"])
+    return {key: _Overwrite(written(marked["Overwrite"])) if "Overwrite" in marked else written(marked["value"])
+            for key, marked in update.items()}
 
 
 def case_rule(task, sentence: str, judge, fixed: list, cases, budget: str, name: str):

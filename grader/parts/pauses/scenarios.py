@@ -105,12 +105,21 @@ def _run(remote: Remote, saver, config: dict, build, first_input, answer_of, on_
         # memory (a node that remembers in its closure what it did before the pause would do it again there).
         remote, graph = remote.retire(), None
         payload, sent = Command(resume=answer_of(pauses[0])), "resume"
-    if graph is None:  # still pausing after every round: the rules say so from the last invoke
-        return {"invokes": invokes, "raised": None, "final": None, "next": ["(paused)"]}
+    if graph is None:  # still pausing after every round: the rules say so from the last invoke, and read what it held
+        return {"invokes": invokes, "raised": None, "final": None, "held": plain(_saved_values(saver, config)),
+                "next": ["(paused)"]}
     state = remote.attempt(lambda: graph.get_state(config))
     if isinstance(state, Raised):
         return {"invokes": invokes, "raised": state, "final": None, "next": []}
     return {"invokes": invokes, "raised": None, "final": plain(dict(state.values)), "next": list(state.next)}
+
+
+def _saved_values(saver, config: dict) -> dict:
+    """The thread's keys as the grader's checkpointer holds them (read without the learner's graph), LangGraph's own
+    channels (``branch:to:ask``) left out."""
+    saved = saver.get_tuple(config)
+    values = saved.checkpoint["channel_values"] if saved is not None else {}
+    return {key: value for key, value in values.items() if not str(key).startswith(("branch:", "__"))}
 
 
 @scenario

@@ -9,7 +9,7 @@ node, then resumes it with the person's answer.
 from grader.engine.checking import Counterexample, Failure, no_raise, show
 from grader.engine.registry import task
 from grader.parts.pauses import strategies as gen
-from grader.parts.pauses.checks import case_rule
+from grader.parts.pauses.checks import case_rule, written, written_update
 from grader.parts.pauses.model import REDUCED, meant
 
 edits = task("pauses.edits")
@@ -52,11 +52,11 @@ def _holds(what, got, wanted, example, state, case):
     no_raise(got["applied"], f"{what}: update_state", example=example)
     if got["after"].get(key) != wanted:
         plain_list = key in REDUCED and "value" in (got["update"].get(key) or {})
-        raise Failure(f"{what}: {key} then holds {show(got['after'].get(key))}; expected {show(wanted)}, what the person "
+        raise Failure(f"{what}: {key} then holds {show(written(got['after'].get(key)))}; expected {show(wanted)}, what the person "
                       f"meant" + (" (a plain list goes through the key's reducer)" if plain_list else ""), example)
     changed = [other for other in state if other != key and got["after"].get(other) != state[other]]
     if changed:
-        raise Failure(f"{what}: {changed[0]} changed to {show(got['after'].get(changed[0]))}; an edit of {key} leaves "
+        raise Failure(f"{what}: {changed[0]} changed to {show(written(got['after'].get(changed[0])))}; an edit of {key} leaves "
                       f"every other key as it was ({show(state[changed[0]])})", example)
 
 
@@ -64,9 +64,9 @@ def _names(what, got, wanted, example, state, case):
     key = case[0]
     expected = {key: {"Overwrite": wanted} if key in REDUCED else {"value": wanted}}
     if got["update"] != expected:
-        how = f"Overwrite({show(wanted)})" if key in REDUCED else f"the value itself, {show(wanted)}"
-        raise Failure(f"{what}: the update was {show(got['update'])}; expected {{{key!r}: {how}}} and no other key",
-                      example)
+        how = "Overwrite, as its key has a reducer" if key in REDUCED else "the value itself, as its key has no reducer"
+        raise Failure(f"{what}: the update was {show(written_update(got['update']))}; expected "
+                      f"{show(written_update(expected))} ({how}) and no other key", example)
 
 
 def _paused(what, got, wanted, example, state, case):
@@ -109,7 +109,7 @@ def refused(check):
         example = Counterexample("edit_update", [key, state.get(key), edit], "raises ValueError",
                                  raised.sentence() if raised is not None else got.get("update"))
         if raised is None:
-            raise Failure(f"{call} returned {show(got['update'])}; expected ValueError naming {key!r}: the edit does "
+            raise Failure(f"{call} returned {show(written_update(got['update']))}; expected ValueError naming {key!r}: the edit does "
                           "not fit", example)
         if not raised.is_a("ValueError") or key not in raised.message:
             raise Failure(f"{call} raised {raised.type}: {raised.message}; expected ValueError whose message names "

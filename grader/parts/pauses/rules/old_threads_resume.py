@@ -11,7 +11,7 @@ confirms.
 from grader.engine.checking import Counterexample, Failure, no_raise, show
 from grader.engine.registry import task
 from grader.parts.pauses import strategies as gen
-from grader.parts.pauses.checks import case_rule, interrupt_hint
+from grader.parts.pauses.checks import case_rule, interrupt_hint, written, written_update
 from grader.parts.pauses.model import CURRENT, VERSIONS, model_migrate, new_line, total_of
 
 upgrade = task("pauses.upgrade")
@@ -51,7 +51,7 @@ def resumed(check, version, values, thread="once", resuming=True):
         no_raise(run["raised"], f"{what}: update_state(config, update)", example=example)
     if resuming:
         no_raise(run["raised"], f"{what}: invoke(Command(resume=True), config)", example=example,
-                 hint=f"after the update the thread held {show(run.get('after'))}")
+                 hint=f"after the update the thread held {show(written(run.get('after')))}")
     return what, run, update, final, example
 
 
@@ -71,16 +71,18 @@ def _completes(check, version, values):
 def _sets(check, version, values):
     what, run, update, _, example = resumed(check, version, values)
     if run["update"] != update:
-        raise Failure(f"{what}: upgrade_update returned {show(run['update'])}; expected {show(update)}: every key of "
-                      "release 3, Overwrite for lines (a key with a reducer), the value for the others", example)
+        got, wanted = show(written_update(run["update"])), show(written_update(update))
+        raise Failure(f"{what}: upgrade_update returned {got}; expected {wanted}: every key of release 3, Overwrite for "
+                      "lines (a key with a reducer), the value for the others", example)
 
 
 def _migrated(what, run, version, values, example) -> None:
     """The thread holds its migrated state once updated: the other rules judge what that update did."""
     wanted = model_migrate(values, version)
     if run["after"] != wanted:
-        raise Failure(f"{what}: after the update the thread holds {show(run['after'])}; expected its migrated state "
-                      f"{show(wanted)}", example)
+        raise Failure(f"{what}: after the update the thread holds {show(written(run['after']))}; expected its migrated state "
+                      f"{show(wanted)}; this rule is judged on a thread the update migrated (upgrade_update sets every "
+                      "key of release 3: Overwrite for lines, the value for the others)", example)
 
 
 def _twice(check, version, values):
@@ -88,7 +90,7 @@ def _twice(check, version, values):
     _, twice, _, _, _ = resumed(check, version, values, "twice")
     _migrated(what, once, version, values, example)
     if twice["after"] != once["after"]:
-        raise Failure(f"{what}: applied twice, the thread holds {show(twice['after'])}; once, {show(once['after'])}: "
+        raise Failure(f"{what}: applied twice, the thread holds {show(written(twice['after']))}; once, {show(written(once['after']))}: "
                       "applying the update twice gives the same state as once", example)
 
 
@@ -102,7 +104,7 @@ def _paused(check, version, values):
         raise Failure(f"{what}: after the update the thread's next is {show(run['next_after'])}; expected ['wait']: "
                       "still paused there (update_state without as_node), the confirmation resumes it", example)
     no_raise(run["raised"], f"{what}: invoke(Command(resume=True), config)", example=example,
-             hint=f"after the update the thread held {show(run.get('after'))}")
+             hint=f"after the update the thread held {show(written(run.get('after')))}")
 
 
 paused = _rule("release 3's wait pauses with 'confirm'; the thread stays paused at wait after the update, and the "

@@ -18,9 +18,19 @@ ANSWERS = {question: f"{question}?" for question in FORM}
 FIXED = [(["colour", "engraving"], ANSWERS), ([], ANSWERS), (list(FORM), ANSWERS), (["size"], ANSWERS)]
 
 
+def state_of(got) -> dict:
+    """The thread's values: at the end of the run, or where it still paused after every round (``held``)."""
+    return got["final"] if got["final"] is not None else got.get("held") or {}
+
+
+def answered(got, shown) -> list:
+    """The pauses that were answered: all of them, but for the last when the run was still pausing at the end."""
+    return shown[:-1] if got["final"] is None and shown and got["invokes"][-1].get("interrupts") else shown
+
+
 def answers_held(what, got, example) -> dict:
-    """The run's final answers; anything but a dict fails the rule."""
-    held = (got["final"] or {}).get("answers", {})
+    """The thread's answers; anything but a dict fails the rule."""
+    held = state_of(got).get("answers", {})
     if not isinstance(held, dict):
         raise Failure(f"{what}: answers is {show(held)}; expected a dict, question id -> answer", example)
     return held
@@ -32,7 +42,7 @@ def intake(check, needed, answers):
     got = no_raise(check.probe("intake_run", needed, answers, limit=4 * check.call_limit), what)
     shown = [invoke["interrupts"] for invoke in got.get("invokes", []) if invoke.get("interrupts")]
     example = Counterexample("build_intake_graph", [needed, answers], {q: answers[q] for q in needed},
-                             (got.get("final") or {}).get("answers"))
+                             state_of(got).get("answers"))
     raised_in_run(got, what, example)
     return what, got, shown, example
 
@@ -45,7 +55,7 @@ def _rule(sentence: str, judge):
 
 
 def _decided(what, got, shown, example, needed, answers):
-    asked = (got["final"] or {}).get("asked")
+    asked = state_of(got).get("asked")
     if asked != needed:
         raise Failure(f"{what}: asked is {show(asked)}; expected {show(needed)}: decided once, before the first pause, "
                       "from what stock.needs said then (a node that asks the stock again when it re-runs sees it "
@@ -61,19 +71,22 @@ def _one_each(what, got, shown, example, needed, answers):
             raise Failure(f"{what}: a pause showed {show(interrupts)}; expected exactly one interrupt, whose value is "
                           "{'question': <question id>}", example)
     got_answers = answers_held(what, got, example)
-    for interrupts in shown:
+    for interrupts in answered(got, shown):
         question = interrupts[0]["question"]
         if isinstance(question, str) and question in answers and got_answers.get(question) != answers[question]:
             raise Failure(f"{what}: the pause showing {question!r} was answered {answers[question]!r}, but answers holds "
-                          f"{show(got_answers)}; an answer lands under the question its pause showed (answers are "
-                          "matched to interrupt() calls by position when a node runs again)", example)
+                          f"{show(got_answers)}; an answer lands under the question its pause showed and stays there "
+                          "(answers has no reducer: a write replaces the whole dict; and answers are matched to "
+                          "interrupt() calls by position when a node runs again)", example)
 
 
 def _in_order(what, got, shown, example, needed, answers):
     order = [interrupts[0].get("question") if isinstance(interrupts[0], dict) else interrupts[0] for interrupts in shown]
     if order != needed:
+        again = next((question for number, question in enumerate(order) if question in order[:number]), None)
+        hint = f" ({again!r} was asked again after its answer: is that answer still in answers?)" if again else ""
         raise Failure(f"{what}: the pauses asked {show(order)}; expected {show(needed)}: each question asked once, in "
-                      "FORM's order, none that is not in asked", example)
+                      f"FORM's order, none that is not in asked{hint}", example)
 
 
 def _completes(what, got, shown, example, needed, answers):
