@@ -8,7 +8,8 @@ the code may be resumed by the next, whose state has other keys.
 
 Rules every function here follows:
 - a side effect is called with an idempotency key derived from the state
-  (never a counter, a clock or a random number), so a re-run is recognized;
+  (never a counter, a clock, a random number or the thread), so a re-run is
+  recognized;
 - a pause is ``interrupt(value)``, imported by that name from
   ``langgraph.types`` at the top of the module, with plain data as its value;
 - what a node needs after a pause is in the thread's state, never in the
@@ -78,12 +79,12 @@ def edit_update(key: str, current, edit: tuple) -> dict:
     ``current`` is the key's value now. ``edit`` is ``("replace", value)``,
     ``("correct", index, value)`` (a list key: the item at ``index`` becomes
     ``value``) or ``("remove", index)`` (a list key: the item at ``index`` is
-    removed); a valid index is ``0 <= index < len(current)``. The update names
+    removed); a valid index is an ``int`` with ``0 <= index < len(current)``. The update names
     ``key`` only: the value itself for a key without a reducer, ``Overwrite``
     of it for a key with one (a plain value would go through the reducer).
     ``current`` is not modified. Raises ``ValueError`` naming the key for an
     edit that does not fit: an unknown key or kind, a list edit on ``draft``,
-    an invalid index, a value of the wrong type.
+    an invalid index, a value of the wrong type, a part missing or too many.
     """
     raise NotImplementedError('pauses.edits: edit_update() is not written yet; complete it in agstate/pauses.py (notebook 34_human_edits.ipynb)')
 

@@ -86,6 +86,24 @@ GRAPHS = textwrap.dedent('''
         return builder.compile(checkpointer=checkpointer)
 
 
+    def build_huge(checkpointer=None):  # far past what the grader rebuilds (engine.remote.GRAPH_LIMIT)
+        builder = StateGraph(Loop)
+        for number in range(100):
+            builder.add_node(f"n{number}", lambda state: {})
+        builder.add_edge(START, "n0")
+        return builder.compile(checkpointer=checkpointer)
+
+
+    Wide = TypedDict("Wide", {f"k{number}": int for number in range(100)}, total=False)
+
+
+    def build_wide(checkpointer=None):
+        builder = StateGraph(Wide)
+        builder.add_node("only", lambda state: {})
+        builder.add_edge(START, "only")
+        return builder.compile(checkpointer=checkpointer)
+
+
     def build_with_tools(checkpointer=None):
         def look(state: Loop) -> dict:
             found = search_docs("q", state.get("count", 0) + 1)
@@ -378,6 +396,8 @@ def test_a_lent_callback_runs_in_the_grading_process_and_keeps_its_ledger_there(
     ("build_not_a_graph", "expected a compiled StateGraph"),
     ("build_with_retries", "a retry policy"),
     ("build_maxed", "no signature found for builtin"),
+    ("build_huge", "the graph has 100 nodes: the lab's graphs have a handful"),
+    ("build_wide", "the graph has 100 keys in a schema: the lab's graphs have a handful"),
 ])
 def test_what_the_learners_graph_cannot_do_is_the_learners_error_with_its_line(learner, builder, says):
     session, _ = learner

@@ -524,6 +524,9 @@ class Remote:
         if not isinstance(found, dict) or found.get("typeddict") is not True or not isinstance(found.get("keys"), dict):
             kind = found.get("type") if isinstance(found, dict) else "something else"
             raise LearnerRaised.saying("TypeError", f"{what} is a {kind}, not a TypedDict")
+        if len(found["keys"]) > GRAPH_LIMIT:
+            raise LearnerRaised.saying("ValueError", f"{what} has {len(found['keys'])} keys: the lab's states have a "
+                                                     f"handful, and the grader rebuilds none with more than {GRAPH_LIMIT}")
         fields = {}
         for key, channel in found["keys"].items():
             if type(key) is not str or not isinstance(channel, dict):
@@ -644,6 +647,29 @@ def _start_type(channel: dict):
     return type("Start", (), {"__new__": lambda cls: copy.deepcopy(start)})
 
 
+# The most nodes, edges, branches, schemas or keys of one schema the grader rebuilds. The lab's graphs have a handful;
+# compiling costs the grading process about nodes x keys in time and memory, so a description of a few megabytes
+# could otherwise take it gigabytes and seconds no time limit interrupts.
+GRAPH_LIMIT = 64
+
+
+def _oversized(found: dict) -> str | None:
+    """What of a graph description is past ``GRAPH_LIMIT``, in words (``"5000 nodes"``), or None."""
+    schemas = found.get("schemas") if isinstance(found.get("schemas"), dict) else {}
+    counts = {
+        "nodes": found.get("nodes"), "edges": found.get("edges"), "waiting edges": found.get("waiting_edges"),
+        "conditional edges": found.get("branches"), "schemas": schemas,
+        "keys in a schema": max((schema.get("keys") for schema in schemas.values()
+                                 if isinstance(schema, dict) and isinstance(schema.get("keys"), dict)), key=len, default=()),
+        "destinations of a node or branch": max((part.get("ends") for part in [
+            *(found.get("nodes").values() if isinstance(found.get("nodes"), dict) else ()),
+            *(found.get("branches") if isinstance(found.get("branches"), list) else ())]
+            if isinstance(part, dict) and isinstance(part.get("ends"), (list, dict))), key=len, default=()),
+    }
+    return next((f"{len(items)} {what}" for what, items in counts.items()
+                 if isinstance(items, (list, dict, tuple)) and len(items) > GRAPH_LIMIT), None)
+
+
 class _Rebuild:
     """A graph description from ``describe_graph``, turned back into a StateGraph whose functions are the learner's."""
 
@@ -662,6 +688,9 @@ class _Rebuild:
 
     def compile(self, checkpointer):
         found = self.found
+        if (size := _oversized(found)) is not None:
+            raise LearnerRaised.saying("ValueError", f"the graph has {size}: the lab's graphs have a handful, and the "
+                                                     f"grader rebuilds none with more than {GRAPH_LIMIT}")
         builder = StateGraph(self.schema(found.get("state")), input_schema=self.schema(found.get("input")),
                              output_schema=self.schema(found.get("output")))
         nodes = found.get("nodes")

@@ -312,8 +312,9 @@ for fake in ("inbox", "payments"):
 # - All of this holds across crashes, and the run completes within 25 steps
 #   of its answer.
 # - A key comes from the state (the request's id and what the effect is),
-#   never from a counter, a clock or a random number: a second request on
-#   the same inbox and payments is sent and paid too.
+#   never from a counter, a clock, a random number or the thread: a second
+#   request on the same inbox and payments is sent and paid too, and the
+#   same request started again on another thread is neither.
 
 # %%
 from grader import check

@@ -258,7 +258,8 @@ assert graph.get_state(config).values == before
 # - `current` is not modified.
 # - An edit that does not fit raises `ValueError` naming the key: an
 #   unknown key or kind of edit, `"correct"` or `"remove"` on `draft`, an
-#   index outside `0 <= index < len(current)`, a value of the wrong type.
+#   index that is not an `int` in `0 <= index < len(current)`, a value of
+#   the wrong type, a part missing or too many.
 
 # %%
 from grader import check

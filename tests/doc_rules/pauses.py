@@ -38,8 +38,8 @@ RESUMES = ("a thread paused under any release, upgraded with upgrade_update and 
            "with every line it held (migrated) plus the new one, and the total they make")
 SETS = "the update sets every key of release 3, with Overwrite for lines and the value for the others"
 TWICE = "applying the update twice gives the same state as once"
-TWO_REQUESTS = ("each request has keys of its own: a second request on the same inbox and payments is asked and paid "
-                "too")
+TWO_REQUESTS = ("keys name the request: a second request on the same inbox and payments is asked and paid too, and the "
+                "same request started again on another thread is neither")
 
 APPROVAL, EDITS, QUESTIONS = "pauses.approval", "pauses.edits", "pauses.questions"
 MIGRATE, UPGRADE = "pauses.migrate", "pauses.upgrade"
@@ -59,9 +59,9 @@ TABLE = {
         explains("context for notebooks 36 and 37 (36 runs the loss); judged by RESUMES"),
     ("module", "Rules every function here follows:"):
         explains("introduces the list of rules that follows; each item is checked on its own"),
-    ("module", "- a side effect is called with an idempotency key derived from the state (never a counter, a clock or a "
-               "random number), so a re-run is recognized;"):
-        checked(APPROVAL, TWO_REQUESTS),  # a constant key makes the second request a repeat; a drawn one: CRASHES
+    ("module", "- a side effect is called with an idempotency key derived from the state (never a counter, a clock, a "
+               "random number or the thread), so a re-run is recognized;"):
+        checked(APPROVAL, TWO_REQUESTS),  # a constant or thread key: the second or third run; a drawn one: CRASHES
     ("module", "- a pause is ``interrupt(value)``, imported by that name from ``langgraph.types`` at the top of the "
                "module, with plain data as its value;"):
         checked(APPROVAL, PAUSES),  # the grader lends its interrupt in that name: another one never pauses its run
@@ -102,7 +102,7 @@ TABLE = {
         explains("what the grader passes (the paused thread's value of key); the edits are judged by HOLDS"),
     ("edit_update", '``edit`` is ``("replace", value)``, ``("correct", index, value)`` (a list key: the item at ``index`` '
                     'becomes ``value``) or ``("remove", index)`` (a list key: the item at ``index`` is removed); a valid '
-                    "index is ``0 <= index < len(current)``."):
+                    "index is an ``int`` with ``0 <= index < len(current)``."):
         checked(EDITS, HOLDS),  # each kind on each key; invalid indexes: REFUSED
     ("edit_update", "The update names ``key`` only: the value itself for a key without a reducer, ``Overwrite`` of it "
                     "for a key with one (a plain value would go through the reducer)."):
@@ -110,7 +110,7 @@ TABLE = {
     ("edit_update", "``current`` is not modified."):
         checked(EDITS, UNCHANGED),
     ("edit_update", "Raises ``ValueError`` naming the key for an edit that does not fit: an unknown key or kind, a list "
-                    "edit on ``draft``, an invalid index, a value of the wrong type."):
+                    "edit on ``draft``, an invalid index, a value of the wrong type, a part missing or too many."):
         checked(EDITS, REFUSED),
     # -- build_intake_graph --------------------------------------------------------------------------
     ("build_intake_graph", "A graph over ``IntakeState`` that asks, one pause each, the questions of ``FORM`` that "
@@ -187,8 +187,8 @@ NOTEBOOKS = {
     ("33_approve_once", "- All of this holds across crashes, and the run completes within 25 steps of its answer."):
         checked(APPROVAL, CRASHES),  # and COMPLETES
     ("33_approve_once", "- A key comes from the state (the request's id and what the effect is), never from a counter, a "
-                        "clock or a random number: a second request on the same inbox and payments is sent and paid "
-                        "too."):
+                        "clock, a random number or the thread: a second request on the same inbox and payments is sent "
+                        "and paid too, and the same request started again on another thread is neither."):
         checked(APPROVAL, TWO_REQUESTS),  # a key drawn anew on the re-run: CRASHES
     ("34_human_edits", "In `agstate/pauses.py`, write **`edit_update(key, current, edit)`** as its docstring says."):
         explains("points at the docstring, whose sentences are in TABLE"),
@@ -207,8 +207,8 @@ NOTEBOOKS = {
     ("34_human_edits", "- `current` is not modified."):
         checked(EDITS, UNCHANGED),
     ("34_human_edits", "- An edit that does not fit raises `ValueError` naming the key: an unknown key or kind of edit, "
-                       "`\"correct\"` or `\"remove\"` on `draft`, an index outside `0 <= index < len(current)`, a value "
-                       "of the wrong type."):
+                       "`\"correct\"` or `\"remove\"` on `draft`, an index that is not an `int` in "
+                       "`0 <= index < len(current)`, a value of the wrong type, a part missing or too many."):
         checked(EDITS, REFUSED),
     ("35_questions_by_position", "In `agstate/pauses.py`, write **`build_intake_graph(stock, checkpointer=None)`** as its "
                                  "docstring says."):

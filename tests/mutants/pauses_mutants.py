@@ -354,6 +354,48 @@ MUTANTS: list[Mutant] = [
        ('the keys name the effect, not the request: a second request on the same inbox and payments'
         ' is a repeat, never sent nor paid'),
        says=("the second request was never sent to the person",)),
+    # -- found by a second hostile review: a crash point that could be steered, keys that name the wrong thing ------
+    _m("sends_thrice_pays_by_uuid", {APPROVAL},
+       [
+        (IMPORTS, IMPORTS + "import uuid\n"),
+        (SEND, SEND * 3),
+        ('payments.pay(f"pay:{request[\'id\']}", ', 'payments.pay(f"pay:{uuid.uuid4()}", ')],
+       ("sends three times under one key (harmless), so a crash counted over both fakes never lands in pay, whose key "
+        "is random: killed in the payment, it pays twice"),
+       says=("payments.pay",)),
+    _m("keys_from_the_thread", {APPROVAL},
+       [
+        ('    def ask(state: ApprovalState) -> dict:\n        request = state["request"]\n'
+         '        inbox.send(f"ask:{request[\'id\']}", request)',
+         '    def ask(state: ApprovalState, config) -> dict:\n        request = state["request"]\n'
+         '        inbox.send(f"ask:{config[\'configurable\'][\'thread_id\']}", request)'),
+        ('    def pay(state: ApprovalState) -> dict:\n        request = state["request"]\n'
+         '        receipt = payments.pay(f"pay:{request[\'id\']}", ',
+         '    def pay(state: ApprovalState, config) -> dict:\n        request = state["request"]\n'
+         '        receipt = payments.pay(f"pay:{config[\'configurable\'][\'thread_id\']}", ')],
+       "keys name the thread, not the request: the same request started again on another thread is sent and paid again",
+       says=("the first request was sent to the person again on the new thread",)),
+    _m("keys_from_payee_and_amount", {APPROVAL},
+       [
+        ('inbox.send(f"ask:{request[\'id\']}", request)',
+         'inbox.send(f"ask:{request[\'payee\']}:{request[\'amount\']}", request)'),
+        ('payments.pay(f"pay:{request[\'id\']}", ',
+         'payments.pay(f"pay:{request[\'payee\']}:{request[\'amount\']}", ')],
+       "keys name the payee and amount, not the request: a second request for the same sum to the same payee is a repeat",
+       says=("the second request was never sent to the person",)),
+    _m("qty_true_version_float", {MIGRATE, UPGRADE},
+       [('        upgraded["lines"] = [{"text": line, "qty": 1} for line in upgraded["lines"]]\n',
+         '        upgraded["lines"] = [{"text": line, "qty": True} for line in upgraded["lines"]]\n'),
+        ('    return {**upgraded, "version": 3, "currency": "EUR", "archive": archive}',
+         '    return {**upgraded, "version": 3.0, "currency": "EUR", "archive": archive}')],
+       "writes True for a qty of 1 and 3.0 for version 3: equal as Python's == says, not the types release 3 holds",
+       says=("expected",)),
+    _m("bool_is_an_index", {EDITS},
+       [(INDEX, INDEX.replace("type(index) is not int", "not isinstance(index, int)"))],
+       "takes True for an index (a bool is an int to isinstance): ('remove', True) removes the second item"),
+    _m("remove_ignores_extra_parts", {EDITS},
+       [('        if kind == "remove" and len(args) == 1:\n', '        if kind == "remove":\n')],
+       "applies ('remove', 0, 'and more'), an edit with a part too many, instead of refusing it"),
     _m("receipt_literal", {APPROVAL},
        [
         ('        receipt = payments.pay(f"pay:{request[\'id\']}", request["payee"], request["amount"])\n'

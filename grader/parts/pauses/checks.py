@@ -2,10 +2,22 @@
 
 from grader.engine.checking import Counterexample, Failure, counted, no_raise, show
 
-__all__ = ["case_rule", "written", "written_update", "interrupt_hint", "approval_words", "approval", "judge_pauses", "judge_asked",
+__all__ = ["case_rule", "same", "written", "written_update", "interrupt_hint", "approval_words", "approval", "judge_pauses", "judge_asked",
            "judge_paid_after", "judge_outcome", "judge_completes", "raised_in_run"]
 
 _ORDINALS = {1: "first", 2: "second", 3: "third"}
+
+
+def same(got, wanted) -> bool:
+    """Equal, and of the same types all the way down: a state holds ``True`` where it should hold ``1`` only by mistake
+    (Python's ``==`` says they are equal, as ``3.0`` and ``3``)."""
+    if type(got) is not type(wanted):
+        return False
+    if isinstance(wanted, dict):
+        return got.keys() == wanted.keys() and all(same(got[key], wanted[key]) for key in wanted)
+    if isinstance(wanted, (list, tuple)):
+        return len(got) == len(wanted) and all(same(item, expected) for item, expected in zip(got, wanted))
+    return got == wanted
 
 
 class _Overwrite:
@@ -66,8 +78,8 @@ def approval_words(request: dict, answer: bool, crash: dict | None) -> str:
     words = (f"build_approval_graph(inbox, payments, checkpointer) asked about {show(request)} and answered "
              f"Command(resume={answer})")
     if crash:
-        words += (f", your process killed inside the {_ORDINALS[crash['call']]} call of a fake (inbox.send and "
-                  f"payments.pay counted together), {crash['when']} it took effect")
+        fake = "inbox.send" if crash["fake"] == "send" else "payments.pay"
+        words += f", your process killed inside the {_ORDINALS[crash['nth']]} call of {fake}, {crash['when']} it took effect"
     return words
 
 

@@ -62,7 +62,9 @@ class Fakes:
         entry = {"fake": fake, "key": key, **args, "paused": self.paused, "answered": self.answered, "effect": False,
                  "run": self.run}
         self.calls.append(entry)
-        here = self.crash is not None and self.crash["call"] == len(self.calls)
+        # The n-th call of one fake (a learner's harmless repeats of inbox.send cannot move a crash off payments.pay).
+        here = self.crash is not None and self.crash["fake"] == fake and \
+            self.crash["nth"] == sum(1 for call in self.calls if call["fake"] == fake)
         if here and self.crash["when"] == "before":
             entry["crashed"] = "before"
             self.remote.kill()
@@ -125,7 +127,8 @@ def _saved_values(saver, config: dict) -> dict:
 @scenario
 def approval_run(remote: Remote, request, answer, crash, second=None):
     """``build_approval_graph`` asked about ``request`` and answered ``answer``, killed at ``crash``: the run and the
-    fakes' calls. ``second``: another request, then run on the same fakes (another thread), approved."""
+    fakes' calls. ``second``: another request, then run on the same fakes (another thread), approved; then ``request``
+    again on a third thread, approved (``again``: keys name the request, not the thread)."""
     fakes, saver = Fakes(crash), InMemorySaver()
     config = {"configurable": {"thread_id": "approval"}, "recursion_limit": 25, "max_concurrency": 1}
 
@@ -146,6 +149,9 @@ def approval_run(remote: Remote, request, answer, crash, second=None):
         fakes.run = 2
         second_config = {**config, "configurable": {"thread_id": "approval-2"}}
         run["second"] = _run(remote.successor(), saver, second_config, build, {"request": second}, answer_of, paused)
+        fakes.paused, fakes.answered, fakes.run = False, None, 3
+        again_config = {**config, "configurable": {"thread_id": "approval-3"}}
+        run["again"] = _run(remote.successor(), saver, again_config, build, {"request": request}, answer_of, paused)
     # A key made of a random uuid is renamed, so a report repeats; the receipts are compared, never shown.
     return {**stable({**run, "calls": plain(fakes.calls)}), "receipts": fakes.receipts}
 

@@ -10,17 +10,23 @@ __all__ = ["requests", "request_pairs", "answers", "crashes", "approval_cases", 
 _TEXTS = st.sampled_from(["ok", "", "été", "two words", "x", "ship it", "n/a"])
 _WORDS = st.sampled_from(["urgent", "vip", "late", "gift", "été", "b2b"])
 
+_IDS = st.sampled_from(["r1", "r-2", "ø3", "req 4", "5"])
 requests = st.fixed_dictionaries({
-    "id": st.sampled_from(["r1", "r-2", "ø3", "req 4", "5"]),
+    "id": _IDS,
     "payee": st.sampled_from(["ann", "bob", "Zoë", "acme ltd"]),
     "amount": st.integers(1, 100_000),
 })
-# Two requests on the same fakes: ids differ (a key that does not name the request makes the second a repeat).
-request_pairs = st.tuples(requests, requests).filter(lambda pair: pair[0]["id"] != pair[1]["id"])
+# Two requests on the same fakes, their ids different: a key that does not name the request makes the second a
+# repeat. Half of them have the same payee and amount (a key made of those, not of the id).
+request_pairs = st.one_of(
+    st.tuples(requests, requests),
+    st.tuples(requests, _IDS).map(lambda pair: (pair[0], {**pair[0], "id": pair[1]})),
+).filter(lambda pair: pair[0]["id"] != pair[1]["id"])
 answers = st.booleans()
-# Where the learner's process is killed: the n-th call of a fake in the run (inbox and payments counted together),
-# before or after the call takes effect.
-crashes = st.fixed_dictionaries({"call": st.integers(1, 3), "when": st.sampled_from(["before", "after"])})
+# Where the learner's process is killed: the n-th call of inbox.send or of payments.pay in the run, before or after
+# the call takes effect.
+crashes = st.fixed_dictionaries({"fake": st.sampled_from(["pay", "send"]), "nth": st.integers(1, 2),
+                                 "when": st.sampled_from(["before", "after"])})
 approval_cases = st.tuples(requests, answers)
 crash_cases = st.tuples(requests, answers, crashes)
 
@@ -62,6 +68,12 @@ def bad_edits(draw, state: dict):
         ("tags", ("correct", len(state["tags"]), "t")),
         ("notes", ("remove", len(state["notes"]))),
         ("notes", ("correct", 0, 7)) if state["notes"] else ("notes", ("correct", size, "t")),
+        # The shape: an index that is not an int, a part missing, a part too many.
+        ("notes", ("remove", True)),
+        ("tags", ("correct", 0.0, "t")),
+        ("notes", ("remove", 0, "and more")),
+        ("tags", ("correct", 0)),
+        (key, ("replace",)),
     ]))
 
 

@@ -16,8 +16,10 @@ approval_task = task("pauses.approval")
 
 REQUEST = {"id": "r1", "payee": "ann", "amount": 5}
 FIXED = [(REQUEST, True), (REQUEST, False)]
-CRASHES = [(REQUEST, True, {"call": 2, "when": "after"}), (REQUEST, True, {"call": 1, "when": "after"}),
-           (REQUEST, True, {"call": 2, "when": "before"})]
+# Killed in the first payment, after and before it took effect, and in the first send.
+CRASHES = [(REQUEST, True, {"fake": "pay", "nth": 1, "when": "after"}),
+           (REQUEST, True, {"fake": "send", "nth": 1, "when": "after"}),
+           (REQUEST, True, {"fake": "pay", "nth": 1, "when": "before"})]
 
 
 def _judged(rule_sentence: str, judge):
@@ -62,18 +64,25 @@ crashes = case_rule(approval_task, "killed inside any call of inbox.send or paym
 
 def _pair_run(check, first, second):
     what = (f"build_approval_graph(inbox, payments, checkpointer) asked about {show(first)}, approved, then about "
-            f"{show(second)} with the same inbox and payments, approved")
-    got = no_raise(check.probe("approval_run", first, True, None, second, limit=6 * check.call_limit), what)
-    example = Counterexample("build_approval_graph", [first, second], "both sent and paid", None)
-    for run in (got, got.get("second") or {}):
+            f"{show(second)} with the same inbox and payments, approved, then about {show(first)} again on a new "
+            "thread, approved")
+    got = no_raise(check.probe("approval_run", first, True, None, second, limit=8 * check.call_limit), what)
+    example = Counterexample("build_approval_graph", [first, second], "both sent and paid once", None)
+    for run in (got, got.get("second") or {}, got.get("again") or {}):
         no_raise(run.get("raised"), what, example=example)
     for fake, did, called in (("send", "sent to the person", "inbox.send"), ("pay", "paid", "payments.pay")):
         done = [call for call in got["calls"] if call["fake"] == fake and call["run"] == 2 and call["effect"]]
         if not done:
             raise Failure(f"{what}: the second request was never {did}: {called} recognized its key as the first "
                           "request's (a key must name the request, its id, and the effect)", example)
+        repeated = [call for call in got["calls"] if call["fake"] == fake and call["run"] == 3 and call["effect"]]
+        if repeated:
+            raise Failure(f"{what}: the first request was {did} again on the new thread: {called} took its key as a "
+                          "new one (a key names the request, its id, and the effect, never the thread or the run)",
+                          example)
 
 
-two_requests = case_rule(approval_task, "each request has keys of its own: a second request on the same inbox and "
-                         "payments is asked and paid too", _pair_run, [(REQUEST, {"id": "r2", "payee": "bob", "amount": 7})],
+two_requests = case_rule(approval_task, "keys name the request: a second request on the same inbox and payments is "
+                         "asked and paid too, and the same request started again on another thread is neither",
+                         _pair_run, [(REQUEST, {"id": "r2", "payee": "bob", "amount": 7}), (REQUEST, {**REQUEST, "id": "r2"})],
                          gen.request_pairs, "threads", "request_pair")

@@ -21,7 +21,11 @@ FIXED = [(STATE, ("notes", ("replace", ["edited"]))), (STATE, ("tags", ("remove"
 REPEATED = {"draft": "", "notes": ["ok", "late", "ok"], "tags": ["vip"]}  # a remove by value takes the first "ok"
 FIXED += [(REPEATED, ("notes", ("remove", 2))), (REPEATED, ("notes", ("correct", 2, "fine")))]
 BAD = [(STATE, ("notes", ("remove", 2))), (STATE, ("notes", ("remove", -1))), (STATE, ("tags", ("correct", -2, "x"))),
-       (STATE, ("draft", ("correct", 0, "x"))), (STATE, ("summary", ("replace", "x")))]
+       (STATE, ("draft", ("correct", 0, "x"))), (STATE, ("summary", ("replace", "x"))),
+       (STATE, ("notes", ("correct", 0, 7))), (STATE, ("tags", ("replace", ["ok", 3]))),
+       # the shape: an index that is not an int, a part too many, a part missing
+       (STATE, ("notes", ("remove", True))), (STATE, ("tags", ("correct", 0.0, "x"))),
+       (STATE, ("notes", ("remove", 0, "and more"))), (STATE, ("tags", ("correct", 0))), (STATE, ("draft", ("replace",)))]
 
 
 def _call_words(state, key, edit) -> str:

@@ -8,7 +8,7 @@ from docs/reference/part-f.md, and each rule compares one part of it.
 from grader.engine.checking import Failure, show
 from grader.engine.registry import task
 from grader.parts.pauses import strategies as gen
-from grader.parts.pauses.checks import case_rule
+from grader.parts.pauses.checks import case_rule, same
 from grader.parts.pauses.model import CURRENT, model_migrate, model_upgrade
 
 migrate = task("pauses.migrate")
@@ -39,7 +39,7 @@ def _release(check, version, values):
         return
     call, wanted = pair
     got = call.result
-    if not isinstance(got, dict) or set(got) != set(wanted) or got.get("version") != version + 1:
+    if not isinstance(got, dict) or set(got) != set(wanted) or not same(got.get("version"), version + 1):
         raise Failure(f"{call.text()} returned {show(got)}; expected a state of release {version + 1} with the keys "
                       f"{sorted(wanted)} and version {version + 1}", call.counterexample(wanted))
 
@@ -49,7 +49,7 @@ def _lines(check, version, values):
     if pair is None:
         return
     call, wanted = pair
-    if call.result.get("lines") != wanted["lines"]:
+    if not same(call.result.get("lines"), wanted["lines"]):
         raise Failure(f"{call.text()} gave the lines {show(call.result.get('lines'))}; expected {show(wanted['lines'])}: "
                       "every old item, in order" + (", each a {'text': s, 'qty': 1}" if version == 2 else ""),
                       call.counterexample(wanted))
@@ -61,7 +61,7 @@ def _kept(check, version, values):
         return
     call, wanted = pair
     for key in sorted(set(wanted) - {"version", "lines"}, key=str):
-        if call.result.get(key) != wanted[key]:
+        if not same(call.result.get(key), wanted[key]):
             why = {"total": "total is kept as it was, not recomputed", "currency": "release 3's currency is 'EUR'",
                    "archive": "a key no release has lands in archive under its name"}.get(
                 key, "a key no release has is carried unchanged to release 2")
@@ -72,7 +72,7 @@ def _kept(check, version, values):
 def _composes(check, version, values):
     call = check.value("migrate", values, version)
     wanted = model_migrate(values, version)
-    if call.result != wanted:
+    if not same(call.result, wanted):
         why = "equal to values on a current state" if version == CURRENT else "upgrade applied release by release"
         raise Failure(f"{call.text()} returned {show(call.result)}; expected {show(wanted)}: {why}",
                       call.counterexample(wanted))
@@ -86,10 +86,10 @@ def _pure(check, version, values):
         if not isinstance(first.result, dict) or first.result.get("version") != target:  # purity of a real upgrade
             raise Failure(f"{first.text()} returned {show(first.result)}; expected a state of release {target}",
                           first.counterexample(target))
-        if first.args_after and first.args_after[0] != values:
+        if first.args_after and not same(first.args_after[0], values):
             raise Failure(f"{first.text()} changed its argument to {show(first.args_after[0])}; the arguments are not "
                           "modified", first.counterexample(first.result))
-        if again.raised is None and again.result != first.result:
+        if again.raised is None and not same(again.result, first.result):
             raise Failure(f"{first.text()} returned {show(first.result)}, then {show(again.result)}; the same arguments "
                           "give equal results", first.counterexample(first.result, again.result))
 

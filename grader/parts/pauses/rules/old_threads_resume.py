@@ -11,7 +11,7 @@ confirms.
 from grader.engine.checking import Counterexample, Failure, no_raise, show
 from grader.engine.registry import task
 from grader.parts.pauses import strategies as gen
-from grader.parts.pauses.checks import case_rule, interrupt_hint, written, written_update
+from grader.parts.pauses.checks import case_rule, interrupt_hint, same, written, written_update
 from grader.parts.pauses.model import CURRENT, VERSIONS, model_migrate, new_line, total_of
 
 upgrade = task("pauses.upgrade")
@@ -61,7 +61,7 @@ def _rule(sentence: str, judge):
 
 def _completes(check, version, values):
     what, run, _, final, example = resumed(check, version, values)
-    if run["next_final"] or run["final"] != final:
+    if run["next_final"] or not same(run["final"], final):
         raise Failure(f"{what}: the run ended with {show(run['final'])}" +
                       (f", stopped before {show(run['next_final'])}" if run["next_final"] else "") +
                       f"; expected {show(final)}: every line it held, migrated, plus the new one, and their total",
@@ -70,7 +70,7 @@ def _completes(check, version, values):
 
 def _sets(check, version, values):
     what, run, update, _, example = resumed(check, version, values)
-    if run["update"] != update:
+    if not same(run["update"], update):
         got, wanted = show(written_update(run["update"])), show(written_update(update))
         raise Failure(f"{what}: upgrade_update returned {got}; expected {wanted}: every key of release 3, Overwrite for "
                       "lines (a key with a reducer), the value for the others", example)
@@ -79,7 +79,7 @@ def _sets(check, version, values):
 def _migrated(what, run, version, values, example) -> None:
     """The thread holds its migrated state once updated: the other rules judge what that update did."""
     wanted = model_migrate(values, version)
-    if run["after"] != wanted:
+    if not same(run["after"], wanted):
         raise Failure(f"{what}: after the update the thread holds {show(written(run['after']))}; expected its migrated state "
                       f"{show(wanted)}; this rule is judged on a thread the update migrated (upgrade_update sets every "
                       "key of release 3: Overwrite for lines, the value for the others)", example)
@@ -89,7 +89,7 @@ def _twice(check, version, values):
     what, once, _, _, example = resumed(check, version, values)
     _, twice, _, _, _ = resumed(check, version, values, "twice")
     _migrated(what, once, version, values, example)
-    if twice["after"] != once["after"]:
+    if not same(twice["after"], once["after"]):
         raise Failure(f"{what}: applied twice, the thread holds {show(written(twice['after']))}; once, {show(written(once['after']))}: "
                       "applying the update twice gives the same state as once", example)
 
