@@ -397,7 +397,7 @@ def test_a_lent_callback_runs_in_the_grading_process_and_keeps_its_ledger_there(
     ("build_with_retries", "a retry policy"),
     ("build_maxed", "no signature found for builtin"),
     ("build_huge", "the graph has 100 nodes: the lab's graphs have a handful"),
-    ("build_wide", "the graph has 100 keys in a schema: the lab's graphs have a handful"),
+    ("build_wide", "the graph's schema has 100 keys: the lab's states have a handful"),
 ])
 def test_what_the_learners_graph_cannot_do_is_the_learners_error_with_its_line(learner, builder, says):
     session, _ = learner

@@ -654,20 +654,18 @@ GRAPH_LIMIT = 64
 
 
 def _oversized(found: dict) -> str | None:
-    """What of a graph description is past ``GRAPH_LIMIT``, in words (``"5000 nodes"``), or None."""
-    schemas = found.get("schemas") if isinstance(found.get("schemas"), dict) else {}
-    counts = {
-        "nodes": found.get("nodes"), "edges": found.get("edges"), "waiting edges": found.get("waiting_edges"),
-        "conditional edges": found.get("branches"), "schemas": schemas,
-        "keys in a schema": max((schema.get("keys") for schema in schemas.values()
-                                 if isinstance(schema, dict) and isinstance(schema.get("keys"), dict)), key=len, default=()),
-        "destinations of a node or branch": max((part.get("ends") for part in [
-            *(found.get("nodes").values() if isinstance(found.get("nodes"), dict) else ()),
-            *(found.get("branches") if isinstance(found.get("branches"), list) else ())]
-            if isinstance(part, dict) and isinstance(part.get("ends"), (list, dict))), key=len, default=()),
-    }
-    return next((f"{len(items)} {what}" for what, items in counts.items()
-                 if isinstance(items, (list, dict, tuple)) and len(items) > GRAPH_LIMIT), None)
+    """What of a graph description is past ``GRAPH_LIMIT``, in words (``"5000 nodes"``), or None. (The keys of a
+    schema are counted where each schema is made, ``Remote._typeddict``.)"""
+    def size(items) -> int:
+        return len(items) if isinstance(items, (list, tuple, dict)) else 0
+
+    nodes = found.get("nodes") if isinstance(found.get("nodes"), dict) else {}
+    branches = found.get("branches") if isinstance(found.get("branches"), list) else []
+    counts = {"nodes": size(nodes), "edges": size(found.get("edges")), "waiting edges": size(found.get("waiting_edges")),
+              "conditional edges": size(branches), "schemas": size(found.get("schemas")),
+              "destinations of a node or branch": max((size(part.get("ends")) for part in [*nodes.values(), *branches]
+                                                       if isinstance(part, dict)), default=0)}
+    return next((f"{count} {what}" for what, count in counts.items() if count > GRAPH_LIMIT), None)
 
 
 class _Rebuild:

@@ -145,13 +145,11 @@ def approval_run(remote: Remote, request, answer, crash, second=None):
 
     run = _run(remote, saver, config, build, {"request": request}, answer_of, paused)
     if second is not None and run["raised"] is None:
-        fakes.paused, fakes.answered, answer = False, None, True
-        fakes.run = 2
-        second_config = {**config, "configurable": {"thread_id": "approval-2"}}
-        run["second"] = _run(remote.successor(), saver, second_config, build, {"request": second}, answer_of, paused)
-        fakes.paused, fakes.answered, fakes.run = False, None, 3
-        again_config = {**config, "configurable": {"thread_id": "approval-3"}}
-        run["again"] = _run(remote.successor(), saver, again_config, build, {"request": request}, answer_of, paused)
+        answer = True  # both later runs are approved
+        for number, (name, asked) in enumerate([("second", second), ("again", request)], 2):  # each on a thread of its own
+            fakes.paused, fakes.answered, fakes.run = False, None, number
+            thread = {**config, "configurable": {"thread_id": f"approval-{number}"}}
+            run[name] = _run(remote.successor(), saver, thread, build, {"request": asked}, answer_of, paused)
     # A key made of a random uuid is renamed, so a report repeats; the receipts are compared, never shown.
     return {**stable({**run, "calls": plain(fakes.calls)}), "receipts": fakes.receipts}
 
