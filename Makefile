@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 .PHONY: lab test test-fast test-parts test-hostile lint docs grade learner check-learner kit clean browser sandbox kernel \
-	setup students-env hub-proxy course-kit
+	setup students-env grading-service hub-proxy course-kit
 
 $(STAMP): pyproject.toml
 	@# A .venv made by another account on an interpreter in its private home (root's pyenv) cannot run for this one.
@@ -107,16 +107,18 @@ kit: $(STAMP)
 course-kit: $(STAMP)
 	$(PY) -m grader.authoring.course_kit --outdir dist
 
-# The students' environment on a shared server (JupyterHub's single-user servers run it): the kit (this checkout
-# installed as a wheel: the grader, the notebooks and the stubs, no solutions), built on the system's Python so that
-# every account can run it, with nbgrader's instructor tools switched off. It needs no .venv of this checkout.
-# As root: sudo make students-env PREFIX=/opt/agstate-students (docs/instructor/shared-server.md).
-# KIT=course: the course kit instead (make course-kit), for a course graded by the hub's grading service
-# (docs/instructor/grading-service.md); the service's own environment is the default kit's.
+# The students' environment on a shared server (JupyterHub's single-user servers run it), built on the system's
+# Python so that every account can run it, with nbgrader's instructor tools switched off. It needs no .venv of this
+# checkout, and refuses a checkout whose solutions/ another account can read (grader/authoring/private_checkout.py).
+# KIT=course (a graded course, docs/instructor/hub-course.md): the course kit (make course-kit): notebooks, stubs and
+# check(), which the course's grading service answers; no grader. KIT=self-paced: the learner's kit (this checkout
+# as a wheel: the grader, the notebooks and the stubs, no solutions), for a course whose students may hold the grader.
+# As root: sudo make students-env KIT=course PREFIX=/opt/agstate-students
 PREFIX ?= /opt/agstate-students
 KIT ?= self-paced
 students-env:
 	@test -x /usr/bin/python3 || { echo "students-env needs the system's python3 (3.11+): apt-get install python3-venv" >&2; exit 1; }
+	@/usr/bin/python3 -m grader.authoring.private_checkout
 	@rm -rf build  # setuptools' staging folder: a module deleted since the last build would ship again
 	/usr/bin/python3 -m venv $(PREFIX)
 	$(PREFIX)/bin/python -m pip install --quiet --upgrade pip
@@ -133,8 +135,42 @@ endif
 		@jupyter/nbgrader:create-assignment @jupyter/nbgrader:course-list >/dev/null
 	$(PREFIX)/bin/jupyter server extension disable --sys-prefix nbgrader.server_extensions.formgrader \
 		nbgrader.server_extensions.course_list >/dev/null
+	@/usr/bin/python3 -m grader.authoring.private_checkout --record $(PREFIX)
 	chmod -R a+rX $(PREFIX)
 	@echo "$(PREFIX): the students' environment; its single-user server: $(PREFIX)/bin/jupyterhub-singleuser"
+
+# The grading service of a hub course (docs/instructor/hub-course.md), as root, for an account made before
+# (useradd --system agstate-grading): its environment (the whole grader, on the system's Python) readable by that
+# account only (root:SERVICE_USER, 0750: no student reads a model or runs agstate-grade); its practice secret, a
+# file only it reads, made once; its folder (log, checks in progress), which the INSTRUCTORS group may read
+# (agstate-course practice-log). The service refuses to start when any of them is within another account's reach.
+SERVICE_USER ?= agstate-grading
+SERVICE_PREFIX ?= /opt/agstate-grading
+SERVICE_HOME ?= /var/lib/agstate-grading
+SERVICE_SECRET ?= /etc/agstate-grading/practice-secret
+INSTRUCTORS ?= agstate-instructors
+grading-service:
+	@test "$$(id -u)" = 0 || { echo "grading-service is an admin's: run it as root (sudo make grading-service)" >&2; exit 1; }
+	@id -u $(SERVICE_USER) >/dev/null 2>&1 || { echo "no account $(SERVICE_USER): sudo useradd --system --no-create-home" \
+		"--shell /usr/sbin/nologin $(SERVICE_USER)" >&2; exit 1; }
+	@test -x /usr/bin/python3 || { echo "grading-service needs the system's python3 (3.11+): apt-get install python3-venv" >&2; exit 1; }
+	@/usr/bin/python3 -m grader.authoring.private_checkout
+	@rm -rf build  # setuptools' staging folder: a module deleted since the last build would ship again
+	@/usr/bin/python3 -m grader.authoring.released_copies
+	install -d -m 750 -o root -g $(SERVICE_USER) $(SERVICE_PREFIX)
+	/usr/bin/python3 -m venv $(SERVICE_PREFIX)
+	$(SERVICE_PREFIX)/bin/python -m pip install --quiet --upgrade pip
+	PYTHONWARNINGS=ignore $(SERVICE_PREFIX)/bin/python -m pip install --quiet '.[hub]'
+	@/usr/bin/python3 -m grader.authoring.private_checkout --record $(SERVICE_PREFIX)
+	chown -R root:$(SERVICE_USER) $(SERVICE_PREFIX) && chmod -R u=rwX,g=rX,o= $(SERVICE_PREFIX)
+	install -d -m 750 -o root -g $(SERVICE_USER) $(dir $(SERVICE_SECRET))
+	@test -s $(SERVICE_SECRET) || (umask 077 && /usr/bin/python3 -c "import secrets; print(secrets.token_hex(32))" > $(SERVICE_SECRET))
+	chown $(SERVICE_USER):$(SERVICE_USER) $(SERVICE_SECRET) && chmod 400 $(SERVICE_SECRET)
+	@if getent group $(INSTRUCTORS) >/dev/null; then \
+		install -d -m 2750 -o $(SERVICE_USER) -g $(INSTRUCTORS) $(SERVICE_HOME); \
+	else echo "note: no group $(INSTRUCTORS): only root reads the service's log (sudo groupadd $(INSTRUCTORS))" >&2; \
+		install -d -m 700 -o $(SERVICE_USER) -g $(SERVICE_USER) $(SERVICE_HOME); fi
+	@echo "$(SERVICE_PREFIX): the grading service's environment ($(SERVICE_USER)'s only); secret $(SERVICE_SECRET); folder $(SERVICE_HOME)"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis docs/_build build tests/hub/node_modules

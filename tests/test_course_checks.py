@@ -1,7 +1,9 @@
 """The course's own checks on a shared server, one by one: what a submitted folder holds, who can read the course,
 the due date, and the class batch reaped when it ends (tests/test_multiuser.py runs them in a whole term)."""
 
+import datetime
 import os
+import pwd
 import shutil
 import tempfile
 import time
@@ -9,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.course import cli, exchange, permissions
+from grader.course import course_folder, exchange, permissions
 from grader.course.class_batch import BackgroundBatch, package_digest
+from grader.course.inbound import inbound_submissions
 from grader.course.inspection import changed_after_timestamp, inspect_submission, irregular_entries, reference_copies
 
 pytestmark = pytest.mark.unit
@@ -102,13 +105,13 @@ def test_who_else_can_read_the_course_is_said_with_the_fix(open_folder, monkeypa
 @pytest.mark.parametrize("due, stored", [("2027-01-15 17:00 +01:00", "2027-01-15 16:00"), ("2027-01-15 17:00 UTC", "2027-01-15 17:00"),
                                          ("2027-01-15T17:00:00-05:00", "2027-01-15 22:00")])
 def test_a_due_date_is_a_moment_in_utc(due, stored):
-    assert f"{cli._due(due):%Y-%m-%d %H:%M}" == stored
+    assert f"{course_folder._due(due):%Y-%m-%d %H:%M}" == stored
 
 
 @pytest.mark.parametrize("due", ["2027-01-15 17:00", "next friday-ish", ""])
 def test_a_due_date_without_its_time_zone_is_refused(due):
-    with pytest.raises(cli.CourseError, match="is not a time with its time zone"):
-        cli._due(due)
+    with pytest.raises(course_folder.CourseError, match="is not a time with its time zone"):
+        course_folder._due(due)
 
 
 def test_a_finished_class_batch_leaves_no_zombie():
@@ -175,3 +178,48 @@ def test_the_score_listed_is_the_sum_of_the_fetched_pages(tmp_path):
     # A page without nbgrader's heading (another template), or missing: no score rather than a wrong one.
     assert exchange.feedback_score([*pages, _page(tmp_path, "other", "other notebook")]) is None
     assert exchange.feedback_score([*pages, tmp_path / "gone.html"]) is None
+
+
+# Which inbound folders collect trusts (grader/course/inbound.py): as root, folders owned by two real accounts of every
+# Debian system, "nobody" (the student) and "daemon" (a classmate), stand in for a shared server's (milliseconds).
+_NOW = datetime.datetime(2026, 12, 5, 12, 0)
+_ON_TIME = "2026-12-05 11:00:00.000000 UTC"
+
+
+def _inbound_folder(inbound: Path, name: str, owner: str = "nobody", secret: bool = True) -> Path:
+    folder = inbound / name
+    (folder / "agstate").mkdir(parents=True)
+    (folder / "agstate" / "state.py").write_text("x = 1\n")
+    (folder / "timestamp.txt").write_text(_ON_TIME)
+    if secret:
+        (folder / "submission_secret.txt").write_text("s" * 128)
+    uid = pwd.getpwnam(owner).pw_uid
+    for path in [folder, *folder.rglob("*")]:
+        os.lchown(path, uid, uid)
+    return folder
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="folders of other accounts: root only (CI)")
+def test_collect_trusts_only_a_students_own_submission_dated_until_now(tmp_path):
+    inbound = tmp_path / "inbound"
+    own = _inbound_folder(inbound, f"nobody+agstate-lab+{_ON_TIME}+own")
+    _inbound_folder(inbound, "nobody+agstate-lab+2026-12-05 11:30:00.000000 UTC+fake", owner="daemon")
+    _inbound_folder(inbound, "nobody+agstate-lab+2027-01-01 00:00:00.000000 UTC+late")
+    _inbound_folder(inbound, "nobody+agstate-lab+soon+bad")
+    _inbound_folder(inbound, "nobody+agstate-lab+2026-12-05 11:40:00.000000 UTC+handmade", secret=False)
+    planted = _inbound_folder(inbound, "nobody+agstate-lab+2026-12-05 11:50:00.000000 UTC+planted")
+    (planted / "agstate" / "board.py").write_text("")  # written by root here: a classmate, in a folder of mode 0777
+    os.lchown(planted / "agstate" / "board.py", pwd.getpwnam("daemon").pw_uid, 0)
+    _inbound_folder(inbound, "daemon+agstate-lab+2026-12-05 11:00:00.000000 UTC+other", owner="daemon")
+    (inbound / "nobody+other-assignment+x").mkdir()
+    judged = {s.path.name.rsplit("+", 1)[1]: s.refused for s in inbound_submissions(inbound, "agstate-lab", "nobody", _NOW)}
+    assert judged == {
+        "own": None,
+        "fake": "it claims to be 'nobody''s but was made by 'daemon'",
+        "late": "it is dated 2027-01-01 00:00:00 UTC, in the future (now 2026-12-05 12:00:00 UTC)",
+        "bad": "its name does not end in a time ('soon'), as nbgrader submit names a submission",
+        "handmade": "it was not made by nbgrader submit (no submission_secret.txt)",
+        "planted": "agstate/board.py in it was written by 'daemon', not by 'nobody'",
+    }
+    everyone = inbound_submissions(inbound, "agstate-lab", now=_NOW)
+    assert {s.student for s in everyone if s.trusted} == {"nobody", "daemon"} and own in {s.path for s in everyone}

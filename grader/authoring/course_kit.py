@@ -11,7 +11,10 @@ provided helpers (``agstate/``), and of the grader only what a student's
 kernel runs — ``check()``, which sends the files to the course's grading
 service (``grader.notebook.service``), the scorecard that shows its answer,
 the catalog of task names and points, the kernel's reload, and the
-scheduler the race notebooks demonstrate with. ``KIT_MODULES`` lists them;
+scheduler the race notebooks demonstrate with — and what the students'
+nbgrader needs: the lab's exchange classes that their configuration names
+(the summary page, the score in the Assignment List) and
+``agstate-course config student``, which writes that configuration. ``KIT_MODULES`` lists them;
 a test builds the wheel and holds its file list to it, and to having no
 model, rule, check, strategy, scenario, fake or probe.
 
@@ -58,6 +61,14 @@ KIT_MODULES = [
     "grader/reports/report.py",
     "grader/reports/safe.py",
     "grader/reports/scorecard.py",
+    "grader/course/__init__.py",  # the students' nbgrader configuration names the lab's exchange classes:
+    "grader/course/exchange.py",  # fetch_feedback (the summary page) and list (the score), which need these
+    "grader/course/inbound.py",
+    "grader/course/inspection.py",
+    "grader/course/configs.py",  # agstate-course config student, run from the students' environment
+    "grader/course/cli.py",
+    "grader/course/hub_layout.py",
+    "grader/exposure.py",
     "grader/child/__init__.py",
     "grader/child/guard.py",
     "grader/child/lockstep.py",  # the race notebooks' run_in_lockstep: a scheduler, it judges nothing
@@ -101,6 +112,9 @@ dependencies = [
 
 [project.optional-dependencies]
 hub = {json.dumps(optional["hub"])}
+
+[project.scripts]
+agstate-course = "grader.course.cli:main"
 
 [tool.setuptools]
 packages = {json.dumps(packages)}

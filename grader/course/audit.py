@@ -34,13 +34,14 @@ from traitlets.config import PyFileConfigLoader
 from grader.authoring.assignment import check_grade_ids
 from grader.course.autograde import ScoreChecks
 from grader.course.class_batch import BackgroundBatch
+from grader.course.inbound import inbound_submissions
 from grader.course.inspection import inspect_submission, irregular_entries
 from grader.course.permissions import course_problems, reference_package
 from grader.course.tampering import findings
 from grader.reports.report import GRADER_ERROR
 from grader.reports.safe import display_path
 
-__all__ = ["Audit", "audit_course"]
+__all__ = ["Audit", "audit_course", "run"]
 
 
 @dataclass
@@ -93,17 +94,18 @@ def audit_course(directory: Path, assignment: str | None = None) -> Audit:
 
 
 def _inbound_findings(exchange: str | None, course_id: str, assignment: str) -> list[tuple[str, str, str]]:
-    """(student, inbound folder, finding) for what each submission in the exchange holds beyond plain files."""
-    if not exchange:
+    """(student, inbound folder, finding) for each folder of the exchange collect refuses (``grader.course.inbound``),
+    and what each other one holds beyond plain files."""
+    inbound = Path(exchange or "", course_id, "inbound")
+    if not exchange or not inbound.is_dir():
         return []
-    inbound = Path(exchange) / course_id / "inbound"
     found = []
-    for folder in sorted(inbound.glob(f"*+{glob.escape(assignment)}+*")):
-        student = folder.name.rsplit("+", 3)[0]  # student+assignment+timestamp+random, as nbgrader's collect reads it
-        if folder.is_symlink() or not folder.is_dir():
-            found.append((student, folder.name, "is not a folder (a symbolic link, or a file)"))
+    for submission in inbound_submissions(inbound, assignment):
+        if not submission.trusted:
+            found.append((submission.student, submission.path.name, f"never collected: {submission.refused}"))
             continue
-        found += [(student, folder.name, f"{relative} is {what}") for relative, what in irregular_entries(folder)]
+        found += [(submission.student, submission.path.name, f"{relative} is {what}")
+                  for relative, what in irregular_entries(submission.path)]
     return found
 
 
@@ -161,3 +163,17 @@ def render(audit: Audit) -> str:
                  "every gradebook score equals agstate-grade's; no graded cell was changed; no submission holds a link")
     lines += [f"  permissions: {problem}" for problem in audit.permissions]
     return "\n".join(lines)
+
+
+def run(args) -> int:
+    """``agstate-course audit``: exit 1 when any submission needs a look (permissions are printed, but say nothing of
+    a grade)."""
+    import sys
+
+    try:
+        audit = audit_course(args.directory.resolve(), args.assignment)
+    except AuditError as exc:
+        print(f"agstate-course: {exc}", file=sys.stderr)
+        return 2
+    print(render(audit))
+    return 1 if audit.problems else 0

@@ -1,184 +1,46 @@
-"""``agstate-course``: a ready nbgrader course for the lab.
+"""``agstate-course``: a ready nbgrader course for the lab, and its hub.
 
     agstate-course init DIR [--assignment agstate-lab] [--part PART ...] [--seed N] [--seed-per-student] [--force]
                             [--course-id ID] [--exchange PATH] [--due TIME]
     agstate-course config student [DIR] [--output FILE]
     agstate-course config instructor [DIR] [--output FILE] [--force]
     agstate-course audit [DIR] [--assignment NAME]
+    agstate-course hub-config [DIR] --instructor NAME [--output FILE] [...]
+    agstate-course practice-log [LOG] [--student NAME]
 
-writes ``DIR/nbgrader_config.py`` and ``DIR/source/<assignment>/`` (the
-source notebooks with nbgrader's cell metadata, and the learner's ``agstate``
-package). From ``DIR``, ``nbgrader generate_assignment <assignment>`` then
-releases exactly the repository's learner copies, and ``nbgrader autograde``
-scores every check cell with the lab's grader (``grader.course.autograde``), running
-no student cell. ``agstate-course audit`` then cross-checks the gradebook
-against ``agstate-grade`` and lists every changed graded cell (``grader.course.audit``).
+``init`` writes ``DIR/nbgrader_config.py`` and ``DIR/source/<assignment>/``
+(``grader.course.course_folder``). From ``DIR``, ``nbgrader generate_assignment
+<assignment>`` then releases exactly the repository's learner copies, and
+``nbgrader autograde`` scores every check cell with the lab's grader
+(``grader.course.autograde``), running no student cell. ``audit`` then
+cross-checks the gradebook against ``agstate-grade`` and lists every
+changed graded cell, refused submission and open permission
+(``grader.course.audit``). ``hub-config`` writes the hub's configuration for the
+course and its grading service (``grader.course.hub_config``), ``practice-log``
+reads the service's log (``grader.course.practice_log``).
+
+The students' environments have this command too, for ``config student``
+alone: the course kit has no grader, so the other sub-commands say where to
+run them (each imports what it needs only when it runs).
 """
 
 import argparse
-import datetime
-import os
-import re
-import secrets
-import shutil
+import importlib
+import subprocess
 import sys
 from pathlib import Path
 
-import dateutil.parser
-from nbgrader.api import Gradebook
-
-from grader.authoring.assignment import notebook_text, part_of, source_notebook
-from grader.authoring.release import ROOT, learner_package
 from grader.catalog import MODULES
-from grader.course.configs import instructor_config, student_config
-from grader.course.permissions import course_problems, make_course_private
-from grader.engine import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
+from grader.course.configs import CourseError, course_settings, instructor_config, student_config
 
-__all__ = ["init_course", "main"]
+__all__ = ["main", "parser"]
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-
-_CONFIG = '''\
-# nbgrader configuration of an agstate lab course, written by `agstate-course init`.
-# Run every nbgrader command from this directory.
-import warnings
-
-from sqlalchemy.exc import SAWarning
-
-from grader.course.autograde import autograde_steps, sanitize_steps
-
-# nbgrader 0.9's gradebook code makes SQLAlchemy warn on every new submission
-# (harmless); without this filter they fill the autograde log.
-warnings.filterwarnings("ignore", category=SAWarning, module=r"nbgrader\\.api")
-
-c = get_config()  # noqa: F821
-
-c.CourseDirectory.root = {root!r}
-c.CourseDirectory.course_id = {course_id!r}
-c.CourseDirectory.db_url = {db_url!r}
-c.Exchange.root = {exchange!r}
-# nbgrader's collect follows symbolic links, as you, out of a folder the student owns; this one copies plain files
-# only and names what it leaves out (grader/course/exchange.py). fetch_feedback also brings the summary page.
-c.ExchangeFactory.collect = "grader.course.exchange.Collect"
-c.ExchangeFactory.fetch_feedback = "grader.course.exchange.FetchFeedback"
-
-# Autograde would replace the student's package with the copies from source/
-# (a student without agstate/ would be graded on the stubs); keep the student's own.
-c.Autograde.exclude_overwriting = {exclude!r}
-
-# Autograde executes no student cell (see grader/course/autograde.py): the submitted
-# notebook is audited for changed graded cells, its saved outputs are kept as
-# text and images, deleted or copied graded cells are put back in the released
-# shape, and each check cell is scored by the lab's grader in its
-# sandbox, with these settings. The same scores:
-#   agstate-grade 'submitted/*/{assignment}' --seed {seed} --examples {examples} --timeout {timeout:g}{per_student_flag}
-c.Autograde.sanitize_preprocessors = sanitize_steps()
-c.Autograde.autograde_preprocessors = autograde_steps()
-c.ScoreChecks.seed = {seed}
-c.ScoreChecks.examples = {examples}
-c.ScoreChecks.grader_timeout = {timeout!r}
-c.ScoreChecks.parts = {parts!r}
-# True: each student gets a variant of their own, a seed derived from the seed above and the student id.
-c.ScoreChecks.seed_per_student = {per_student!r}
-'''
-
-
-class CourseError(Exception):
-    pass
-
-
-def init_course(directory: Path, assignment: str = "agstate-lab", parts: list[str] | None = None,
-                seed: int | None = None, examples: int = DEFAULT_EXAMPLES, timeout: float = DEFAULT_TIMEOUT,
-                force: bool = False, per_student: bool = False, course_id: str | None = None,
-                exchange: Path | None = None, due: str | None = None) -> dict:
-    """Write a course into ``directory``; return what was written (paths, parts, seed, problems of permissions)."""
-    directory = directory.resolve()
-    course_id = directory.name if course_id is None else course_id
-    exchange = (directory / "exchange") if exchange is None else exchange.resolve()
-    for what, name in (("assignment name", assignment), ("course id", course_id)):
-        if not _NAME.match(name) or "+" in name:
-            raise CourseError(f"{what} {name!r} must be letters, digits, '.', '_' or '-'")
-    duedate = _due(due)
-    available = [part for part, module in MODULES.items() if (ROOT / "solutions" / "agstate" / f"{module}.py").exists()]
-    parts = parts or available
-    unknown = [part for part in parts if part not in available]
-    if unknown:
-        raise CourseError(f"unknown part {unknown[0]!r}; the parts are {', '.join(available)}")
-    if directory.exists() and not directory.is_dir():
-        raise CourseError(f"{directory} is a file, not a directory")
-    if directory.exists() and any(directory.iterdir()) and not force:
-        raise CourseError(f"{directory} is not empty; choose a new directory, or pass --force to write the course "
-                          f"into it (replacing nbgrader_config.py and source/{assignment}/)")
-    seed = secrets.randbelow(10**6) if seed is None else seed
-
-    directory.mkdir(parents=True, exist_ok=True)
-    make_course_private(directory)  # before anything is written in it: the seed, then the gradebook
-    source = directory / "source" / assignment
-    shutil.rmtree(source, ignore_errors=True)
-    notebooks = _write_notebooks(source, parts)
-    modules = _write_package(source, parts)
-    exclude = sorted(modules)  # the student's whole package: what agstate-grade grades
-    (directory / "nbgrader_config.py").write_text(_CONFIG.format(
-        root=str(directory), course_id=course_id, db_url=f"sqlite:///{directory / 'gradebook.db'}",
-        exchange=str(exchange), exclude={assignment: exclude}, assignment=assignment, seed=seed,
-        examples=examples, timeout=float(timeout), parts=parts, per_student=per_student,
-        per_student_flag=" --seed-per-student" if per_student else ""))
-    if duedate is not None:
-        # nbgrader's gradebook runs alembic by name: the one of this environment, PATH or not.
-        os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-        with Gradebook(f"sqlite:///{directory / 'gradebook.db'}", course_id) as gb:
-            gb.update_or_create_assignment(assignment, duedate=duedate)
-    return {"directory": directory, "assignment": assignment, "parts": parts, "seed": seed, "notebooks": notebooks,
-            "modules": modules, "per_student": per_student, "course_id": course_id, "exchange": exchange,
-            "due": duedate, "problems": course_problems(directory, str(exchange))}
-
-
-def _due(due: str | None) -> datetime.datetime | None:
-    """The due date as nbgrader stores it: naive UTC. The time zone is required: a due date is a moment.
-
-    (nbgrader's own ``--duedate`` reads "17:00 +01:00" as 17:00 UTC and "+0100" as 100 seconds; dateutil reads both.)
-    """
-    if due is None:
-        return None
-    try:
-        moment = dateutil.parser.parse(due)
-    except (ValueError, OverflowError):
-        moment = None
-    if moment is None or moment.tzinfo is None:
-        raise CourseError(f"--due {due!r} is not a time with its time zone; write it as '2027-01-15 17:00 UTC' or "
-                          "'2027-01-15 17:00 +01:00'")
-    return moment.astimezone(datetime.UTC).replace(tzinfo=None)
-
-
-def _write_notebooks(source: Path, parts: list[str]) -> list[str]:
-    written = []
-    for master in sorted((ROOT / "solutions" / "notebooks").glob("[0-9][0-9]_*.py")):
-        notebook = source_notebook(master)
-        try:
-            part = part_of(notebook)
-        except ValueError as exc:
-            raise CourseError(f"solutions/notebooks/{master.name}: {exc}") from None
-        if part in parts:
-            source.mkdir(parents=True, exist_ok=True)
-            (source / f"{master.stem}.ipynb").write_text(notebook_text(notebook))
-            written.append(f"{master.stem}.ipynb")
-    return written
-
-
-def _write_package(source: Path, parts: list[str]) -> list[str]:
-    """The learner's package: stubs of the chosen parts' exercise modules and every provided helper."""
-    skipped = {f"agstate/{module}.py" for part, module in MODULES.items() if part not in parts}
-    written = []
-    for relative, text in learner_package().items():
-        if relative not in skipped:
-            (source / relative).parent.mkdir(parents=True, exist_ok=True)
-            (source / relative).write_text(text)
-            written.append(relative)
-    return written
+_INSTRUCTORS_TOOL = ("agstate-course {command} is the instructor's: this environment is a course kit (the students'), "
+                     "which has no grader; run it from the instructor's environment (docs/instructor/hub-course.md)")
 
 
 def parser() -> argparse.ArgumentParser:
-    """agstate-course's command line: its sub-commands init and audit."""
+    """agstate-course's command line: its sub-commands init, config, audit, hub-config and practice-log."""
     built = argparse.ArgumentParser(prog="agstate-course", description="Set up an nbgrader course for the agstate lab.")
     commands = built.add_subparsers(dest="command", required=True)
     init = commands.add_parser("init", help="write a ready nbgrader course into DIR")
@@ -187,8 +49,8 @@ def parser() -> argparse.ArgumentParser:
     init.add_argument("--part", "--lab", dest="part", nargs="+", action="extend", metavar="PART",
                       help=f"parts to include: {', '.join(MODULES)} (default: all; --lab is the same flag)")
     init.add_argument("--seed", type=int, help="grading seed (default: a fresh one, written to the config)")
-    init.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES, help=f"examples per rule (default {DEFAULT_EXAMPLES})")
-    init.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help=f"seconds per task (default {DEFAULT_TIMEOUT:g})")
+    init.add_argument("--examples", type=int, help="examples per rule (default: agstate-grade's)")
+    init.add_argument("--timeout", type=float, help="seconds per task (default: agstate-grade's)")
     init.add_argument("--seed-per-student", action="store_true",
                       help="autograde each student's own variant: a seed derived from --seed and the student id")
     init.add_argument("--force", action="store_true", help="write into a directory that is not empty")
@@ -203,44 +65,63 @@ def parser() -> argparse.ArgumentParser:
     config.add_argument("--output", type=Path, help="the file to write (default: standard output for student, "
                                                     "~/.jupyter/nbgrader_config.py for instructor)")
     config.add_argument("--force", action="store_true", help="replace the output file if it exists")
-    audit = commands.add_parser("audit", help="compare the gradebook with agstate-grade and list changed graded cells "
-                                              "(exit 1 when there is anything to look at)")
+    audit = commands.add_parser("audit", help="compare the gradebook with agstate-grade, list changed graded cells, refused "
+                                              "submissions and open permissions (exit 1 when there is anything to look at)")
     audit.add_argument("directory", metavar="DIR", type=Path, nargs="?", default=Path("."),
                        help="the course folder (default: the current directory)")
     audit.add_argument("--assignment", help="the assignment to audit (default: the course's only one)")
+    from grader.course.hub_layout import add_layout_arguments  # light: paths and their defaults
+
+    hub = commands.add_parser("hub-config", help="write JupyterHub's configuration for the course and its grading service")
+    hub.add_argument("directory", metavar="DIR", type=Path, nargs="?", default=Path("."),
+                     help="the course folder (default: the current directory): its parts, examples and timeout")
+    hub.add_argument("--instructor", required=True, action="append", metavar="NAME[=ENV]",
+                     help="an instructor's account (repeat for more), whose server runs their own environment ENV "
+                          "(default ~NAME/agstate-lab/.venv: the Formgrader, the course's tools)")
+    hub.add_argument("--ssl-cert", type=Path, help="the hub's TLS certificate (without it: behind a TLS proxy)")
+    hub.add_argument("--ssl-key", type=Path, help="the hub's TLS key")
+    hub.add_argument("--output", type=Path, help="the file to write (default: standard output)")
+    add_layout_arguments(hub)
+    log = commands.add_parser("practice-log", help="what students checked on the grading service, and its failures")
+    log.add_argument("log", metavar="LOG", type=Path, nargs="?",
+                     default=Path("/var/lib/agstate-grading/agstate-checks.jsonl"),
+                     help="the service's log (default: /var/lib/agstate-grading/agstate-checks.jsonl)")
+    log.add_argument("--student", help="one student's checks, line by line")
     return built
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    if args.command == "audit":
-        return _audit(args.directory, args.assignment)
     try:
         if args.command == "config":
             return _config(args.who, args.directory.resolve(), args.output, args.force)
-        course = init_course(args.directory, args.assignment, args.part, args.seed, args.examples, args.timeout,
-                             args.force, args.seed_per_student, args.course_id, args.exchange, args.due)
+        return _instructors(args)
     except CourseError as exc:
         print(f"agstate-course: {exc}", file=sys.stderr)
         return 2
-    print(f"Course written to {course['directory']} (parts: {', '.join(course['parts'])}; grading seed {course['seed']}"
-          + (", one variant per student" if course["per_student"] else "") + ").")
-    print(f"  source/{course['assignment']}/: {len(course['notebooks'])} notebooks and the agstate package")
-    print("Next, from that directory:")
-    print(f"  cd {course['directory']}")
-    print(f"  nbgrader generate_assignment {course['assignment']}")
-    print(f"  nbgrader release_assignment {course['assignment']}   # or hand out release/{course['assignment']}/")
-    print(f"Course id {course['course_id']!r}, exchange {course['exchange']}"
-          + (f", due {course['due']:%Y-%m-%d %H:%M} UTC" if course["due"] else "") + ".")
-    for problem in course["problems"]:
-        print(f"agstate-course: warning: {problem}", file=sys.stderr)
-    return 0
+
+
+# The sub-commands that need the grader or nbgrader's instructor side, and the module that runs each: none of them is
+# in a course kit, whose students' environments run `config student` alone.
+_INSTRUCTORS = {"init": "course_folder", "audit": "audit", "hub-config": "hub_config", "practice-log": "practice_log"}
+
+
+def _instructors(args) -> int:
+    try:
+        module = importlib.import_module(f"grader.course.{_INSTRUCTORS[args.command]}")
+    except ModuleNotFoundError as missing:
+        if not (missing.name or "").startswith(("grader.", "nbgrader")):
+            raise
+        raise CourseError(_INSTRUCTORS_TOOL.format(command=args.command)) from None
+    return module.run(args)
 
 
 def _config(who: str, directory: Path, output: Path | None, force: bool) -> int:
-    settings = _course_settings(directory)
+    settings = course_settings(directory)
     if who == "student":
         text = student_config(settings["course_id"], settings["exchange"])
+        if output is not None:
+            _refuse_an_environment_without_the_exchange(output)
     else:
         text = instructor_config(directory)
         output = output or Path.home() / ".jupyter" / "nbgrader_config.py"
@@ -257,27 +138,17 @@ def _config(who: str, directory: Path, output: Path | None, force: bool) -> int:
     return 0
 
 
-def _course_settings(directory: Path) -> dict:
-    """The course id and exchange of the course in ``directory``, as nbgrader reads its configuration."""
-    from traitlets.config import PyFileConfigLoader
-
-    if not (directory / "nbgrader_config.py").is_file():
-        raise CourseError(f"{directory} has no nbgrader_config.py; give the course folder agstate-course init wrote")
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(directory)).load_config()
-    return {"course_id": config.CourseDirectory.course_id, "exchange": config.Exchange.root}
-
-
-def _audit(directory: Path, assignment: str | None) -> int:
-    from grader.course.audit import AuditError, audit_course, render
-
-    try:
-        audit = audit_course(directory.resolve(), assignment)
-    except AuditError as exc:
-        print(f"agstate-course: {exc}", file=sys.stderr)
-        return 2
-    print(render(audit))
-    return 1 if audit.problems else 0  # permissions are printed, but say nothing of a grade
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def _refuse_an_environment_without_the_exchange(output: Path) -> None:
+    """The students' configuration names the lab's exchange classes: written into an environment
+    (``<env>/etc/jupyter/``) whose Python cannot import them, every student's nbgrader would fail with a TraitError."""
+    parts = output.resolve().parts
+    if parts[-3:-1] != ("etc", "jupyter"):
+        return
+    python = Path(*parts[:-3]) / "bin" / "python"
+    if not python.exists():
+        return
+    done = subprocess.run([python, "-c", "import grader.course.exchange"], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise CourseError(f"{python} cannot import grader.course.exchange, which the students' configuration names "
+                          "(every student's nbgrader would fail with a TraitError): build that environment with "
+                          "make students-env (KIT=course or the default)")

@@ -12,7 +12,11 @@
 
 from pathlib import Path
 
-__all__ = ["student_config", "instructor_config"]
+__all__ = ["CourseError", "course_settings", "student_config", "instructor_config"]
+
+
+class CourseError(Exception):
+    """A course folder, or a request about one, that agstate-course cannot use: the sentence says why and what to do."""
 
 _STUDENT = '''\
 # nbgrader configuration for the students of the agstate lab course {course_id!r},
@@ -41,3 +45,17 @@ def student_config(course_id: str, exchange: str) -> str:
 
 def instructor_config(root: Path) -> str:
     return _INSTRUCTOR.format(root=root, config=str(root / "nbgrader_config.py"))
+
+
+def course_settings(directory: Path) -> dict:
+    """The course in ``directory``, as nbgrader reads its configuration: its id, exchange, parts, and grading settings
+    (``examples`` and ``timeout``: None where the course keeps agstate-grade's defaults)."""
+    from traitlets.config import PyFileConfigLoader
+
+    if not (directory / "nbgrader_config.py").is_file():
+        raise CourseError(f"{directory} has no nbgrader_config.py; give the course folder agstate-course init wrote")
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(directory)).load_config()
+    scoring = config.get("ScoreChecks", {})
+    return {"course_id": config.CourseDirectory.course_id, "exchange": config.Exchange.root,
+            "parts": list(scoring.get("parts", [])), "examples": scoring.get("examples"),
+            "timeout": scoring.get("grader_timeout")}

@@ -1,10 +1,20 @@
-"""nbgrader's exchange, as a shared server needs it: ``collect`` never follows a link, ``fetch_feedback`` brings the summary.
+"""nbgrader's exchange, as a shared server needs it: ``collect`` trusts only a student's own folder and never follows
+a link, ``release_feedback`` never dies half-way, ``fetch_feedback`` brings the summary.
 
 ``agstate-course init`` names these classes in the course's configuration
 (``c.ExchangeFactory.collect``) and ``agstate-course config student`` in the
 students' (``c.ExchangeFactory.fetch_feedback``); the commands stay nbgrader's own.
 
-- ``Collect``: nbgrader's collect copies a student's inbound folder with
+- ``ReleaseAssignment``: nbgrader's, with the sticky bit on ``inbound/``
+  (which every account may write): a folder there can then be removed or
+  renamed only by the account that made it, and by the instructor.
+- ``Collect``: of the folders in ``inbound/``, only those its student made
+  with ``nbgrader submit`` are collected (``grader.course.inbound``); a
+  folder another account made in a student's name, one dated in the
+  future, one without nbgrader's files or that the instructor cannot read
+  is left where it is, named in a warning, and the student's own latest
+  submission is collected as if it were not there. nbgrader's collect
+  copies a student's inbound folder with
   ``shutil.copytree``, which follows symbolic links, as the instructor. The
   student owns that folder after submitting, so a link placed there
   (``agstate/state.py -> ~instructor/lab/solutions/agstate/state.py``) was
@@ -25,28 +35,80 @@ students' (``c.ExchangeFactory.fetch_feedback``); the commands stay nbgrader's o
   once the feedback is fetched: the sum of the notebooks' pages, as
   ``generate_feedback`` wrote them from the gradebook (points given by hand
   included, late penalty taken off).
+- ``ReleaseFeedback``: nbgrader's dies on the first student whose feedback
+  folder lacks ``timestamp.txt`` or ``submission_secret.txt``, and the
+  students after them get no feedback. This one names that student, says
+  what to do, and releases everyone else's.
 """
 
+import glob
 import os
 import re
 import shutil
 import stat
+from collections import defaultdict
+from pathlib import Path
 
+from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.exchange.default.fetch_feedback import ExchangeFetchFeedback
 from nbgrader.exchange.default.list import ExchangeList
-from nbgrader.utils import ignore_patterns, notebook_hash
+from nbgrader.exchange.default.release_assignment import ExchangeReleaseAssignment
+from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback
+from nbgrader.utils import check_mode, ignore_patterns, notebook_hash
 
+from grader.course.inbound import inbound_submissions
 from grader.course.inspection import irregular_entries
 
-__all__ = ["Collect", "FetchFeedback", "List", "SUMMARY_ID", "feedback_score"]
+__all__ = ["ReleaseAssignment", "Collect", "ReleaseFeedback", "FetchFeedback", "List", "SUMMARY_ID", "feedback_score"]
 
 SUMMARY_ID = "index"  # the summary page, index.html, as release_feedback names a page: without .html
 _PRIVATE_DIR, _PRIVATE_FILE = 0o750, 0o640  # the owner, and a co-instructor's group, may read: nobody else
 
 
+class ReleaseAssignment(ExchangeReleaseAssignment):
+    """nbgrader's release_assignment; ``inbound/`` gets the sticky bit."""
+
+    def init_dest(self):
+        super().init_dest()
+        mode = os.stat(self.inbound_path).st_mode
+        if not mode & stat.S_ISVTX:
+            os.chmod(self.inbound_path, stat.S_IMODE(mode) | stat.S_ISVTX)
+
+
 class Collect(ExchangeCollect):
-    """nbgrader's collect, copying plain files and folders only, each left-out entry named."""
+    """nbgrader's collect, of the folders a student made only, copying plain files and folders only, each left-out
+    folder and entry named."""
+
+    def init_src(self):
+        if self.coursedir.course_id == "":
+            self.fail("No course id specified. Re-run with --course flag.")
+        self.course_path = os.path.join(self.root, self.coursedir.course_id)
+        self.inbound_path = os.path.join(self.course_path, "inbound")
+        if not os.path.isdir(self.inbound_path):
+            self.fail(f"Course not found: {self.inbound_path}")
+        if not check_mode(self.inbound_path, read=True, execute=True):
+            self.fail(f"You don't have read permissions for the directory: {self.inbound_path}")
+        student = self.coursedir.student_id if self.coursedir.student_id not in ("", "*") else None
+        mine = defaultdict(list)
+        for submission in inbound_submissions(Path(self.inbound_path), self.coursedir.assignment_id, student):
+            if submission.trusted:
+                mine[submission.student].append({"username": submission.student, "filename": submission.path.name,
+                                                 "timestamp": submission.timestamp})
+            else:
+                self.log.warning("Not collected: %s in the exchange's inbound folder, as %s",
+                                 submission.path.name, submission.refused)
+        with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
+            try:
+                self.duedate = gb.find_assignment(self.coursedir.assignment_id).duedate
+            except MissingEntry:
+                self.duedate = None
+        # nbgrader's choice, among the trusted folders: the latest; with --before-duedate, the latest before it.
+        self.src_records = []
+        for records in mine.values():
+            records = self._sort_by_timestamp(records)
+            on_time = [record for record in records if self.duedate is not None and record["timestamp"] <= self.duedate]
+            self.src_records.append(on_time[0] if self.before_duedate and on_time else records[0])
 
     def do_copy(self, src, dest, log=None):
         student = self._path_to_record(src)["username"]
@@ -81,6 +143,28 @@ def make_private(folder) -> None:
             if not os.path.islink(path):
                 os.chmod(path, os.stat(path).st_mode & _PRIVATE_FILE | stat.S_IRUSR | stat.S_IWUSR)
         os.chmod(directory, _PRIVATE_DIR)
+
+
+class ReleaseFeedback(ExchangeReleaseFeedback):
+    """nbgrader's release_feedback, one student at a time: a student whose feedback cannot be released is named and
+    passed over, never the class after them."""
+
+    def copy_files(self):
+        every = self.src_path  # feedback/<student or *>/<assignment>: each student's folder in turn
+        try:
+            for folder in sorted(glob.glob(every)):
+                missing = [name for name in ("timestamp.txt", "submission_secret.txt")
+                           if not os.path.isfile(os.path.join(folder, name))]
+                if missing:
+                    student = Path(folder).parent.name
+                    self.log.error("Feedback not released for student %r: %s has no %s (a submission not made by nbgrader "
+                                   "submit); collect, autograde and generate_feedback that student again", student,
+                                   folder, " and no ".join(missing))
+                    continue
+                self.src_path = folder
+                super().copy_files()
+        finally:
+            self.src_path = every
 
 
 class FetchFeedback(ExchangeFetchFeedback):

@@ -16,6 +16,7 @@ import stat
 from pathlib import Path
 
 from grader.authoring.release import ROOT
+from grader.course.hub_layout import HubLayout, layout_problems, recorded_layout
 from grader.sandbox.bubblewrap import passable
 
 __all__ = ["course_problems", "make_course_private", "reference_package"]
@@ -56,7 +57,8 @@ def course_problems(root: str | os.PathLike, exchange: str | None = None) -> lis
                         f"chmod 700 {ROOT}")
     if exchange:
         problems += _exchange_problems(Path(exchange))
-    return problems
+    # The hub's paths: those agstate-course hub-config recorded for this course, else the docs' (each only if there).
+    return problems + layout_problems(recorded_layout(root) or HubLayout())
 
 
 def _world_writable(top: Path) -> list[Path]:

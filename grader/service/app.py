@@ -7,22 +7,25 @@ Routes, under the prefix the hub gives the service (``/services/<name>/``):
   the JSON report ``agstate-grade --json`` prints, graded in the sandbox
   with the student's practice seed;
 - ``GET api/results``: the caller's own checks, from the log;
-- ``GET api/health``: no login; says the service is up.
+- ``GET api/health``: no login; says the service is up (so does the prefix itself, which the hub asks now and then).
 
 The caller is whoever the hub says owns the request's token (``Authorization:
 token <JUPYTERHUB_API_TOKEN>``, the student's server's own token): a user,
 never a service, holding the scope ``access:services!service=<name>``. A
 request names no student: a student grades only as themself.
 
-A student's practice seed is an HMAC of their name under a secret
-(``AGSTATE_PRACTICE_SECRET``, in the hub's service declaration): a command
-line is readable by every account on the server, an environment only by the
-service's, and no number of seen seeds gives the secret back. It is never
+A student's practice seed is an HMAC of their name under a secret (a file
+only the service's account reads, ``--secret-file``, or
+``AGSTATE_PRACTICE_SECRET`` in its environment; never its command line,
+which every account reads), and no number of seen seeds gives the secret
+back. It is never
 the course's grading seed, which the service does not have: a
 counterexample seen while practising decides no grade.
 
 The service grades only in the sandbox: it does not start where bubblewrap
-cannot make one, and it passes ``--require-sandbox`` to every grading.
+cannot make one, and it passes ``--require-sandbox`` to every grading. Nor
+does it start where another account can read its grader, its secret or its
+log, or write any of them (``grader.service.privacy``).
 """
 
 import argparse
@@ -49,6 +52,7 @@ from grader.catalog import MODULES, TASKS, target_options
 from grader.lifetime import die_with_parent
 from grader.package_files import MAX_BODY
 from grader.service.limits import StudentLimits
+from grader.service.privacy import privacy_problems
 from grader.service.upload import UploadError, digest, parse_upload, write_package
 
 __all__ = ["Settings", "Checks", "make_app", "make_server", "practice_seed", "main"]
@@ -70,6 +74,8 @@ class Settings(argparse.Namespace):
     check_limit: float
     log: Path
     work: Path
+    secret_file: Path | None
+    instructors: str | None  # a Unix group whose members may read the log
 
 
 def practice_seed(secret: str, student: str) -> int:
@@ -171,7 +177,8 @@ class Checks:
         """One line of the log per request, appended whole (O_APPEND, written to the end): no line is interleaved."""
         entry = {"time": time.time(), "student": student, "outcome": outcome, **details}
         line = (json.dumps(entry, sort_keys=True) + "\n").encode("ascii")  # escaped: any text a request held is written
-        descriptor = os.open(self.settings.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        mode = 0o640 if getattr(self.settings, "instructors", None) else 0o600  # the instructors' group reads it
+        descriptor = os.open(self.settings.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode)
         try:
             written = 0
             while written < len(line):
@@ -374,7 +381,8 @@ class HealthHandler(web.RequestHandler):
 def make_app(checks: Checks, prefix: str = "/") -> web.Application:
     routes = [("api/check", CheckHandler), ("api/results", ResultsHandler)]
     handlers = [(prefix + path, handler, {"checks": checks}) for path, handler in routes]
-    handlers.append((prefix + "api/health", HealthHandler))
+    # The prefix too: the hub asks a service's URL every minute, and logged each 404 it got.
+    handlers += [(prefix + "api/health", HealthHandler), (prefix, HealthHandler)]
     # cookie_secret: the HubAuthenticated mixin signs nothing here (tokens only), but tornado asks for one.
     return web.Application(handlers, cookie_secret=secrets.token_bytes(32))
 
@@ -412,12 +420,23 @@ def parse_settings(argv: list[str] | None = None) -> Settings:
     parser.add_argument("--log", type=Path, default=Path("agstate-checks.jsonl"), help="the log, a JSON line per request")
     parser.add_argument("--work", type=Path, default=Path("checks-in-progress"),
                         help="the service's own folder for the checks in progress (default: checks-in-progress)")
+    parser.add_argument("--secret-file", type=Path, metavar="FILE",
+                        help=f"the practice secret's file, readable by the service's account only (default: "
+                             f"{SECRET_VARIABLE} in the environment)")
+    parser.add_argument("--instructors", metavar="GROUP",
+                        help="a Unix group whose members may read the log (agstate-course practice-log)")
     settings = parser.parse_args(argv, namespace=Settings())
-    secret = os.environ.get(SECRET_VARIABLE, "")
+    if settings.secret_file is not None:
+        try:
+            secret = settings.secret_file.read_text().strip()
+        except (OSError, UnicodeDecodeError) as error:
+            parser.error(f"cannot read the practice secret from {settings.secret_file}: {error}")
+        where = str(settings.secret_file)
+    else:
+        secret, where = os.environ.get(SECRET_VARIABLE, ""), f"{SECRET_VARIABLE} in the service's environment"
     if len(secret) < MIN_SECRET or len(set(secret)) < MIN_SECRET // 2:  # "aaaa...": long, and guessed at once
-        parser.error(f"set {SECRET_VARIABLE} in the service's environment to a secret of at least {MIN_SECRET} "
-                     f"characters, {MIN_SECRET // 2} of them different, for instance the output of: "
-                     "python3 -c \"import secrets; print(secrets.token_hex(16))\"")
+        parser.error(f"set {where} to a secret of at least {MIN_SECRET} characters, {MIN_SECRET // 2} of them "
+                     "different, for instance the output of: python3 -c \"import secrets; print(secrets.token_hex(32))\"")
     settings.practice_secret = secret
     return settings
 
@@ -438,6 +457,12 @@ def main(argv: list[str] | None = None) -> int:
     problem = sandbox_problem()
     if problem is not None:
         print(f"agstate-grading-service: refusing to start, as it grades only in the sandbox: {problem}", file=sys.stderr)
+        return 2
+    exposed = privacy_problems(settings.log.resolve(), settings.work.resolve(), settings.secret_file, settings.instructors)
+    for problem in exposed:
+        print(f"agstate-grading-service: refusing to start, as students could reach what it keeps: {problem}",
+              file=sys.stderr)
+    if exposed:
         return 2
     clear_work(settings.work)
     url = urlparse(os.environ.get("JUPYTERHUB_SERVICE_URL", "http://127.0.0.1:10101"))
