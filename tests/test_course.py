@@ -160,11 +160,10 @@ def test_init_writes_the_config_nbgrader_needs(tmp_path):
 
 
 def test_init_can_give_each_student_a_variant_for_autograde(tmp_path):
-    """--seed-per-student reaches autograde's batch, its audit, and the command each student is told to repeat."""
+    """--seed-per-student reaches autograde's batch and its audit."""
     from traitlets.config import Config
 
     from grader.course.autograde import ScoreChecks
-    from grader.reports.students import student_seed
 
     course = tmp_path / "course"
     assert init(course, "--part", "state", "--seed", "99", "--seed-per-student").returncode == 0
@@ -174,7 +173,6 @@ def test_init_can_give_each_student_a_variant_for_autograde(tmp_path):
     assert "--seed 99 --examples 80 --timeout 20 --seed-per-student" in (course / "nbgrader_config.py").read_text()
     scoring = ScoreChecks(config=Config({"ScoreChecks": {"seed": 99, "seed_per_student": True}}))
     assert scoring.settings()[-1] == "--seed-per-student"
-    assert scoring.repeat("state.dedupe", "ada") == f"agstate-grade . --task state.dedupe --seed {student_seed(99, 'ada')}"
 
 
 class _Config:

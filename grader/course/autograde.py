@@ -41,7 +41,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, Integer, List, Unicode
 
 from grader.authoring.assignment import check_grade_ids
-from grader.catalog import MODULES, TASKS, target_options
+from grader.catalog import MODULES, TASKS
 from grader.course.class_batch import BackgroundBatch, package_digest
 from grader.course.exchange import SUMMARY_ID
 from grader.course.inspection import inspect_submission, irregular_entries
@@ -51,7 +51,6 @@ from grader.engine import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
 from grader.reports.report import GRADER_ERROR, SANDBOX
 from grader.reports.safe import display_path
 from grader.reports.scorecard import scorecard_html, student_page_html
-from grader.reports.students import student_seed
 from grader.sandbox import bubblewrap
 
 __all__ = ["AuditCells", "KeepSafeOutputs", "SanitizeMarkdown", "ScoreChecks", "sanitize_steps", "autograde_steps", "SUMMARY_PAGE"]
@@ -139,7 +138,7 @@ class ScoreChecks(NbGraderPreprocessor):
         for cell in nb.cells:
             target = by_grade_id.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
             if target is not None and cell.metadata["nbgrader"].get("grade"):
-                cell.outputs = _check_outputs(report, target, cell.get("execution_count"), self.repeat(target, student))
+                cell.outputs = _check_outputs(report, target, cell.get("execution_count"))
         # nbgrader's release_feedback hands the student every top-level .html of the feedback folder, which
         # generate_feedback copies from here: a submitted page, or a symbolic link the copy followed (to the
         # gradebook, say), would go back to the student. Only the notebooks' pages and the summary may.
@@ -156,17 +155,6 @@ class ScoreChecks(NbGraderPreprocessor):
         return ["--seed", str(self.seed), "--examples", str(self.examples), "--timeout", repr(self.grader_timeout),
                 "--task", *[task_id for task_id, task in TASKS.items() if task.part in parts],
                 *(["--seed-per-student"] if self.seed_per_student else [])]
-
-    def repeat(self, target: str, student: str) -> str:
-        """The command a student runs in their workspace to see the same report (their own variant's seed)."""
-        seed = student_seed(self.seed, student) if self.seed_per_student else self.seed
-        command = " ".join(["agstate-grade", ".", *target_options(target), "--seed", str(seed)])
-        if self.examples != DEFAULT_EXAMPLES:
-            command += f" --examples {self.examples}"
-        if self.grader_timeout != DEFAULT_TIMEOUT:
-            command += f" --timeout {self.grader_timeout:g}"
-        return command
-
 
 _BATCHES: dict[tuple, "_ClassGrading"] = {}
 
@@ -254,7 +242,12 @@ def _class_batch(step: ScoreChecks, student: str, assignment: str) -> _ClassGrad
     return _BATCHES[key]
 
 
-def _check_outputs(report: dict, target: str, execution_count, repeat: str) -> list:
+# A graded page names no seed: with the grading seed, a classmate's page would replay the graded examples before a late
+# submission or a regrade (a student's own check() shows their practice seed).
+GRADED_FOOTER = "graded on the course's own examples; the counterexamples above are those that decided"
+
+
+def _check_outputs(report: dict, target: str, execution_count) -> list:
     """A check cell's outputs: the scorecard, then the points as the cell's value."""
     tasks = [task for task in report["tasks"] if target in (task["id"], task["part"])]
     if not tasks:
@@ -263,7 +256,7 @@ def _check_outputs(report: dict, target: str, execution_count, repeat: str) -> l
     part = {**report, "tasks": tasks, "score": sum(t["score"] for t in tasks),
             "max_score": sum(t["max_score"] for t in tasks)}
     summary = f"{part['score']:g} / {part['max_score']:g} — " + ", ".join(f"{t['id']} {t['status']}" for t in tasks)
-    return [new_output("display_data", data={"text/html": scorecard_html(part, repeat=repeat), "text/plain": summary}),
+    return [new_output("display_data", data={"text/html": scorecard_html(part, footer=GRADED_FOOTER), "text/plain": summary}),
             new_output("execute_result", data={"text/plain": repr(float(part["score"]))},
                        execution_count=execution_count)]
 

@@ -10,6 +10,7 @@ import atexit
 import hashlib
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -46,7 +47,9 @@ class BackgroundBatch:
     def close(self) -> None:
         """Stops the batch if it still runs (autograde ended early) and removes its reports."""
         if self.process.poll() is None:
-            self.process.terminate()
+            # Ctrl-C's signal, not SIGTERM's: agstate-grade then ends its batch as it ends any interrupted one, its
+            # sandboxes stopped and its own temporary folder removed (SIGTERM left an empty agstate-batch-* behind).
+            self.process.send_signal(signal.SIGINT)
             try:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:

@@ -170,7 +170,9 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
     others = further_failing(verdicts)
     if others:  # every rule's own feedback and counterexample are in "rules"; the scorecard shows them
         feedback += ALSO + "; ".join(f"({number}) {verdict['rule']}" for number, verdict in enumerate(others, 2)) + "."
-    return {**base, "score": score, "status": first["status"], "feedback": feedback,
+    # A task some of whose rules hold is under way, not "not started": it fails until its stubbed rule is written too.
+    status = "failed" if first["status"] == "not_implemented" and earned else first["status"]
+    return {**base, "score": score, "status": status, "feedback": feedback,
             "counterexample": first.get("counterexample"), "rules": verdicts}
 
 

@@ -28,7 +28,7 @@ from grader.catalog import target_options
 from grader.notebook import service
 from grader.reports.scorecard import render_text, scorecard_html
 
-__all__ = ["check", "Points", "warm_up", "workspace", "target_options", "scorecard_html", "STARTING", "GRADING"]
+__all__ = ["check", "grade", "Points", "warm_up", "workspace", "target_options", "scorecard_html", "STARTING", "GRADING"]
 
 STARTING = "starting the grader…"
 GRADING = "grading…"
@@ -116,16 +116,16 @@ class _Slot:
         else:
             self._handle = display(shown, display_id=True)
 
-    def show(self, report: dict) -> None:
+    def show(self, report: dict, footer: str | None = None) -> None:
         if not _in_kernel():
-            print(render_text(report))
+            print(render_text(report, footer=footer))
             return
         from IPython.display import HTML, display
 
         if self._handle:
-            self._handle.update(HTML(scorecard_html(report)))
+            self._handle.update(HTML(scorecard_html(report, footer=footer)))
         else:
-            display(HTML(scorecard_html(report)))
+            display(HTML(scorecard_html(report, footer=footer)))
 
     def failed(self) -> None:
         if self._handle:
@@ -198,6 +198,8 @@ def _check_on_service(target: str | None, seed: int | None) -> float | None:
     if seed is not None:
         slot.say("the course's grading service chooses the seed (your practice seed): seed= is not used")
         slot = _Slot()
+    for sentence in service.left_at_home(workspace()):  # what the service cannot take, said before it says "missing"
+        _Slot().say(sentence)
     slot.say(GRADING)
     try:
         report = service.grade_on_service(url, workspace(), target)
@@ -207,8 +209,25 @@ def _check_on_service(target: str | None, seed: int | None) -> float | None:
     except BaseException:
         slot.failed()
         raise
-    slot.show(report)
+    slot.show(report, footer=f"seed {report['seed']}, your practice seed: the service's, the same examples at every check")
     return Points(report["score"])
+
+
+def grade(target: str | None = None, *, folder: Path | str | None = None, seed: int | None = None) -> dict:
+    """The report ``check(target)`` would show, as data (the JSON report), for ``folder``'s ``agstate/`` (default: your
+    workspace): graded here, or on the course's grading service, which chooses the seed (a student's practice seed)."""
+    folder = workspace() if folder is None else Path(folder).resolve()
+    options = target_options(target)
+    if service.grades_on_service():
+        url = service.service_url()
+        if url is None:
+            raise RuntimeError(service.NO_SERVICE)
+        return service.grade_on_service(url, folder, target)
+    done = _grade([str(folder), "--json", *options, *(["--seed", str(seed)] if seed is not None else [])])
+    try:
+        return json.loads(done.stdout)
+    except ValueError:
+        raise RuntimeError(f"the grader could not run: {done.stderr.strip()}") from None
 
 
 def _in_kernel() -> bool:

@@ -26,7 +26,7 @@ from pathlib import Path
 from grader.package_files import MAX_BYTES, MAX_FILES, file_bytes, read_package
 
 __all__ = ["SERVICE_VARIABLE", "ServiceRefusal", "grade_on_service", "package_files", "service_url", "has_local_grader",
-           "grades_on_service", "NO_SERVICE"]
+           "grades_on_service", "NO_SERVICE", "left_at_home"]
 
 SERVICE_VARIABLE = "AGSTATE_GRADING_SERVICE"
 WAIT_FOR_SERVICE = 120.0
@@ -65,6 +65,19 @@ def package_files(workspace: Path) -> dict[str, str]:
                              f"at most {MAX_FILES} files of {MAX_BYTES:,} bytes: move what the lab does not need "
                              "out of agstate/")
     return files
+
+
+def left_at_home(workspace: Path) -> list[str]:
+    """A sentence per exercise module of ``agstate/`` that is not sent, being a link or no plain file: the service
+    then says "missing", and the student should know why."""
+    said = []
+    for path in sorted((workspace / "agstate").glob("*.py")):
+        if path.is_symlink():
+            said.append(f"agstate/{path.name} is a symbolic link: left at home, as the grading service takes plain files "
+                        "only; put the file itself there")
+        elif not path.is_file():
+            said.append(f"agstate/{path.name} is not a plain file: left at home")
+    return said
 
 
 def grade_on_service(url: str, workspace: Path, target: str | None, clock=time.monotonic, sleep=time.sleep) -> dict:

@@ -83,8 +83,9 @@ def next_step(tasks: list[dict]) -> list[str]:
     return [f"part {finished} done; next: part {part_title(following)}, notebook {_first_lesson(following)}"]
 
 
-def render_text(report: dict, verbose: bool = False) -> str:
-    """A scorecard for a terminal, ending with the command that repeats the run.
+def render_text(report: dict, verbose: bool = False, footer: str | None = None) -> str:
+    """A scorecard for a terminal, ending with the command that repeats the run (``footer`` instead, when given: a
+    course's grading service chooses the seed, and a student has no agstate-grade to repeat it with).
 
     A failing task shows its first failing rule in full and every other one
     on a line of its own (in full with ``verbose``: ``--verbose``).
@@ -127,8 +128,8 @@ def render_text(report: dict, verbose: bool = False) -> str:
         only = f" --task {' '.join(ids)}"
     lines += next_step(report["tasks"])
     unsandboxed = " --no-sandbox" if report.get("sandbox") == "none" else ""
-    lines.append(f"score {report['score']:.1f}/{report['max_score']:.1f}  "
-                 f"(repeat: agstate-grade {report['submission']}{only} --seed {report['seed']}{unsandboxed})")
+    repeat = f"repeat: agstate-grade {report['submission']}{only} --seed {report['seed']}{unsandboxed}"
+    lines.append(f"score {report['score']:.1f}/{report['max_score']:.1f}  ({footer or repeat})")
     if shortened:
         lines.append("every failing rule in full: add --verbose (or --json for the counterexamples)")
     return for_terminal("\n".join(lines))
@@ -153,14 +154,17 @@ def _task_row(task: dict) -> str:
             f"<td style='text-align:left'>{feedback}</td></tr>")
 
 
-def scorecard_html(report: dict, repeat: str | None = None) -> str:
-    """The scorecard as an HTML table: a row per task, its notebook, points, status and feedback; then where to go next.
+def scorecard_html(report: dict, repeat: str | None = None, footer: str | None = None) -> str:
+    """The scorecard as an HTML table: a row per task, its notebook, points, status and feedback; then where to go next,
+    and the seed with the call that repeats the run (``footer`` instead, when given: a graded notebook's page shows no
+    grading seed, and a grading service chooses the seed itself).
 
     A report of several parts (``check()`` with no target, the progress view)
     gets a row per part, with its points, above the part's tasks; a part not
     started is that row alone.
     """
     repeat = repeat or f"check(..., seed={report['seed']})"
+    ending = html.escape(footer) if footer else f"seed {report['seed']} (repeat with <code>{html.escape(repeat)}</code>)"
     rows = []
     groups = _parts(report["tasks"])
     for part, mine in groups:
@@ -186,8 +190,7 @@ def scorecard_html(report: dict, repeat: str | None = None) -> str:
         "<table><thead><tr><th></th><th>task</th><th>notebook</th><th>points</th><th>status</th>"
         "<th style='text-align:left'>feedback</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>{ahead}"
-        f"<p><b>{report['score']:g} / {report['max_score']:g}</b> — seed {report['seed']} "
-        f"(repeat with <code>{html.escape(repeat)}</code>)</p>"
+        f"<p><b>{report['score']:g} / {report['max_score']:g}</b> — {ending}</p>"
     )
 
 
@@ -212,7 +215,8 @@ def student_page_html(student: str, report: dict, tampered: dict[str, list[str]]
             "<style>body{font-family:sans-serif;max-width:50em;margin:2em auto}td,th{padding:.2em .8em;text-align:left}"
             "tr.part th{border-top:1px solid #999;padding-top:.6em}</style></head><body>"
             f"<h1>agstate lab — {esc(student)}</h1><p><b>{report['score']:g} / {report['max_score']:g}</b> autograded "
-            f"points (seed {report['seed']}). Written answers are graded by your instructor and count on top.</p>"
+            "points, on the course's own examples. Written answers are graded by your instructor and count on top: "
+            "the Assignment List's score is the total, theirs included.</p>"
             f"<table><thead><tr><th>task</th><th>feedback</th><th>status</th><th>points</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>{tampering}</body></html>\n")
 

@@ -126,7 +126,9 @@ assert (workspace() / "agstate" / "state.py").is_file()
 # `check()` with no target is the whole lab at a glance, part by part: each
 # task passed, failing or not started.
 #
-# In a terminal, from your workspace (the folder that holds `agstate/`):
+# In a terminal, from your workspace (the folder that holds `agstate/`),
+# where your lab has the grader (a course graded by its grading service
+# gives your environment `check()` alone):
 #
 # ```
 # agstate-grade .                               # grade your workspace
@@ -180,8 +182,9 @@ assert (workspace() / "agstate" / "state.py").is_file()
 # ### See it on a buggy submission
 #
 # A submission is any folder holding an `agstate/` package. This one, in a
-# temporary folder, has a `merge_sources` that forgets duplicates already
-# stored in `old`, and a `keep_max` still at its stub.
+# temporary folder, has a `merge_sources` with three bugs: it keeps the
+# duplicates already stored in `old`, it writes into the caller's list, and
+# it scans a list for every item (quadratic). Watch the grader find each.
 
 # %%
 import tempfile
@@ -192,60 +195,54 @@ demo = Path(tempfile.mkdtemp()) / "buggy"
 (demo / "agstate" / "__init__.py").write_text("")
 (demo / "agstate" / "state.py").write_text('''
 def merge_sources(old, new):
-    seen = set(old or [])
-    return [*(old or []), *(item for item in dict.fromkeys(new) if item not in seen)]
-
-
-def keep_max(old, new):
-    raise NotImplementedError("state.keep_max: keep_max() is not written yet")
+    stored = list(old)           # what old holds (old=None: TypeError)
+    for item in new:
+        if item not in stored:   # only what was stored before: new's own repeats stay
+            old.append(item)     # ...and writes into the caller's list
+    return old
 ''')
 print(f"a buggy submission in {demo}")
 
 # %% [markdown]
-# Grade it from the command line, with a fixed seed, asking for the JSON
-# report (the format instructors' scripts read).
+# Grade it as `check()` would, with a fixed seed, and keep the report as
+# data: the JSON report, the format instructors' scripts read
+# (`agstate-grade --json` prints the same). On a course graded by its
+# grading service, the service grades it and chooses the seed: your
+# practice seed, the same at every check.
 
 # %%
 import json
-import subprocess
-import sys
 
+from grader.notebook.check import grade
 
-def grade(submission, *tasks, seed):
-    """Run the grader's command line; its JSON report."""
-    command = [sys.executable, "-m", "grader", str(submission),
-               "--task", *tasks, "--seed", str(seed), "--json"]
-    return json.loads(subprocess.run(command, capture_output=True, text=True).stdout)
-
-
-report = grade(demo, "state.dedupe", "state.keep_max", seed=7)
-dedupe, stub = report["tasks"]
-print(f"score {report['score']:g} / {report['max_score']:g}")
-for task in report["tasks"]:
-    print(f"\n{task['id']}: {task['score']:g} / {task['max_score']:g}, {task['status']}")
-    print(f"  {task['feedback']}")
+report = grade("state.dedupe", folder=demo, seed=7)
+(dedupe,) = report["tasks"]
+print(f"seed {report['seed']}: {dedupe['id']} {dedupe['score']:g} / {dedupe['max_score']:g}, {dedupe['status']}")
+print(f"  {dedupe['feedback']}")
 
 # %% [markdown]
-# `state.dedupe` failed, but not every rule did: it earns part of its
-# points. (Its last rule is an `error`: this submission has no `State` at
-# all.) The counterexample is the smallest input the grader found — two
-# copies of one item already stored, nothing new — as plain data:
+# Every rule of `state.dedupe` broke, so it earns none of its points. Each
+# rule is shown with its verdict: a task's points are shared among its
+# rules (here 15 among six), a rule that holds earns its share, and the task
+# passes only with full marks. The counterexample is the smallest input
+# the grader found — two copies of one item already stored, nothing new —
+# as plain data:
 
 # %%
 print(json.dumps(dedupe["counterexample"]))
 for rule in dedupe["rules"]:
-    print(f"{rule['status']:>8}  {rule['rule']}")
-assert dedupe["status"] == "failed" and 0 < dedupe["score"] < dedupe["max_score"]
+    print(f"{rule['status']:>15}  {rule['rule']}")
+print(f"each rule's share: {dedupe['max_score'] / len(dedupe['rules']):g} points")
+assert dedupe["status"] == "failed" and dedupe["score"] == 0
 old, new = dedupe["counterexample"]["args"]
 assert len(old) == 2 and old[0] == old[1] and new == []
-assert stub["status"] == "not_implemented" and stub["score"] == 0
 
 # %% [markdown]
 # The same seed and the same submission give the same report: that is what
 # makes a run repeatable, for you and for your instructor.
 
 # %%
-again = grade(demo, "state.dedupe", "state.keep_max", seed=7)
+again = grade("state.dedupe", folder=demo, seed=7)
 assert again == report
 print("same seed, same report")
 
