@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	@if { [ -e $(PY) ] || [ -L $(PY) ]; } && ! $(PY) -c '' 2>/dev/null; then \
 		echo "$(VENV) was made by another account with $$(readlink $(PY) || echo its Python), which $$(id -un) cannot run" \
 		     "(\"bad interpreter: Permission denied\"). Make your own: make VENV=<a folder of yours> PYTHON=/usr/bin/python3 setup" \
-		     "(docs/instructor/shared-server.md)" >&2; exit 1; fi
+		     "(docs/instructor/hub-course.md)" >&2; exit 1; fi
 	@$(PYTHON) -c 'import sys; sys.exit("agstate lab needs Python 3.11 or newer" if sys.version_info < (3, 11) else 0)'
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
@@ -65,7 +65,7 @@ browser:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
 		{ echo "the browser test needs Debian's chromium: sudo apt-get install -y chromium" >&2; exit 1; }
 
-# JupyterHub's proxy for the shared-server test (tests/test_multiuser.py, as root): configurable-http-proxy from the
+# JupyterHub's proxy for the hub course's test (tests/test_hub_course.py, as root): configurable-http-proxy from the
 # npm registry, as tests/hub/package-lock.json pins it, in tests/hub/node_modules. Without npm the test says so.
 HUB_PROXY := tests/hub/node_modules/.bin/configurable-http-proxy
 hub-proxy: $(HUB_PROXY)

@@ -1,16 +1,17 @@
-"""JupyterHub on loopback for tests, as a shared server runs it: root, LocalProcessSpawner, configurable-http-proxy.
+"""JupyterHub on loopback for tests, as a hub course runs it: root, LocalProcessSpawner, configurable-http-proxy.
 
-``jupyterhub(folder, hub_env, servers)`` starts JupyterHub (5 or 6, from
-``hub_env``) as root, listening on 127.0.0.1 only, with its proxy from the npm
-registry (``make hub-proxy``: ``tests/hub/node_modules``), JupyterHub's own
-dummy authenticator (one password, the accounts of ``servers`` only), and
-LocalProcessSpawner: each account's server runs as that Unix account, in its
-home folder, started by the ``jupyterhub-singleuser`` that ``servers`` names
-for it (the students' environment, an instructor's own), the way
-docs/instructor/shared-server.md configures a hub. Stopping the hub stops the
-proxy and every server it started.
+``jupyterhub(folder, hub_env, config, accounts)`` starts JupyterHub (from
+``hub_env``) as root on ``config`` — what ``agstate-course hub-config`` wrote,
+as docs/instructor/hub-course.md installs it — followed by the test's own
+lines only: loopback ports, the proxy from the npm registry (``make
+hub-proxy``: ``tests/hub/node_modules``), JupyterHub's dummy authenticator
+(one password, ``accounts`` only) in place of PAM, and a token-only admin
+service that makes the students' tokens. Stopping the hub stops the proxy,
+the grading service and every server it started. ``private_checkout`` and
+``make`` are an admin's clone of the lab and the targets run in it.
 """
 
+import grp
 import json
 import os
 import pwd
@@ -28,9 +29,10 @@ from conftest import ROOT
 from lab_server import free_port
 from private_clone import _tree_files
 
-__all__ = ["HUB_PROXY", "Hub", "jupyterhub", "log_in", "students_env", "unix_accounts", "wait_until"]
+__all__ = ["HUB_PROXY", "Hub", "in_group", "jupyterhub", "log_in", "make", "private_checkout", "unix_accounts", "wait_until"]
 
 HUB_PROXY = ROOT / "tests" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
+
 
 def wait_until(condition, what: str, seconds: float, log: Path) -> None:
     """Poll ``condition`` until it holds; past ``seconds``, fail with ``what`` and the end of ``log`` (the hub's)."""
@@ -41,15 +43,21 @@ def wait_until(condition, what: str, seconds: float, log: Path) -> None:
 
 
 @contextmanager
-def unix_accounts(people: list[str], services: tuple[str, ...] = ()):
-    """Unix accounts for a test, as root: ``people`` with a home of their own (0700: the docs' step, as nbgrader's
-    cache there holds a student's feedback secret), ``services`` with none and no login. Made afresh (a run stopped
-    half-way left them behind); at the end their processes are killed and the accounts removed, homes with them."""
+def unix_accounts(people: dict[str, str], services: tuple[str, ...] = (), groups: tuple[str, ...] = ()):
+    """Unix accounts for a test, as root: ``people`` (name -> its group among ``groups``) with a home of their own
+    (0700: the docs' step, as nbgrader's cache there holds a student's feedback secret), ``services`` with none and no
+    login. Made afresh (a run stopped half-way left them behind); at the end their processes are killed and the
+    accounts and groups removed, homes with them."""
     try:
         for name in (*people, *services):
             subprocess.run(["userdel", "-r", name], capture_output=True)
+        for group in groups:
+            subprocess.run(["groupdel", group], capture_output=True)
+            subprocess.run(["groupadd", group], check=True, capture_output=True)
+        for name in (*people, *services):
             home = name in people
-            subprocess.run(["useradd", "--create-home" if home else "--no-create-home",
+            member = ["-G", people[name]] if people.get(name) else []
+            subprocess.run(["useradd", "--create-home" if home else "--no-create-home", *member,
                             "--shell", "/bin/sh" if home else "/usr/sbin/nologin", name], check=True, capture_output=True)
             if home:
                 os.chmod(pwd.getpwnam(name).pw_dir, 0o700)
@@ -58,33 +66,33 @@ def unix_accounts(people: list[str], services: tuple[str, ...] = ()):
         for name in (*people, *services):
             subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
             subprocess.run(["userdel", "-r", name], capture_output=True)
+        for group in groups:
+            subprocess.run(["groupdel", group], capture_output=True)
 
 
-# The docs' hub configuration, and the test's: loopback ports, the accounts' own single-user servers.
-_CONFIG = '''
-import json
-settings = json.loads({settings!r})
-c.JupyterHub.bind_url = settings["url"]
-c.JupyterHub.hub_bind_url = settings["hub_url"]
-c.ConfigurableHTTPProxy.api_url = settings["proxy_api_url"]
-c.ConfigurableHTTPProxy.command = [settings["proxy"]]
-c.JupyterHub.db_url = "sqlite:///jupyterhub.sqlite"
-c.JupyterHub.cookie_secret_file = "jupyterhub_cookie_secret"
+def in_group(account: str, group: str) -> None:
+    """Add an account made elsewhere (the private clone's) to a test's group; ``unix_accounts`` removes the group."""
+    subprocess.run(["usermod", "-aG", group, account], check=True, capture_output=True)
+    assert account in grp.getgrnam(group).gr_mem
+
+
+# The test's lines after the course's configuration: loopback ports, the dummy authenticator, a token-only admin.
+_OVERRIDES = '''
+
+# ---- the test's own lines (tests/hub_server.py) ----
+import json as _json
+
+_settings = _json.loads({settings!r})
+c.JupyterHub.bind_url = _settings["url"]
+c.JupyterHub.hub_bind_url = _settings["hub_url"]
+c.ConfigurableHTTPProxy.api_url = _settings["proxy_api_url"]
+c.ConfigurableHTTPProxy.command = [_settings["proxy"]]
 c.JupyterHub.authenticator_class = "dummy"
-c.DummyAuthenticator.password = settings["password"]
-c.Authenticator.allowed_users = set(settings["servers"])
-c.Spawner.default_url = "/lab"
+c.DummyAuthenticator.password = _settings["password"]
+c.Authenticator.allowed_users = set(_settings["accounts"])
 c.Spawner.start_timeout = c.Spawner.http_timeout = 180  # a first start imports JupyterLab on a busy machine
-
-
-def each_account_its_environment(spawner):
-    """The students' environment for a student, the instructor's own for the instructor (docs/instructor/shared-server.md)."""
-    server = settings["servers"][spawner.user.name]
-    spawner.cmd = [server]
-    spawner.environment = {{"PATH": f"{{server.rsplit('/', 1)[0]}}:/usr/local/bin:/usr/bin:/bin", **settings["environment"]}}
-
-
-c.Spawner.pre_spawn_hook = each_account_its_environment
+c.JupyterHub.services.append({{"name": "test-admin", "api_token": _settings["admin_token"]}})
+c.JupyterHub.load_roles.append({{"name": "test-admin", "scopes": ["admin:users", "tokens"], "services": ["test-admin"]}})
 '''
 
 
@@ -92,38 +100,48 @@ class Hub(NamedTuple):
     url: str  # http://127.0.0.1:<port>, the proxy's public side
     password: str
     log: Path
+    admin_token: str  # the test-admin service's: it makes users' tokens
+
+    def token(self, account: str, scopes: list[str]) -> str:
+        """A token of ``account``'s own, with ``scopes``, as the hub makes a server's."""
+        made = requests.post(f"{self.url}/hub/api/users/{account}/tokens", json={"scopes": scopes, "note": "test"},
+                             headers={"Authorization": f"token {self.admin_token}"}, timeout=30)
+        assert made.status_code == 201, made.text
+        return made.json()["token"]
 
 
-def students_env(prefix: Path, kit: str = "self-paced") -> Path:
-    """``make students-env PREFIX=prefix KIT=kit``, as an admin runs it, from a copy of this checkout (the wheel's
-    build folder is the checkout's own, and test_kit builds there too); every account can run it."""
-    checkout = prefix.parent / f"{prefix.name}-checkout"
+def private_checkout(folder: Path) -> Path:
+    """A copy of this checkout in ``folder``/lab, ``folder`` 0700: an admin's clone no other account can enter."""
+    folder.mkdir(mode=0o700, exist_ok=True)
+    checkout = folder / "lab"
     for name in _tree_files():
         (checkout / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, checkout / name)
-    built = subprocess.run(["make", "students-env", f"PREFIX={prefix}", f"KIT={kit}"], cwd=checkout, capture_output=True, text=True,
-                           timeout=1800)
-    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
-    shutil.rmtree(checkout)
-    return prefix
+    return checkout
+
+
+def make(checkout: Path, target: str, check: bool = True, **variables) -> subprocess.CompletedProcess:
+    """``make target VAR=value...`` in ``checkout``, as an admin runs it (root)."""
+    done = subprocess.run(["make", target, *(f"{name}={value}" for name, value in variables.items())], cwd=checkout,
+                          capture_output=True, text=True, timeout=1800)
+    if check:
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done
 
 
 @contextmanager
-def jupyterhub(folder: Path, hub_env: Path, servers: dict[str, Path], extra_config: str = "",
-               environment: dict[str, str] | None = None):
-    """Run JupyterHub from ``hub_env`` in ``folder`` (its database, secret, config, log); yield its ``Hub``.
-
-    ``servers`` maps each account that may log in to the ``jupyterhub-singleuser`` its server runs;
-    ``extra_config`` is appended to the configuration (services, roles); ``environment`` goes to every server.
-    """
+def jupyterhub(folder: Path, hub_env: Path, config: str, accounts: list[str]):
+    """Run JupyterHub from ``hub_env`` on ``config`` plus the test's lines, in ``folder`` (its log, the test's copy of
+    the configuration); yield its ``Hub``. ``accounts`` may log in."""
     assert os.geteuid() == 0, "LocalProcessSpawner starts each account's server as that account: the hub runs as root"
     assert HUB_PROXY.exists(), f"configurable-http-proxy is missing at {HUB_PROXY}: run `make hub-proxy` (needs npm)"
     folder.mkdir(mode=0o700, exist_ok=True)
-    hub = Hub(f"http://127.0.0.1:{free_port()}", secrets.token_urlsafe(12), folder / "jupyterhub.log")
+    hub = Hub(f"http://127.0.0.1:{free_port()}", secrets.token_urlsafe(12), folder / "jupyterhub.log",
+              "test-admin-" + secrets.token_hex(8))
     settings = {"url": hub.url, "hub_url": f"http://127.0.0.1:{free_port()}", "password": hub.password,
-                "proxy_api_url": f"http://127.0.0.1:{free_port()}", "proxy": str(HUB_PROXY),
-                "servers": {account: str(server) for account, server in servers.items()}, "environment": environment or {}}
-    (folder / "jupyterhub_config.py").write_text(_CONFIG.format(settings=json.dumps(settings)) + extra_config)
+                "proxy_api_url": f"http://127.0.0.1:{free_port()}", "proxy": str(HUB_PROXY), "accounts": list(accounts),
+                "admin_token": hub.admin_token}
+    (folder / "jupyterhub_config.py").write_text(config + _OVERRIDES.format(settings=json.dumps(settings)))
     # The hub's own PATH: node for the proxy, the hub's environment for its helpers.
     env = {"PATH": f"{hub_env / 'bin'}:/usr/local/bin:/usr/bin:/bin", "HOME": str(folder), "LANG": "C.UTF-8"}
     process = subprocess.Popen([hub_env / "bin" / "jupyterhub", "-f", "jupyterhub_config.py"], cwd=folder, env=env,
@@ -134,7 +152,7 @@ def jupyterhub(folder: Path, hub_env: Path, servers: dict[str, Path], extra_conf
         assert process.poll() is None, f"JupyterHub ended (exit {process.returncode}):\n{hub.log.read_text()[-4000:]}"
         yield hub
     finally:
-        process.send_signal(signal.SIGTERM)  # the hub stops the proxy and every server it started
+        process.send_signal(signal.SIGTERM)  # the hub stops the proxy, the service and every server it started
         try:
             process.wait(60)
         except subprocess.TimeoutExpired:

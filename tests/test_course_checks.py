@@ -223,3 +223,29 @@ def test_collect_trusts_only_a_students_own_submission_dated_until_now(tmp_path)
     }
     everyone = inbound_submissions(inbound, "agstate-lab", now=_NOW)
     assert {s.student for s in everyone if s.trusted} == {"nobody", "daemon"} and own in {s.path for s in everyone}
+
+
+def test_release_feedback_names_a_student_it_cannot_release_and_releases_the_others(tmp_path, caplog):
+    """A feedback folder without nbgrader's secret (a submission nbgrader submit never made): nbgrader's own
+    release_feedback died there, and the students after it got nothing (milliseconds)."""
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+
+    from grader.course.exchange import ReleaseFeedback
+
+    course = tmp_path / "course"
+    for student, secret in (("ana", True), ("ben", False), ("cy", True)):
+        folder = course / "feedback" / student / "agstate-lab"
+        folder.mkdir(parents=True)
+        (folder / "01_overwrite.html").write_text(f"<p>{student}</p>")
+        (folder / "timestamp.txt").write_text("2026-12-05 10:00:00.000000 UTC")
+        if secret:
+            (folder / "submission_secret.txt").write_text(f"secret of {student}")
+    (tmp_path / "exchange").mkdir(mode=0o1777)
+    coursedir = CourseDirectory(root=str(course), course_id="c", assignment_id="agstate-lab")
+    release = ReleaseFeedback(coursedir=coursedir, authenticator=Authenticator(), root=str(tmp_path / "exchange"))
+    release.start()
+    released = sorted(page.read_text() for page in (tmp_path / "exchange" / "c" / "feedback").glob("*.html"))
+    assert released == ["<p>ana</p>", "<p>cy</p>"]
+    assert any("Feedback not released for student 'ben'" in record.getMessage() and "submission_secret.txt" in
+               record.getMessage() for record in caplog.records)

@@ -152,3 +152,7 @@ def _refuse_an_environment_without_the_exchange(output: Path) -> None:
         raise CourseError(f"{python} cannot import grader.course.exchange, which the students' configuration names "
                           "(every student's nbgrader would fail with a TraitError): build that environment with "
                           "make students-env (KIT=course or the default)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

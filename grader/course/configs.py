@@ -26,6 +26,8 @@ c = get_config()  # noqa: F821
 
 c.CourseDirectory.course_id = {course_id!r}
 c.Exchange.root = {exchange!r}
+# nbgrader's submit leaves the submission writable by every account, and its secret readable; this one does not.
+c.ExchangeFactory.submit = "grader.course.exchange.Submit"
 # nbgrader's fetch_feedback brings only the notebooks' pages; this one brings the summary page (index.html) too.
 c.ExchangeFactory.fetch_feedback = "grader.course.exchange.FetchFeedback"
 # nbgrader's Assignment List shows a submission's time only; this one adds its score once the feedback is fetched.

@@ -8,6 +8,13 @@ students' (``c.ExchangeFactory.fetch_feedback``); the commands stay nbgrader's o
 - ``ReleaseAssignment``: nbgrader's, with the sticky bit on ``inbound/``
   (which every account may write): a folder there can then be removed or
   renamed only by the account that made it, and by the instructor.
+- ``Submit`` (the students'): nbgrader's submit leaves the student's folder
+  in ``inbound/`` writable by every account (0777) and its files, the
+  submission's secret among them, readable by all: whoever learns its name
+  may change the submission, or fetch its feedback with the secret. This
+  one leaves it readable by the instructor only (``inbound/``'s group, which
+  ``release_assignment`` gives every folder made there; by all, read-only,
+  where the exchange has no such group) and writable by its student only.
 - ``Collect``: of the folders in ``inbound/``, only those its student made
   with ``nbgrader submit`` are collected (``grader.course.inbound``); a
   folder another account made in a student's name, one dated in the
@@ -55,12 +62,14 @@ from nbgrader.exchange.default.fetch_feedback import ExchangeFetchFeedback
 from nbgrader.exchange.default.list import ExchangeList
 from nbgrader.exchange.default.release_assignment import ExchangeReleaseAssignment
 from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback
+from nbgrader.exchange.default.submit import ExchangeSubmit
 from nbgrader.utils import check_mode, ignore_patterns, notebook_hash
 
 from grader.course.inbound import inbound_submissions
 from grader.course.inspection import irregular_entries
 
-__all__ = ["ReleaseAssignment", "Collect", "ReleaseFeedback", "FetchFeedback", "List", "SUMMARY_ID", "feedback_score"]
+__all__ = ["ReleaseAssignment", "Submit", "Collect", "ReleaseFeedback", "FetchFeedback", "List", "SUMMARY_ID",
+           "feedback_score"]
 
 SUMMARY_ID = "index"  # the summary page, index.html, as release_feedback names a page: without .html
 _PRIVATE_DIR, _PRIVATE_FILE = 0o750, 0o640  # the owner, and a co-instructor's group, may read: nobody else
@@ -74,6 +83,23 @@ class ReleaseAssignment(ExchangeReleaseAssignment):
         mode = os.stat(self.inbound_path).st_mode
         if not mode & stat.S_ISVTX:
             os.chmod(self.inbound_path, stat.S_IMODE(mode) | stat.S_ISVTX)
+
+
+class Submit(ExchangeSubmit):
+    """nbgrader's submit; the folder it makes in ``inbound/`` is the student's to write, and the instructor's to read."""
+
+    def copy_files(self):
+        super().copy_files()
+        folder = os.path.join(self.inbound_path, self.assignment_filename)
+        # inbound/ is setgid: the folder has its group, the instructor's, unless the exchange was made without it.
+        instructors = os.stat(folder).st_gid == os.stat(self.inbound_path).st_gid != os.getegid()
+        folders, files = (0o750, 0o640) if instructors else (0o755, 0o644)
+        for directory, _, names in os.walk(folder):
+            os.chmod(directory, folders)
+            for name in names:
+                path = os.path.join(directory, name)
+                if not os.path.islink(path):
+                    os.chmod(path, files)
 
 
 class Collect(ExchangeCollect):

@@ -25,12 +25,14 @@ from grader.exposure import group_members, readable_by_others, writable_by_other
 __all__ = ["privacy_problems"]
 
 
-def privacy_problems(log: Path, work: Path, secret_file: Path | None, instructors: str | None = None) -> list[str]:
-    """Each way another account can read or write what the service keeps, with its fix; [] when none."""
+def privacy_problems(log: Path, work: Path, secret_file: Path | None, instructors: str | None = None,
+                     environment: Path | None = None, package: Path | None = None) -> list[str]:
+    """Each way another account can read or write what the service keeps, with its fix; [] when none. ``environment``
+    and ``package`` default to this one's (``sys.prefix``) and the grader's own."""
     me = frozenset({pwd.getpwuid(os.geteuid()).pw_name})
     readers = me | _members(instructors)
-    environment = Path(sys.prefix).resolve()
-    package = Path(__file__).resolve().parent.parent  # grader/, not grader/service/
+    environment = (environment or Path(sys.prefix)).resolve()
+    package = (package or Path(__file__).parent.parent).resolve()  # grader/, not grader/service/
     problems = []
     for path, what in ((environment, "the service's environment (the grader: its models and rules)"),
                        (package, "the grader's package")):
