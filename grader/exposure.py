@@ -45,9 +45,12 @@ def _strangers(gid: int, trusted: frozenset[str], owner: str) -> set[str]:
 
 def passable(path, trusted: frozenset[str] = frozenset()) -> bool:
     """Whether an account other than root, the owners and ``trusted`` may go through every folder above ``path``."""
-    resolved = Path(path).resolve()
+    resolved = Path(os.path.realpath(path))  # the folders a link leads through are the ones searched
     for folder in resolved.parents:
-        info = os.stat(folder)
+        try:
+            info = os.stat(folder)
+        except OSError:
+            return False
         if info.st_mode & stat.S_IXOTH:
             continue
         if info.st_mode & stat.S_IXGRP and _strangers(info.st_gid, trusted, _owner(info.st_uid)):
@@ -74,9 +77,13 @@ def _who(path: Path, bits_others: int, bits_group: int, trusted: frozenset[str])
 
 def readable_by_others(path, trusted: frozenset[str] = frozenset()) -> str | None:
     """Who, beyond the owner, root and ``trusted``, can read ``path``; None: nobody. A folder counts as read when
-    they may list it or enter it: entered, it gives away every file whose name is known (a venv's are)."""
+    they may list it or enter it: entered, it gives away every file whose name is known (a venv's are). A path this
+    account cannot reach itself is behind a folder closed to others: None."""
     path = Path(path)
-    folder = path.is_dir() and not path.is_symlink()
+    try:
+        folder = stat.S_ISDIR(path.lstat().st_mode)
+    except OSError:
+        return None
     if folder:
         return _who(path, stat.S_IROTH | stat.S_IXOTH, stat.S_IRGRP | stat.S_IXGRP, trusted)
     return _who(path, stat.S_IROTH, stat.S_IRGRP, trusted)

@@ -45,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,11 @@ class Course:
         self.logs: dict[str, subprocess.CompletedProcess] = {}
         self.hub = self.browser = None
         self.service_port = None
+        self.started, self.timeline = time.monotonic(), []  # (step, minutes since the bare server): the closing figure
+
+    def mark(self, step: str) -> None:
+        self.timeline.append((step, (time.monotonic() - self.started) / 60))
+        print(f"[hub course] {self.timeline[-1][1]:5.1f} min: {step}", flush=True)
 
     def home(self, account: str) -> Path:
         return Path(pwd.getpwnam(account).pw_dir)
@@ -161,6 +167,7 @@ def course():
             with jupyterhub(root / "hub", term.students_env, _hub_config(term), servers) as hub, chromium() as browser:
                 term.hub, term.browser = hub, browser
                 term.wait_for(term.service_up, "the grading service answers")
+                term.mark("the hub and the grading service up")
                 term.tokens = {student: hub.token(student, SCOPE) for student in STUDENTS}
                 _the_term(term)
                 yield term
@@ -179,8 +186,10 @@ def _set_up(term: Course) -> None:
         folder.mkdir(mode=0o700)
     admin = private_checkout(term.admin)
     make(admin, "students-env", KIT="course", PREFIX=term.students_env)
+    term.mark("the students' environment (the course kit)")
     make(admin, "grading-service", SERVICE_USER=SERVICE_USER, SERVICE_PREFIX=term.service_env,
          SERVICE_HOME=term.service_home, SERVICE_SECRET=term.secret, INSTRUCTORS=INSTRUCTORS)
+    term.mark("the grading service's environment, secret and folder")
     shutil.rmtree(term.course, ignore_errors=True)
     tools = term.clone.lab / ".venv" / "bin"
     term.run(ORDINARY_USER, "init", tools / "agstate-course", "init", term.course, "--part", "state", "--course-id",
@@ -201,6 +210,7 @@ def _set_up(term: Course) -> None:
              "--output", Path(term.instructor.pw_dir) / "jupyterhub_config.py")
     subprocess.run(["install", "-m", "600", Path(term.instructor.pw_dir) / "jupyterhub_config.py",
                     term.hub_etc / "jupyterhub_config.py"], check=True)
+    term.mark("the course and the hub's configuration")
 
 
 def _free_port() -> int:
@@ -236,7 +246,9 @@ def _the_term(term: Course) -> None:
         term.run(student, f"submit {student}", "nbgrader", "submit", ASSIGNMENT)
     _attacks(term)
     instructor = ORDINARY_USER
-    term.run(instructor, "collect", "nbgrader", "collect", ASSIGNMENT)
+    collected = term.run(instructor, "collect", "nbgrader", "collect", ASSIGNMENT)
+    for student in STUDENTS:  # each student's own submission, whatever else the exchange holds in their name
+        assert f"Collecting submission: {student} {ASSIGNMENT}" in collected.stderr, collected.stderr[-5000:]
     term.run(instructor, "autograde", "nbgrader", "autograde", ASSIGNMENT)
     term.run(instructor, "audit", term.clone.lab / ".venv" / "bin" / "agstate-course", "audit", term.course, check=False)
     term.run(instructor, "manual point", term.clone.python, "-c", _MANUAL, S3, cwd=term.course)
@@ -350,6 +362,7 @@ def _the_bug_scores(term: Course) -> float:
 def _practice_is_graded_on_the_service_with_the_students_own_seed(term: Course):
     passed = term.check(term.tokens[S1], REFERENCE)
     assert passed.status_code == 200, passed.text
+    term.mark("the first graded check()")
     report = passed.json()
     assert report["submission"] == S1 and report["sandbox"] == "bubblewrap"
     assert [(task["id"], task["status"]) for task in report["tasks"]] == [("state.keep_max", "passed")]

@@ -10,6 +10,7 @@
   on the course.
 """
 
+import ast
 from pathlib import Path
 
 __all__ = ["CourseError", "course_settings", "student_config", "instructor_config"]
@@ -50,14 +51,29 @@ def instructor_config(root: Path) -> str:
 
 
 def course_settings(directory: Path) -> dict:
-    """The course in ``directory``, as nbgrader reads its configuration: its id, exchange, parts, and grading settings
-    (``examples`` and ``timeout``: None where the course keeps agstate-grade's defaults)."""
-    from traitlets.config import PyFileConfigLoader
+    """The course in ``directory``: its id, exchange, parts, and grading settings (``examples`` and ``timeout``: None
+    where the course keeps agstate-grade's defaults).
 
-    if not (directory / "nbgrader_config.py").is_file():
-        raise CourseError(f"{directory} has no nbgrader_config.py; give the course folder agstate-course init wrote")
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(directory)).load_config()
-    scoring = config.get("ScoreChecks", {})
-    return {"course_id": config.CourseDirectory.course_id, "exchange": config.Exchange.root,
-            "parts": list(scoring.get("parts", [])), "examples": scoring.get("examples"),
-            "timeout": scoring.get("grader_timeout")}
+    Read, never run: the assignments of literal values in its ``nbgrader_config.py`` (``agstate-course init`` writes
+    no other kind for these). Running it would import the instructor's side of the grader, which a students'
+    environment lacks, and an admin writing the students' configuration as root would run a file the instructor wrote.
+    """
+    config = directory / "nbgrader_config.py"
+    try:
+        tree = ast.parse(config.read_text(), str(config))
+    except (OSError, SyntaxError, ValueError) as error:
+        raise CourseError(f"cannot read {config} ({error}); give the course folder agstate-course init wrote") from None
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            name = ast.unparse(node.targets[0])
+            try:
+                found[name] = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+    if "c.CourseDirectory.course_id" not in found or "c.Exchange.root" not in found:
+        raise CourseError(f"{config} names no course id or exchange (c.CourseDirectory.course_id, c.Exchange.root, "
+                          "as literal values); give the course folder agstate-course init wrote")
+    return {"course_id": found["c.CourseDirectory.course_id"], "exchange": found["c.Exchange.root"],
+            "parts": list(found.get("c.ScoreChecks.parts", [])), "examples": found.get("c.ScoreChecks.examples"),
+            "timeout": found.get("c.ScoreChecks.grader_timeout")}

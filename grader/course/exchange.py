@@ -12,9 +12,9 @@ students' (``c.ExchangeFactory.fetch_feedback``); the commands stay nbgrader's o
   in ``inbound/`` writable by every account (0777) and its files, the
   submission's secret among them, readable by all: whoever learns its name
   may change the submission, or fetch its feedback with the secret. This
-  one leaves it readable by the instructor only (``inbound/``'s group, which
-  ``release_assignment`` gives every folder made there; by all, read-only,
-  where the exchange has no such group) and writable by its student only.
+  one leaves it writable by its student only, and closed to everyone but
+  the instructor, through its group: ``inbound/``'s, which every folder made
+  there gets (where the exchange has no such group, readable by all).
 - ``Collect``: of the folders in ``inbound/``, only those its student made
   with ``nbgrader submit`` are collected (``grader.course.inbound``); a
   folder another account made in a student's name, one dated in the
@@ -91,15 +91,16 @@ class Submit(ExchangeSubmit):
     def copy_files(self):
         super().copy_files()
         folder = os.path.join(self.inbound_path, self.assignment_filename)
-        # inbound/ is setgid: the folder has its group, the instructor's, unless the exchange was made without it.
+        # The folder was made in inbound/, which is setgid: its group is the instructor's (the files in it are not:
+        # nbgrader's copy resets the bit, and a student may not give a file a group they are not in). So the folder
+        # alone is closed to others, and what is in it is readable by whoever may enter: the instructor.
         instructors = os.stat(folder).st_gid == os.stat(self.inbound_path).st_gid != os.getegid()
-        folders, files = (0o750, 0o640) if instructors else (0o755, 0o644)
         for directory, _, names in os.walk(folder):
-            os.chmod(directory, folders)
+            os.chmod(directory, 0o750 if instructors and directory == folder else 0o755)
             for name in names:
                 path = os.path.join(directory, name)
                 if not os.path.islink(path):
-                    os.chmod(path, files)
+                    os.chmod(path, 0o644)
 
 
 class Collect(ExchangeCollect):

@@ -100,7 +100,7 @@ def layout_problems(layout: HubLayout) -> list[str]:
     for path, trusted, what in private:
         who = readable_by_others(path, trusted)
         if who:
-            recursive = "-R " if Path(path).is_dir() else ""
+            recursive = "" if Path(path) == Path(layout.secret_file) else "-R "  # every other path is a folder
             problems.append(f"{who} can read {path}, {what}: sudo chmod {recursive}o-rwx {path}")
         who = writable_by_others(path, trusted)
         if who:

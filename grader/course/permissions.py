@@ -16,6 +16,7 @@ import stat
 from pathlib import Path
 
 from grader.authoring.release import ROOT
+from grader.course.configs import CourseError, course_settings
 from grader.course.hub_layout import HubLayout, layout_problems, recorded_layout
 from grader.sandbox.bubblewrap import passable
 
@@ -57,8 +58,22 @@ def course_problems(root: str | os.PathLike, exchange: str | None = None) -> lis
                         f"chmod 700 {ROOT}")
     if exchange:
         problems += _exchange_problems(Path(exchange))
+        problems += _inbound_problems(root, Path(exchange))
     # The hub's paths: those agstate-course hub-config recorded for this course, else the docs' (each only if there).
     return problems + layout_problems(recorded_layout(root) or HubLayout())
+
+
+def _inbound_problems(root: Path, exchange: Path) -> list[str]:
+    """The course's inbound folder without the sticky bit (released before the lab's release_assignment gave it)."""
+    try:
+        inbound = exchange / course_settings(root)["course_id"] / "inbound"
+        mode = inbound.stat().st_mode
+    except (CourseError, OSError):
+        return []
+    if mode & stat.S_IWOTH and not mode & stat.S_ISVTX:
+        return [f"any account may remove or rename a submission of another in {inbound} (writable by all, without the "
+                f"sticky bit): chmod +t {inbound}"]
+    return []
 
 
 def _world_writable(top: Path) -> list[Path]:
