@@ -347,7 +347,7 @@ def test_autograde_runs_no_student_cell_and_scores_equal_agstate_grade(tmp_path)
         assert any(said in line for line in tampering), (said, tampering)
     others = [line for line in log.splitlines() if "WARNING" in line and line not in tampering
               and "Removing existing assignment" not in line  # --force regrades what exists
-              and "Permissions: " not in line  # this checkout's solutions/ may be readable by others (test_multiuser)
+              and "Permissions: " not in line  # this checkout's solutions/ may be readable by others (a clone in /tmp)
               and "is the reference solution, byte for byte" not in line]  # the class here is built from it
     # cy's link, which nbgrader's copy into autograded/ followed: named, and taken out before grading and feedback.
     removed = [line for line in others if "Submission of student 'cy': stolen.html is a symbolic link to" in line]

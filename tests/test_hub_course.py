@@ -86,6 +86,7 @@ class Course:
         self.logs: dict[str, subprocess.CompletedProcess] = {}
         self.hub = self.browser = None
         self.service_port = None
+        self.submissions: dict[str, Path] = {}  # each student's own folder in the exchange, as nbgrader submit made it
         self.started, self.timeline = time.monotonic(), []  # (step, minutes since the bare server): the closing figure
 
     def mark(self, step: str) -> None:
@@ -228,9 +229,10 @@ def _inbound(term: Course) -> Path:
 
 
 def _own_submission(term: Course, student: str) -> Path:
-    (folder,) = [path for path in _inbound(term).glob(f"{student}+{ASSIGNMENT}+*") if path.stat().st_uid ==
-                 pwd.getpwnam(student).pw_uid and (path / "submission_secret.txt").exists()]
-    return folder
+    """The folder ``nbgrader submit`` made for ``student`` (the term's first and only submit of each)."""
+    if student not in term.submissions:
+        (term.submissions[student],) = _inbound(term).glob(f"{student}+{ASSIGNMENT}+*")
+    return term.submissions[student]
 
 
 def _the_term(term: Course) -> None:
@@ -244,6 +246,7 @@ def _the_term(term: Course) -> None:
             os.chown(mine, pwd.getpwnam(student).pw_uid, pwd.getpwnam(student).pw_gid)
     for student in STUDENTS:
         term.run(student, f"submit {student}", "nbgrader", "submit", ASSIGNMENT)
+        _own_submission(term, student)
     _attacks(term)
     instructor = ORDINARY_USER
     collected = term.run(instructor, "collect", "nbgrader", "collect", ASSIGNMENT)
