@@ -18,7 +18,7 @@ from pathlib import Path
 from grader.authoring.release import ROOT
 from grader.course.configs import CourseError, course_settings
 from grader.course.hub_layout import HubLayout, layout_problems, recorded_layout
-from grader.sandbox.bubblewrap import passable
+from grader.exposure import readable_by_others
 
 __all__ = ["course_problems", "make_course_private", "reference_package"]
 
@@ -35,12 +35,7 @@ def make_course_private(directory: Path) -> None:
 
 
 def _open_to_others(path: Path) -> bool:
-    try:
-        mode = path.lstat().st_mode
-    except OSError:
-        return False
-    bits = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
-    return bool(mode & bits) and passable(path.resolve().parent)  # every folder above it lets others through
+    return readable_by_others(path) is not None
 
 
 def course_problems(root: str | os.PathLike, exchange: str | None = None) -> list[str]:
