@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	@# PYTHONWARNINGS reaches the build backend: its editable-install caution (notebooks/ is mapped into the
 	@# package grader.learner_notebooks) is not the learner's business on a first run.
-	PYTHONWARNINGS=ignore $(PY) -m pip install --quiet -e '.[test,hub]'
+	PYTHONWARNINGS=ignore $(PY) -m pip install --quiet -e '.[test,hub,cluster]'
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
 	@touch $(STAMP)
 

@@ -1,27 +1,36 @@
-"""What a check costs on the grading service, against today's warm local check(), and how many a class gets a minute.
+"""What a check costs on the grading service, beside a kernel's warm local check() and the service before (a revision).
 
-    .venv/bin/python benchmarks/grading_service.py [--runs 5] [--class-size 12] [--jobs CORES] [--settle 40]
+    .venv/bin/python benchmarks/grading_service.py [--runs 5] [--class-size 50] [--part-class 12] [--jobs CORES]
+                                                   [--settle 40] [--before REV]
 
 The service (grader/service/app.py) runs in this process, on a port of its
 own, as the hub would run it, with the hub's answer to "whose token is
 this" stood in for (the hub's own lookup is one cached request per token).
 Each check sends the reference's ``agstate/`` files, as the course kit's
-``check()`` does, and waits for the report.
+``check()`` does, and waits for the report. ``--before REV``: the service
+of that revision too (its ``grader/service/app.py``, read from git; a fresh
+``agstate-grade`` per check until warm graders came).
 
 1. Per check: one task (``state.keep_max``) and one part (``state``), the
-   median of ``--runs`` checks, on the service and on this kernel's warm
-   grader (grader.notebook.warm, given ``--settle`` seconds to draw ahead
-   as a learner's kernel does between checks), and their ratio.
-2. A class at once: ``--class-size`` students each send one check of part
-   ``state`` at the same moment; the service grades ``--jobs`` at a time.
-   The wall time, the checks a minute, and the median and slowest answer.
+   median of ``--runs`` checks, on a kernel's warm grader (given
+   ``--settle`` seconds to draw ahead, as a kernel does between checks), on
+   the service before and on this one, and their ratio to the warm local
+   check. A student's *first* check (a new practice seed: its examples are
+   drawn) and a check *again* (the student's examples kept) apart.
+2. A class at once: ``--class-size`` students each send one check of
+   ``state.keep_max``, then ``--part-class`` students one of part
+   ``state``, at the same moment, each their first; the service grades
+   ``--jobs`` at a time. The wall time, the checks a minute, the median
+   and slowest answer.
 
 Wall times vary with the machine's load: compare the ratios of one run.
 """
 
 import argparse
+import importlib.util
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -58,30 +67,66 @@ def on_warm_grader(target: str) -> float:
     return seconds
 
 
+def service_of(revision: str):
+    """The grading service's module as ``revision`` wrote it, importing this checkout's grader for the rest."""
+    source = subprocess.run(["git", "show", f"{revision}:grader/service/app.py"], cwd=ROOT, check=True,
+                            capture_output=True, text=True).stdout
+    spec = importlib.util.spec_from_loader(f"service_at_{revision}", loader=None)
+    module = importlib.util.module_from_spec(spec)
+    exec(compile(source, f"{revision}:grader/service/app.py", "exec"), module.__dict__)
+    return module
+
+
+def at_once(service: ServiceInThread, students: int, target: str, name: str) -> str:
+    started = time.perf_counter()
+    with ThreadPoolExecutor(students) as pool:
+        answers = sorted(pool.map(lambda i: on_service(service, f"{name}-{i}", target), range(students)))
+    wall = time.perf_counter() - started
+    return (f"wall {wall:5.1f} s; {60 * students / wall:5.1f} checks a minute; answer median "
+            f"{statistics.median(answers):4.1f} s, slowest {answers[-1]:4.1f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--class-size", type=int, default=12)
+    parser.add_argument("--class-size", type=int, default=50, help="students checking one task at once (default 50)")
+    parser.add_argument("--part-class", type=int, default=12, help="students checking part state at once (default 12)")
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--settle", type=float, default=40.0, help="seconds the warm grader draws ahead (default 40)")
+    parser.add_argument("--before", metavar="REV", help="also the service of this git revision (e.g. 1439bb4)")
     args = parser.parse_args()
+    services = {"service": None}
+    if args.before:
+        services = {f"before {args.before}": service_of(args.before), **services}
     with tempfile.TemporaryDirectory(prefix="agstate-service-bench-") as folder:
-        service = ServiceInThread(settings(Path(folder), jobs=args.jobs, per_minute=10_000, check_limit=900.0))
-        on_warm_grader("state.overwrite")  # the warm grader starts, as at a kernel's start
-        time.sleep(args.settle)
-        print(f"1. per check, median of {args.runs} (seconds); sandbox on; agstate-grade's examples and timeout")
-        print(f"   {'target':<16} {'service':>8} {'warm local':>10} {'ratio':>6}")
-        for target in ("state.keep_max", "state"):
-            remote = statistics.median(on_service(service, f"bench-{i}", target) for i in range(args.runs))
-            local = statistics.median(on_warm_grader(target) for _ in range(args.runs))
-            print(f"   {target:<16} {remote:8.2f} {local:10.2f} {remote / local:6.2f}")
-        print(f"2. a class of {args.class_size} checking part state at once, {args.jobs} graded at a time")
-        started = time.perf_counter()
-        with ThreadPoolExecutor(args.class_size) as pool:
-            answers = sorted(pool.map(lambda i: on_service(service, f"student-{i}", "state"), range(args.class_size)))
-        wall = time.perf_counter() - started
-        print(f"   wall {wall:.1f} s; {60 * args.class_size / wall:.1f} checks a minute; answer median {statistics.median(answers):.1f} s, "
-              f"slowest {answers[-1]:.1f} s")
+        running = {}
+        for name, app in services.items():
+            chosen = settings(Path(folder) / name.replace(" ", "-"), jobs=args.jobs, per_minute=10_000, check_limit=900.0)
+            running[name] = ServiceInThread(chosen, app, warm=True) if app else ServiceInThread(chosen, warm=True)
+        try:
+            on_warm_grader("state.overwrite")  # the warm grader starts, as at a kernel's start
+            time.sleep(args.settle)  # the services' warm graders start meanwhile
+            print(f"1. per check, median of {args.runs} (seconds); sandbox on; agstate-grade's examples and timeout")
+            print(f"   {'target':<16} {'warm local':>10} " + " ".join(f"{name + ', ' + when:>28}" for name in running
+                                                                      for when in ("first", "again")))
+            for target in ("state.keep_max", "state"):
+                local = statistics.median(on_warm_grader(target) for _ in range(args.runs))
+                cells = []
+                for service in running.values():
+                    first = statistics.median(on_service(service, f"new-{target}-{i}", target) for i in range(args.runs))
+                    on_service(service, f"again-{target}", target)  # the student's examples drawn: kept for the next
+                    again = statistics.median(on_service(service, f"again-{target}", target) for _ in range(args.runs))
+                    cells += [f"{first:8.2f} ({first / local:5.2f}x)", f"{again:8.2f} ({again / local:5.2f}x)"]
+                print(f"   {target:<16} {local:10.2f} " + " ".join(f"{cell:>28}" for cell in cells))
+            print(f"2. a class at once, each student's first check, {args.jobs} graded at a time")
+            for name, service in running.items():
+                print(f"   {name:<18} {args.class_size} students, state.keep_max: "
+                      + at_once(service, args.class_size, "state.keep_max", f"class-{name}"))
+                print(f"   {name:<18} {args.part_class} students, part state:     "
+                      + at_once(service, args.part_class, "state", f"part-class-{name}"))
+        finally:
+            for service in running.values():
+                service.close()
 
 
 if __name__ == "__main__":

@@ -78,6 +78,12 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--lms-assignment", metavar="NAME", default="agstate lab",
                         help="the LMS's assignment column; Canvas: as the roster writes it, 'Name (id)', to grade an "
                              "existing assignment (default: 'agstate lab', a new one)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="grade on the Dask cluster of this scheduler (tcp://host:8786), in shards of --shard-size "
+                             "submissions, each worker reading them at the same paths (docs/instructor/at-scale.md); "
+                             "--jobs is then each shard's")
+    parser.add_argument("--shard-size", type=int, default=25, metavar="N",
+                        help="with --scheduler: submissions per task on the cluster (default 25)")
     parser.add_argument("--json", action="store_true", help="print the JSON report(s) on stdout and nothing else")
     parser.add_argument("--timings", action="store_true",
                         help="give each task's wall seconds (\"seconds\" in the JSON report, a column in the scorecard); "
@@ -144,8 +150,8 @@ class Plan(NamedTuple):
 
 def _plan(args) -> Plan:
     paths = expand_paths(args.paths or ["."])
-    if args.examples < 1 or args.timeout <= 0 or args.jobs < 1 or args.memory < 64:
-        raise UsageError("--examples and --jobs must be >= 1, --timeout > 0 and --memory >= 64")
+    if args.examples < 1 or args.timeout <= 0 or args.jobs < 1 or args.memory < 64 or args.shard_size < 1:
+        raise UsageError("--examples, --jobs and --shard-size must be >= 1, --timeout > 0 and --memory >= 64")
     if len(paths) > 1 and not any((Path(path) / "agstate").is_dir() for path in paths):
         raise UsageError(f"none of the {len(paths)} folders holds an agstate/ package (the first: {paths[0]}); "
                          "in nbgrader's layout the submissions are 'submitted/*/<assignment>'")
@@ -351,6 +357,10 @@ def main(argv: list[str] | None = None) -> int:
                 _say(render_text(report, args.verbose) if single else _summary_line(report))
         progress.update(1)
 
+    if args.scheduler:  # the same grading, shard by shard on the cluster: the same reports
+        from grader.warm.cluster import batch_grader
+
+        grade_many = batch_grader(args.scheduler, args.shard_size)
     try:
         grade_many([plans[i] for i in todo], seeds, args.examples, args.timeout, args.memory, args.jobs, finished,
                    sandbox=unsandboxed is None, costs="seconds" if args.timings or args.out else None)

@@ -29,21 +29,27 @@ async def _as_the_header_says(handler) -> dict | None:
 
 
 class ServiceInThread:
-    """The service with ``settings``, on a free port of loopback, until ``close()``."""
+    """The service with ``settings``, on a free port of loopback, until ``close()``; ``app``: the service's module
+    (another revision's, for a benchmark); ``warm``: its warm grader started at once, as the service's ``main`` does
+    (else at the first check: a test that grades nothing starts none)."""
 
-    def __init__(self, settings: service.Settings):
-        self.settings, self.port = settings, free_port()
+    def __init__(self, settings: service.Settings, app=service, warm: bool = False):
+        self.settings, self.port, self.app = settings, free_port(), app
         self.api = f"http://127.0.0.1:{self.port}{PREFIX}api/"
-        self._hub_user = service._Handler.hub_user
-        service._Handler.hub_user = _as_the_header_says
-        service.clear_work(settings.work)
+        self._hub_user = app._Handler.hub_user
+        app._Handler.hub_user = _as_the_header_says
+        app.clear_work(settings.work)
         self.loop = asyncio.new_event_loop()
         ready = threading.Event()
 
         def serve():
             asyncio.set_event_loop(self.loop)
-            self.checks = service.Checks(settings)
-            service.make_server(service.make_app(self.checks, PREFIX)).listen(self.port, "127.0.0.1")
+            self.checks = app.Checks(settings)
+            guards = {name: getattr(settings, name) for name in ("max_connections", "max_unauthenticated", "header_deadline")
+                      if hasattr(settings, name)}
+            app.make_server(app.make_app(self.checks, PREFIX), **guards).listen(self.port, "127.0.0.1")
+            if warm and hasattr(self.checks, "start"):
+                self.loop.create_task(self.checks.start())
             self.loop.call_soon(ready.set)
             self.loop.run_forever()
 
@@ -60,9 +66,11 @@ class ServiceInThread:
         return requests.get(self.api + "results", headers={STUDENT_HEADER: student}, timeout=30)
 
     def close(self) -> None:
+        if hasattr(self.checks, "close"):
+            asyncio.run_coroutine_threadsafe(self.checks.close(), self.loop).result(60)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
-        service._Handler.hub_user = self._hub_user
+        self.app._Handler.hub_user = self._hub_user
 
 
 def settings(folder: Path, **chosen) -> service.Settings:
@@ -70,3 +78,15 @@ def settings(folder: Path, **chosen) -> service.Settings:
     defaults = dict(practice_secret="practice-secret-of-the-tests", parts=["state"], examples=None, timeout=None, jobs=2,
                     per_minute=3, check_limit=120.0, log=folder / "checks.jsonl", work=folder / "work")
     return service.Settings(**{**defaults, **chosen})
+
+
+if __name__ == "__main__":
+    # A service of its own process (python tests/service_in_thread.py FOLDER '<settings as JSON>'), with the descriptors
+    # its parent gave it: it prints its port and pid, and serves until its stdin closes.
+    import sys
+
+    chosen = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
+    running = ServiceInThread(settings(Path(sys.argv[1]), **chosen), warm=True)
+    print(json.dumps({"port": running.port}), flush=True)
+    sys.stdin.read()
+    running.close()

@@ -95,7 +95,7 @@ def test_a_student_has_one_check_at_a_time_and_a_few_a_minute():
     assert limits.refusal("ana") is None
 
 
-def _serve(tmp_path, **overrides) -> ServiceInThread:
+def _serve(tmp_path, **overrides) -> ServiceInThread:  # its warm grader starts at its first check
     return ServiceInThread(settings(tmp_path, **{"practice_secret": PRACTICE_SECRET, "examples": 10, "timeout": 60.0,
                                                  **overrides}))
 
@@ -122,7 +122,7 @@ def test_a_check_is_graded_with_the_students_practice_seed_and_logged(running):
     assert [(r["outcome"], r["score"]) for r in mine] == [("graded", report["score"])]
     assert mine[0]["digest"] == digest({name: text.encode() for name, text in _package(STATE).items()})
     assert running.results("nobody-yet").json() == {"results": []}
-    assert not list(running.settings.work.iterdir())  # each check's folder is gone with it
+    assert not list(running.settings.work.glob("check-*"))  # each check's folder is gone with it
 
 
 @pytest.mark.part
@@ -165,7 +165,7 @@ def test_a_check_over_the_services_limit_is_stopped_whole_and_said(tmp_path):
     try:
         over = running.post("ana", _package(HANGS), "state.keep_max")
         assert over.status_code == 422 and "past the service's limit of 4 s" in over.json()["error"]
-        assert _left_running(running.settings.work) == [] and not list(running.settings.work.iterdir())
+        assert _left_running(running.settings.work) == [] and not list(running.settings.work.glob("check-*"))
         # The slot is free again: a check that finishes. Its limit is raised first, read at each check (a loaded
         # machine once took a cold reference check past 4 s in CI: its time is not this test's subject).
         running.settings.check_limit = 120.0
@@ -503,3 +503,76 @@ def test_the_course_kit_without_a_service_says_so_in_one_line(tmp_path, monkeypa
     assert capsys.readouterr().out.strip() == client.NO_SERVICE
     with pytest.raises(ValueError, match="unknown task or part"):
         notebook.check("state.nothing")
+
+
+# Abuse: what any local account can do to the service's port with no token.
+
+def _closed(connection) -> bool:
+    """Whether the service has closed ``connection`` (its end read as EOF; nothing was ever sent on it)."""
+    import socket
+
+    connection.setblocking(False)
+    try:
+        return connection.recv(1, socket.MSG_PEEK) == b""
+    except BlockingIOError:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+@pytest.mark.part
+def test_a_student_checks_while_1100_idle_connections_are_held(tmp_path):
+    # About 7 s: a service in a process of its own with 1,024 descriptors (the limit the attack found), its warm
+    # grader, 1,100 connections opened and kept by this process, then one check.
+    import resource
+    import socket
+
+    def few_descriptors():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+
+    chosen = {"practice_secret": PRACTICE_SECRET, "examples": 10, "timeout": 60.0, "max_unauthenticated": 50}
+    served = subprocess.Popen([sys.executable, str(ROOT / "tests" / "service_in_thread.py"), str(tmp_path), json.dumps(chosen)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, preexec_fn=few_descriptors)
+    idle = []
+    try:
+        port = json.loads(served.stdout.readline())["port"]
+        for _ in range(1100):
+            idle.append(socket.create_connection(("127.0.0.1", port), timeout=30))
+        held = len(os.listdir(f"/proc/{served.pid}/fd"))
+        answer = requests.post(f"http://127.0.0.1:{port}/services/grader/api/check", timeout=120,
+                               data=_body(_package(STATE), "state.keep_max"), headers={"X-Test-Student": "ana"})
+        assert answer.status_code == 200, answer.text
+        assert [t["status"] for t in answer.json()["tasks"]] == ["passed"]
+        still_open = [not _closed(connection) for connection in idle]
+    finally:
+        for connection in idle:
+            connection.close()
+        served.stdin.close()
+        served.wait(60)
+    assert held < 1024 - 100  # descriptors to spare: a stranger's flood takes at most its share of connections
+    assert sum(still_open) <= 50 and still_open[-1]  # the newest strangers' kept, the older ones closed for them
+
+
+def test_a_request_whose_headers_do_not_come_in_time_is_closed(tmp_path):
+    # About 1 s: a service with a 1 s header deadline, two connections waiting for it, no grading.
+    import socket
+
+    running = _serve(tmp_path, header_deadline=1.0)
+    try:
+        with socket.create_connection(("127.0.0.1", running.port)) as silent, \
+                socket.create_connection(("127.0.0.1", running.port)) as dripping:
+            started = time.monotonic()
+            dripping.settimeout(0.2)
+            while time.monotonic() - started < 5 and not _closed(dripping):  # a byte of the headers at a time
+                try:
+                    dripping.sendall(b"G")
+                except OSError:
+                    break
+                time.sleep(0.2)
+            dripped = time.monotonic() - started
+            silent.settimeout(10)
+            assert silent.recv(1) == b""
+        assert 1.0 <= dripped < 3 and time.monotonic() - started < 3  # the deadline, not the data, ends them
+        assert running.post("ana", {}, "board.move").status_code == 400  # and the service answers the next
+    finally:
+        running.close()

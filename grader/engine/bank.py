@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from grader import wire
 
-__all__ = ["Key", "rule_seed", "rule_settings", "cases", "examples", "export", "merge", "export_json", "merge_json"]
+__all__ = ["Key", "rule_seed", "rule_settings", "cases", "examples", "export", "merge", "export_json", "merge_json",
+           "keep_only", "seeds"]
 
 _BANK: dict[str, list] = {}
 _NEW: set[str] = set()
@@ -124,3 +125,21 @@ def merge(banks: dict, ours: bool = False) -> None:
             _BANK[key] = [tuple(case) for case in wire.decode(data)]
             if ours:
                 _NEW.add(key)
+
+
+def _run_seed(key: str) -> int:
+    return int(key.rsplit("/", 2)[1])  # str(Key): task/name/run_seed/count
+
+
+def seeds() -> list[int]:
+    """The run seeds this process holds examples of."""
+    return list(dict.fromkeys(map(_run_seed, _BANK)))
+
+
+def keep_only(run_seeds) -> None:
+    """Forget the examples of every run seed but ``run_seeds``: a warm grader's fork that grades one student sees no
+    other student's examples, and a warm grader bounds the seeds it keeps."""
+    kept = set(run_seeds)
+    for key in [key for key in _BANK if _run_seed(key) not in kept]:
+        del _BANK[key]
+        _NEW.discard(key)

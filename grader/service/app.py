@@ -36,7 +36,6 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -49,11 +48,12 @@ from jupyterhub.services.auth import HubAuthenticated, UserNotAllowed
 from tornado import httpserver, ioloop, web
 
 from grader.catalog import MODULES, TASKS, target_options
-from grader.lifetime import die_with_parent
 from grader.package_files import MAX_BODY
+from grader.service.connections import HEADER_DEADLINE, Connections, GuardedServer, connection_cap
 from grader.service.limits import StudentLimits
 from grader.service.privacy import privacy_problems
 from grader.service.upload import UploadError, digest, parse_upload, write_package
+from grader.warm.client import WarmGrader, WarmGraderGone
 
 __all__ = ["Settings", "Checks", "make_app", "make_server", "practice_seed", "main"]
 
@@ -76,6 +76,9 @@ class Settings(argparse.Namespace):
     work: Path
     secret_file: Path | None
     instructors: str | None  # a Unix group whose members may read the log
+    max_connections: int
+    max_unauthenticated: int
+    scheduler: str | None  # a Dask scheduler's address: the checks graded on its cluster
 
 
 def practice_seed(secret: str, student: str) -> int:
@@ -93,30 +96,50 @@ class OverTime(RuntimeError):
 
 
 _CHECK_PREFIX = "check-"
+_WARM_FOLDER = "warm-grader"
 
 
 def clear_work(work: Path) -> None:
     """The folders of checks a killed service left (it alone writes in ``work``): removed when it starts again."""
     work.mkdir(mode=0o700, parents=True, exist_ok=True)
-    for left in work.glob(f"{_CHECK_PREFIX}*"):
+    for left in [*work.glob(f"{_CHECK_PREFIX}*"), work / _WARM_FOLDER]:
         shutil.rmtree(left, ignore_errors=True)
 
 
 class Checks:
-    """The grading: at most ``jobs`` at once, each in a fresh private folder, through ``agstate-grade``; and the log.
+    """The grading: at most ``jobs`` at once, each in a fresh private folder, by a warm grader; and the log.
 
     A student has at most one check in flight (``StudentLimits``) and the
     waiting ones take a slot in the order they came (asyncio's semaphore is
     first come, first served), so no student is ever two places ahead.
+
+    The warm grader (``grader.warm.server``, another process: the engine
+    never comes in here) grades each check as ``agstate-grade`` with the
+    same arguments would, in a fork of a process that has the grader
+    imported, its zygote up and each student's examples kept from their last
+    check at their practice seed.
     """
 
     def __init__(self, settings: Settings):
         self.settings = settings
+        if getattr(settings, "scheduler", None):
+            from grader.warm.cluster import ClusterChecks  # Dask's client: only for a service that uses it
+
+            self.graders = ClusterChecks(settings.scheduler)
+        else:
+            self.graders = _OnThisMachine(settings.work)
         self.slots = asyncio.Semaphore(settings.jobs)
         self.limits = StudentLimits(settings.per_minute)
         self._results: dict[str, deque] = defaultdict(lambda: deque(maxlen=KEPT_RESULTS))
         self._refusals: dict[str, tuple[float, int]] = {}  # per student: when a refusal was last logged, since then
         self._load_results()
+
+    async def start(self) -> None:
+        """The warm grader started now (or the cluster joined), so that the first check finds it ready."""
+        await self.graders.start()
+
+    async def close(self) -> None:
+        await self.graders.close()
 
     def options(self, target: str | None) -> list[str]:
         if target is None:
@@ -140,34 +163,22 @@ class Checks:
         return options
 
     async def grade(self, student: str, files: dict[str, bytes], target: str | None) -> dict:
-        options = self.options(target)
-        seed = practice_seed(self.settings.practice_secret, student)
-        with tempfile.TemporaryDirectory(prefix=_CHECK_PREFIX, dir=self.settings.work) as folder:
-            write_package(files, Path(folder) / "submission")
-            scratch = Path(folder) / "tmp"  # the grader's own temporary files: gone with the folder, whatever happens
-            scratch.mkdir()
-            async with self.slots:
-                grading = await asyncio.create_subprocess_exec(
-                    sys.executable, "-I", "-m", "grader", Path(folder) / "submission", "--json", "--require-sandbox",
-                    "--seed", str(seed), "--jobs", "1", *self.course_options(), *options,
-                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                    env={**_grading_environment(), "TMPDIR": str(scratch)},
-                    start_new_session=True,  # its group: what it started goes with it
-                    preexec_fn=die_with_parent)  # a killed service takes its gradings along
-                try:
-                    out, err = await asyncio.wait_for(grading.communicate(), self.settings.check_limit)
-                except TimeoutError:
-                    raise OverTime() from None
-                finally:  # over time, or the student went away (cancelled): the grading goes, whatever it started
-                    if grading.returncode is None:
-                        _kill_group(grading.pid)
-                        await grading.wait()
+        options = ["--json", "--require-sandbox", "--seed", str(practice_seed(self.settings.practice_secret, student)),
+                   "--jobs", "1", *self.course_options(), *self.options(target)]
+        async with self.slots:
+            try:  # over time, or the student gone (cancelled): the grading is stopped with all it started
+                answer = await asyncio.wait_for(self.graders.check(files, options, self.settings.check_limit),
+                                                self.settings.check_limit)
+            except TimeoutError:
+                raise OverTime() from None
+            except WarmGraderGone as gone:
+                raise GraderFailure(str(gone)) from None
         try:
-            report = json.loads(out)
+            report = json.loads(answer["stdout"])
         except ValueError:
             report = None
         if not isinstance(report, dict) or "tasks" not in report:
-            raise GraderFailure(err.decode(errors="replace").strip()[-2000:] or f"agstate-grade exited {grading.returncode}")
+            raise GraderFailure(answer["stderr"].strip()[-2000:] or f"agstate-grade exited {answer['returncode']}")
         if report.get("sandbox") != "bubblewrap":  # --require-sandbox says so already: a second lock, not the first
             raise GraderFailure(f"agstate-grade graded without the sandbox ({report.get('sandbox')!r})")
         report["submission"] = student  # not the service's folder, which is gone
@@ -221,19 +232,36 @@ class Checks:
                 self._results[entry["student"]].append(entry)
 
 
+class _OnThisMachine:
+    """The checks graded by a warm grader of the service's own (``grader.warm.server``), each in a private folder."""
+
+    def __init__(self, work: Path):
+        self.work = work
+        warm = work / _WARM_FOLDER  # the zygote's and its sandboxes' temporary files
+        warm.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.grader = WarmGrader({**_grading_environment(), "TMPDIR": str(warm)})
+
+    async def start(self) -> None:
+        await self.grader.start()
+
+    async def check(self, files: dict[str, bytes], options: list[str], limit: float) -> dict:
+        """``agstate-grade <files as a package> options``, as the warm grader answers (``limit``: the caller's)."""
+        with tempfile.TemporaryDirectory(prefix=_CHECK_PREFIX, dir=self.work) as folder:
+            write_package(files, Path(folder) / "submission")
+            scratch = Path(folder) / "tmp"  # the grader's own temporary files: gone with the folder, whatever happens
+            scratch.mkdir()
+            return await self.grader.grade({"check": [str(Path(folder) / "submission"), *options], "tmp": str(scratch)})
+
+    async def close(self) -> None:
+        await self.grader.close()
+
+
 def _grading_environment() -> dict[str, str]:
     """What a grading inherits of the service's environment: the path, the locale and the lab's own settings; not
     the secret, nor the hub's token of the service (the learner's code never sees either: this is the second lock)."""
     kept = {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "HOME"}
     return {key: value for key, value in os.environ.items()
             if (key in kept or key.startswith("AGSTATE_")) and key != SECRET_VARIABLE}
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 class _Handler(HubAuthenticated, web.RequestHandler):
@@ -246,6 +274,8 @@ class _Handler(HubAuthenticated, web.RequestHandler):
         # The hub's answer is awaited: HubAuthenticated's own get_current_user would block the loop, every
         # student's request with it, for as long as the hub takes.
         self.current_user = await self.hub_user()
+        if self.current_user is not None:  # a connection the hub vouched for is no stranger's: it is not closed for one
+            self.settings["connections"].trust(self.request.connection.stream)
 
     async def hub_user(self) -> dict | None:
         model = await self.hub_auth.get_user(self, sync=False)
@@ -390,10 +420,13 @@ def make_app(checks: Checks, prefix: str = "/") -> web.Application:
 SMALL_BODY = 64 * 1024  # any request but a check's: tornado holds a body whole before any handler, or login, runs
 
 
-def make_server(app: web.Application) -> httpserver.HTTPServer:
-    """The service's HTTP server: small bodies (a check streams its own, up to ``MAX_BODY``), and no connection
-    held open by silence."""
-    return httpserver.HTTPServer(app, max_body_size=SMALL_BODY, idle_connection_timeout=60, body_timeout=60)
+def make_server(app: web.Application, max_connections: int = 1000, max_unauthenticated: int = 100,
+                header_deadline: float = HEADER_DEADLINE) -> httpserver.HTTPServer:
+    """The service's HTTP server: small bodies (a check streams its own, up to ``MAX_BODY``), no connection held
+    open by silence, and at most so many connections, strangers' first to go (``grader.service.connections``)."""
+    server = GuardedServer(app, max_body_size=SMALL_BODY, idle_connection_timeout=header_deadline, body_timeout=60)
+    server.connections = app.settings["connections"] = Connections(connection_cap(max_connections), max_unauthenticated)
+    return server
 
 
 def _positive(kind):
@@ -423,6 +456,14 @@ def parse_settings(argv: list[str] | None = None) -> Settings:
     parser.add_argument("--secret-file", type=Path, metavar="FILE",
                         help=f"the practice secret's file, readable by the service's account only (default: "
                              f"{SECRET_VARIABLE} in the environment)")
+    parser.add_argument("--max-connections", type=_positive(int), default=1000, metavar="N",
+                        help="connections held at once, at most (default 1000; fewer if the descriptors allow fewer)")
+    parser.add_argument("--max-unauthenticated", type=_positive(int), default=100, metavar="N",
+                        help="connections held with no request from a user the hub vouches for; a new one closes the "
+                             "oldest (default 100)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="a Dask scheduler (tcp://host:8786): each check graded on its cluster, by the warm grader "
+                             "of a worker (docs/instructor/at-scale.md; default: on this machine)")
     parser.add_argument("--instructors", metavar="GROUP",
                         help="a Unix group whose members may read the log (agstate-course practice-log)")
     settings = parser.parse_args(argv, namespace=Settings())
@@ -466,7 +507,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     clear_work(settings.work)
     url = urlparse(os.environ.get("JUPYTERHUB_SERVICE_URL", "http://127.0.0.1:10101"))
-    app = make_app(Checks(settings), os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/"))
-    make_server(app).listen(url.port or 80, url.hostname or "127.0.0.1")
+    checks = Checks(settings)
+    app = make_app(checks, os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/"))
+    make_server(app, settings.max_connections, settings.max_unauthenticated).listen(url.port or 80, url.hostname or "127.0.0.1")
+    ioloop.IOLoop.current().add_callback(checks.start)
     ioloop.IOLoop.current().start()
     return 0
