@@ -160,7 +160,7 @@ grading-service:
 	install -d -m 750 -o root -g $(SERVICE_USER) $(SERVICE_PREFIX)
 	/usr/bin/python3 -m venv $(SERVICE_PREFIX)
 	$(SERVICE_PREFIX)/bin/python -m pip install --quiet --upgrade pip
-	PYTHONWARNINGS=ignore $(SERVICE_PREFIX)/bin/python -m pip install --quiet '.[hub]'
+	PYTHONWARNINGS=ignore $(SERVICE_PREFIX)/bin/python -m pip install --quiet '.[hub,cluster]'  # cluster: --scheduler (Dask)
 	@/usr/bin/python3 -m grader.authoring.private_checkout --record $(SERVICE_PREFIX)
 	chown -R root:$(SERVICE_USER) $(SERVICE_PREFIX) && chmod -R u=rwX,g=rX,o= $(SERVICE_PREFIX)
 	install -d -m 750 -o root -g $(SERVICE_USER) $(dir $(SERVICE_SECRET))

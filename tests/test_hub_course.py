@@ -345,6 +345,14 @@ else:
 '''
 
 
+def _service_log_tail(term: Course) -> str:
+    """The service's last log lines, its grader's own messages among them (a grader failure's ``detail``)."""
+    try:
+        return "\n".join((term.service_home / "agstate-checks.jsonl").read_text().splitlines()[-3:])
+    except OSError as error:
+        return f"(no service log: {error})"
+
+
 def _scores(term: Course) -> dict[str, float]:
     with Gradebook(f"sqlite:///{term.course / 'gradebook.db'}", COURSE_ID) as gb:
         return {student: gb.find_submission(ASSIGNMENT, student).score for student in STUDENTS}
@@ -364,7 +372,7 @@ def _the_bug_scores(term: Course) -> float:
 
 def _practice_is_graded_on_the_service_with_the_students_own_seed(term: Course):
     passed = term.check(term.tokens[S1], REFERENCE)
-    assert passed.status_code == 200, passed.text
+    assert passed.status_code == 200, passed.text + "\n" + _service_log_tail(term)
     term.mark("the first graded check()")
     report = passed.json()
     assert report["submission"] == S1 and report["sandbox"] == "bubblewrap"
