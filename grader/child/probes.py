@@ -19,6 +19,7 @@ from langgraph.types import Command, Overwrite, Send
 from typing_extensions import TypedDict, get_type_hints
 
 from grader import wire
+from grader.child.lent import Held, LentLock
 from grader.wire import Raised
 
 __all__ = ["Context", "Missing", "PROBES", "Raised", "probe", "operation", "load", "plain_tag"]
@@ -54,8 +55,9 @@ class Context:
     # -- handles: the learner's objects, named on the grading side ------------------------------------
     def keep(self, value) -> dict:
         """``value``'s tag for the grading side: LangGraph's own values rebuilt there, anything else held here."""
-        tag = plain_tag(value)
-        if tag is not None:
+        if isinstance(value, Held):  # a result the grading side asked for by handle
+            value = value.value
+        elif (tag := plain_tag(value)) is not None:
             return {key: item if key in ("$", "kind") else wire.encode(item, keep=self.keep) for key, item in tag.items()}
         handle = self._handles.get(id(value))
         if handle is None:
@@ -96,6 +98,8 @@ class Context:
             saver = InMemorySaver()  # the learner compiles with it; the grading side rebuilds the graph with its own
             self._savers.append(saver)
             return saver
+        if "lock" in tag:  # a lock whose acquiring and releasing are the grading side's (a race's turns)
+            return LentLock(*(self.callback(str(tag["lock"].get(name)), None) for name in ("acquire", "release", "locked")))
         if "object" in tag:  # an object whose methods run on the grading side (the scripted chat model, a stream)
             methods = tag.get("methods") if isinstance(tag.get("methods"), dict) else {}
             properties = tag.get("properties") if isinstance(tag.get("properties"), list) else []

@@ -38,8 +38,8 @@ from grader import wire
 from grader.sandbox.session import ChildFailed, LoadFailed, MissingName
 from grader.wire import Opaque, Raised
 
-__all__ = ["SCENARIOS", "scenario", "run_scenario", "Remote", "Handle", "Callback", "CallbackObject", "Built", "Killed",
-           "LearnerRaised", "SAVER"]
+__all__ = ["SCENARIOS", "scenario", "run_scenario", "Remote", "Handle", "Callback", "CallbackObject", "LentLock", "Built",
+           "Killed", "LearnerRaised", "SAVER"]
 
 SCENARIOS: dict[str, Callable] = {}
 
@@ -135,6 +135,18 @@ class CallbackObject:
     def tag(self) -> dict:
         return {"$": "callback", "object": self.name, "properties": list(self.properties),
                 "methods": {method: Callback(f"{self.key}.{method}", function).tag() for method, function in self.methods.items()}}
+
+
+class LentLock(CallbackObject):
+    """A lock of the grading side the learner's code holds (made by ``threading.Lock()`` while ``Remote.lend_locks``):
+    its ``acquire(blocking, timeout)``, ``release()`` and ``locked()`` run here, so the grading side decides when each
+    returns: the turns of a race (``grader.child.lent.LentLock`` over there)."""
+
+    def __init__(self, name: str, acquire: Callable, release: Callable, locked: Callable):
+        super().__init__(name, {"acquire": acquire, "release": release, "locked": locked})
+
+    def tag(self) -> dict:
+        return {"$": "callback", "lock": {method: f"{self.key}.{method}" for method in self.methods}}
 
 
 _OBJECTS = itertools.count(1)
@@ -267,12 +279,14 @@ class Remote:
         self.generation = self.session.generation
 
     def ready(self, timeout: float) -> bool:
-        return self.session.replied(timeout)
+        """Whether the operation ``start`` asked has answered, waiting up to ``timeout`` seconds (its callbacks served)."""
+        return self.session.replied(timeout, self.doing, self._serve)
 
     def finish(self, operation: str):
         """The answer of the operation ``start`` asked, as ``ask`` gives it."""
         remaining = self.deadline - time.monotonic()
-        return self._answer(self.session.finish(operation, max(0.0, remaining), self.doing, resolve=self._resolve))
+        return self._answer(self.session.finish(operation, max(0.0, remaining), self.doing, resolve=self._resolve,
+                                                serve=self._serve))
 
     def _serve(self, request: dict) -> dict:
         """The learner's code called a callback: run it here; what it raises goes back to be raised there."""
@@ -394,6 +408,24 @@ class Remote:
         for handle_id in ids:
             self._handles.pop(handle_id, None)
             self._functions.pop(handle_id, None)
+
+    def lend_locks(self, factory: Callable[[bool], "LentLock"]) -> None:
+        """``threading.Lock()`` and ``RLock()`` in the learner's process make ``factory(reentrant)``'s locks, until
+        ``take_back``: a racing object built meanwhile takes turns at locks of the grading side."""
+        self._ask("lend_locks", Callback("lock", factory))
+
+    def lend_clock(self, clock: Callable[[], float]) -> None:
+        """The learner's module reads ``clock()`` for ``time.time()``, until ``take_back``: each read a call here."""
+        self._ask("lend_clock", Callback("clock", clock))
+
+    def method(self, target: "Handle", name: str, *args, attrs=(), by_handle: bool = False) -> dict:
+        """``target.<name>(*args)`` over there: ``{"result": ...}`` (a ``Handle`` when ``by_handle``) or ``{"raised":
+        Raised}`` with the exception's ``attrs``; a stub raises ``LearnerRaised`` as ``call`` does."""
+        return self._ask("call_method", target, name, list(args), list(attrs), by_handle)
+
+    def attribute(self, target: "Handle", name: str):
+        """``target.<name>`` over there (a property runs the learner's code)."""
+        return self._ask("attribute", target, name)
 
     def ask(self, operation: str, *args):
         """A part's own call-server operation (its ``probes/``): one call of the learner's code, handles both ways."""

@@ -129,6 +129,7 @@ class Session:
         self.received = 0  # bytes of the learner's replies in this task (TASK_REPLY_BYTES)
         self.generation = 0  # counts the learner processes started: what one held, the next does not
         self._pending_sent = False  # whether the probe ``start`` sent reached the learner's process
+        self._early = None  # the started probe's reply, read by ``replied`` before ``finish`` asks for it
         self._importing = False  # a process ``prestart`` made, whose word that the import is done is still to come
         self._lock = threading.RLock()
 
@@ -273,17 +274,37 @@ class Session:
     # -- a probe left running: a racing writer's append, a writer killed mid-append --------------------------
     def start(self, name: str, *args, keep=None) -> None:
         """Send probe ``name`` and return at once; ``finish`` reads its reply (or ``close`` kills it where it is)."""
+        self._early = None
         self._pending_sent = self._request({"probe": name, "args": wire.encode(list(args), keep=keep)})
 
-    def replied(self, timeout: float) -> bool:
-        """Whether the started probe's reply (or the process's end) has come, waiting up to ``timeout`` seconds."""
-        return not self._pending_sent or self._conn is None or self._conn.poll(timeout)
+    def replied(self, timeout: float, doing: Callable[[], str] = lambda: "running", serve=None) -> bool:
+        """Whether the started probe's reply (or the process's end) has come, waiting up to ``timeout`` seconds and
+        serving the learner's callbacks meanwhile (``serve``, as ``probe``'s)."""
+        if not self._pending_sent or self._conn is None or self._early is not None:
+            return True
+        deadline = time.monotonic() + timeout
+        while self._conn.poll(max(0.0, deadline - time.monotonic())):
+            reply = self._receive(0, doing)
+            if not (isinstance(reply, dict) and "callback" in reply and serve is not None):
+                self._early = reply  # the reply itself (or a callback nothing serves: finish says so)
+                return True
+            self._send(serve(reply), doing)
+        return False
 
-    def finish(self, name: str, timeout: float, doing: Callable[[], str], resolve=None):
+    def finish(self, name: str, timeout: float, doing: Callable[[], str], resolve=None, serve=None):
         """The started probe's value, a ``Raised`` or a ``MissingName``, as ``probe`` gives it."""
         began = time.perf_counter()
         try:
-            reply = self._reply(time.monotonic() + timeout, doing) if self._pending_sent else self._receive(0, doing)
+            if self._early is not None:
+                reply, self._early = self._early, None
+                if isinstance(reply, dict) and "callback" in reply:  # a callback ``replied`` had nothing to serve
+                    self.close()
+                    raise ChildFailed("crashed", f"the process running your code made a call the grader did not "
+                                                 f"offer while {doing()}")
+            elif self._pending_sent:
+                reply = self._reply(time.monotonic() + timeout, doing, serve)
+            else:
+                reply = self._receive(0, doing)
         finally:
             self.waited += time.perf_counter() - began
         self.spent[name] += _seconds(reply)
@@ -382,6 +403,7 @@ class Session:
             self._drain.stop()
             self._drain = None
         self._importing = False
+        self._early = None
         return last
 
 

@@ -5,16 +5,15 @@ grader's (``GraderStream``), kept here: what a rule reads of the stream is
 never what the learner's process says it holds. A rival resolver that
 commits between the learner's read and its append is the grader's stream
 calling the learner's ``resolve_conflict`` again from inside that append;
-resolvers racing on threads take turns in the learner's process
-(``probes.branches_resolve_threads``), each read and append a call here.
+racing resolvers are the same, each the next one's rival, the order the
+grader's (no thread runs them).
 
 The refund graph ``build_refund_graph`` returns is rebuilt and run here on a
 checkpointer of the grader's (``grader.engine.remote``), its side effects
 the grader's own, lent to the learner's graph: their ledger is kept here.
 Its branches run one at a time in a fixed order, and LangGraph applies
 their writes in node-name order, as it would whatever order they finished
-in. The stream's own race (``stream_race``) runs in the learner's process,
-on the learner's stream, forced in lockstep there (``grader.parts.branches.probes``).
+in. The learner's own stream is scripted and raced in ``scenarios_race``.
 """
 
 import copy
@@ -25,6 +24,7 @@ from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
 from grader.engine.remote import SAVER, Callback, CallbackObject, LearnerRaised, Raised, Remote, scenario
+from grader.parts.branches import scenarios_race  # noqa: F401 - registers the stream's scenarios
 
 __all__ = ["write_once_graph", "resolve_sequence", "resolve_interleaved", "resolve_threads", "refund_orders",
            "refund_redelivered", "GraderStream"]
@@ -131,9 +131,27 @@ def resolve_interleaved(remote: Remote, conflict, prior, mine, theirs):
 
 @scenario
 def resolve_threads(remote: Remote, conflict, prior, calls):
-    """Every ``[decision, actor, rule]`` of ``calls`` resolves the same conflict in its own thread, on one stream."""
+    """Every ``[decision, actor, rule]`` of ``calls`` resolves the same conflict on one stream, all having read it
+    before any appends: each resolver's first append waits here while the next resolver runs whole, so each
+    resolver but the last meets, at its append, a resolution committed since it read. Each one's ``{"result":
+    record or Raised}``; the stream's events."""
     stream = GraderStream(conflict["stream_id"], prior)
-    results = remote.ask("branches_resolve_threads", stream.lent(), conflict, calls)
+    waiting, results = list(range(len(calls))), [None] * len(calls)
+
+    def next_first() -> None:
+        number = waiting.pop(0)
+        first = [True]
+
+        def before_append():
+            if first[0] and waiting:  # this resolver has read and decided: the next one runs whole before it appends
+                first[0] = False
+                next_first()
+
+        results[number] = {"result": remote.attempt(lambda: remote.call(
+            "resolve_conflict", stream.lent(before_append), copy.deepcopy(conflict), *calls[number]))}
+
+    while waiting:
+        next_first()
     return {"results": results, "events": stream.events()}
 
 

@@ -4,22 +4,24 @@ A writer is another learner process of the task (``Session.sibling``) with
 a store of the learner's on one database file in the task's shared folder
 (``grader.sandbox.shared``). The killer is the grading side: a writer's
 next append is sent and its process killed at once, wherever that append
-is, and the file reopened by another process. In a race the rival's append
-is sent from here while the armed writer is stopped between its check and
-its write (``probes.calls.events_armed_append``: that stop is made in the
-learner's process, the one part of these scenarios that is). Whether a
+is, and the file reopened by another process. In a race each writer reads
+the grader's clock for ``time.time()`` (``Remote.lend_clock``): the armed
+writer's read for the event's ts is a call here, and the rival's append is
+sent from inside it, while the armed writer waits between its check and its
+write. Nothing of the schedule runs in the learner's processes. Whether a
 writer holds the database's lock, and what the file's schema is, the
 grading side reads itself: from the kernel's locks, and from a copy.
 """
 
+import itertools
 import sqlite3
 import tempfile
 import time
 import uuid
 from pathlib import Path
 
-from grader.engine.remote import Callback, LearnerRaised, Remote, scenario
-from grader.parts.events.clock import in_order
+from grader.engine.remote import LearnerRaised, Remote, scenario
+from grader.parts.events.clock import in_order, stamp
 from grader.sandbox import shared
 from grader.sandbox.session import ChildFailed, LoadFailed
 
@@ -128,19 +130,39 @@ def _outcome(call):
         return _died(exc)
 
 
+class _Clock:
+    """A writer's ``time.time()``, lent: each read is a call here, counted; the armed writer's next read first lets the
+    rival append (``gate``). Every writer reads the grader's time, one tick per read (the ts stay distinct)."""
+
+    def __init__(self, ticks):
+        self.ticks = ticks  # shared by the race's writers
+        self.reads = 0
+        self.gate = None
+
+    def __call__(self) -> float:
+        self.reads += 1
+        gate, self.gate = self.gate, None
+        if gate is not None:
+            gate()
+        return stamp(next(self.ticks))
+
+
 @scenario
 def race(remote: Remote, rounds):
     """Two writers, each another learner process with its own store on one file, race for seqs 1..``rounds``.
 
-    For each seq one writer (taking turns) is *armed*: when its append is
-    about to run its first writing SQL statement — its check is done — it
-    stops and calls back here; then the other writer appends the same seq,
-    unless the database is write-locked (a transaction such as BEGIN
-    IMMEDIATE holds it: the other comes after), or its append has not
-    answered after ``BLOCKED_AFTER`` seconds (a lock of another kind). So a
-    check-then-insert store meets its rival between the check and the write
-    on every run. Returns, per seq, what each writer's append did: "win",
-    the ``Raised`` of what it raised, or "the writer process died".
+    Each writer's module reads a clock of the grader's for ``time.time()``.
+    For each seq one writer (taking turns) is *armed*: when its append reads
+    the clock for the event's ts — its check done, the event about to be
+    written — the other writer appends the same seq, unless the armed one
+    holds the database's write lock then (a transaction such as BEGIN
+    IMMEDIATE: the other comes after), or its append has not answered after
+    ``BLOCKED_AFTER`` seconds (a lock of another kind). First, one writer
+    appends a seq the other then appends again with another payload: a
+    refused append that read the clock read it before its check
+    (``refused``), and its race would be no race. Returns, per seq, what
+    each writer's append did: "win", the ``Raised`` of what it raised, or
+    "the writer process died".
     """
     file = _SharedFile(remote, "race")
     for number in (0, 1):  # the writers' processes made meanwhile: they touch the file only when asked for a store
@@ -148,12 +170,16 @@ def race(remote: Remote, rounds):
     made = remote.ask("events_store", file.learner)
     remote.ask("events_call", made, "list", ["race"])  # the schema exists before the writers start
     remote.release(made)
-    writers = [remote.sibling(number) for number in (0, 1)]
-    stores = [writer.ask("events_store", file.learner) for writer in writers]
+    ticks = itertools.count(1)
+    writers, clocks = [remote.sibling(number) for number in (0, 1)], [_Clock(ticks), _Clock(ticks)]
     rounds_seen = []
     try:
+        for writer, clock in zip(writers, clocks):
+            writer.lend_clock(clock)
+        stores = [writer.ask("events_store", file.learner) for writer in writers]
+        refused = _refused(writers, stores, clocks)
         for seq in range(1, rounds + 1):
-            rounds_seen.append(_race_round(file, writers, stores, seq))
+            rounds_seen.append(_race_round(file, writers, stores, clocks, seq))
             if _DIED in rounds_seen[-1]["outcomes"].values():
                 break  # the rule fails on this round; its store died with it
         codes = [0 if writer.live() else 1 for writer in writers]  # a writer that died on its own ended abnormally
@@ -162,13 +188,23 @@ def race(remote: Remote, rounds):
     file.check_size()
     listed = remote.ask("events_store", file.learner)
     try:
-        return in_order({"rounds": rounds_seen, "codes": codes, "events": remote.ask("events_call", listed, "list", ["race"])})
+        return in_order({"refused": refused, "rounds": rounds_seen, "codes": codes,
+                         "events": remote.ask("events_call", listed, "list", ["race"])})
     finally:
         remote.release(listed)
 
 
-def _race_round(file: _SharedFile, writers: list[Remote], stores: list, seq: int) -> dict:
-    """One seq raced: the armed writer (taking turns) stopped between its check and its write, the other appending."""
+def _refused(writers: list[Remote], stores: list, clocks: list[_Clock]) -> dict:
+    """Writer 0 appends seq 1 of task "refused", then writer 1 appends it again with another payload, in turn: what the
+    second append did and how often it read the clock."""
+    first = _outcome(lambda: writers[0].ask("events_call", stores[0], "append", ["refused", 1, "agent.started", {"writer": 0}]))
+    before = clocks[1].reads
+    second = _outcome(lambda: writers[1].ask("events_call", stores[1], "append", ["refused", 1, "agent.started", {"writer": 1}]))
+    return {"first": first, "second": second, "clock_reads": clocks[1].reads - before}
+
+
+def _race_round(file: _SharedFile, writers: list[Remote], stores: list, clocks: list[_Clock], seq: int) -> dict:
+    """One seq raced: the armed writer (taking turns) stopped as it reads the clock, the other appending meanwhile."""
     armed, other = (seq - 1) % 2, seq % 2
     appends = [["race", seq, "tool.called", {"writer": number}] for number in (0, 1)]
     seen = {"paused": False, "locked": False, "interleaved": False, "sent": False}
@@ -186,8 +222,11 @@ def _race_round(file: _SharedFile, writers: list[Remote], stores: list, seq: int
         except (ChildFailed, LoadFailed) as exc:
             outcomes[other] = _died(exc)
 
-    outcomes[armed] = _outcome(lambda: writers[armed].ask("events_armed_append", stores[armed], appends[armed],
-                                                          Callback("paused", paused)))
+    clocks[armed].gate = paused
+    try:
+        outcomes[armed] = _outcome(lambda: writers[armed].ask("events_call", stores[armed], "append", appends[armed]))
+    finally:
+        clocks[armed].gate = None  # an append that never read the clock was never raced
     if other not in outcomes:
         outcomes[other] = _outcome((lambda: writers[other].finish("events_call")) if seen["sent"] else
                                    (lambda: writers[other].ask("events_call", stores[other], "append", appends[other])))

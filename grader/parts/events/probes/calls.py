@@ -10,27 +10,16 @@ store made for it, which goes with its folder when the script ends). ``events_se
 returned. A store on a file lives in a folder of this process's ``/tmp``
 (``events_scratch``), removed when the scenario ends (``events_unscratch``):
 housekeeping, not evidence.
-
-``events_armed_append`` is a racing writer's append, stopped between its
-check and its write while the grading side lets the rival writer, another
-learner process, append the same seq. The stop is made here (a trace
-callback on this process's SQLite connections) and is the one part of a
-scenario still made in the learner's process; what the rule judges (each
-writer's outcome, what the file holds) is what the learner's calls return
-to the grading side.
 """
 
-import gc
 import os
-import sqlite3
 import tempfile
 
-from grader.child import guard
 from grader.child.probes import operation
 from grader.parts.events.probes.common import CONFLICT_ATTRS, dump, learner_store, remove_scratch
 
-__all__ = ["events_store", "events_call", "events_calls", "events_script", "events_armed_append", "events_seq_after_change",
-           "events_scratch", "events_unscratch"]
+__all__ = ["events_store", "events_call", "events_calls", "events_script", "events_seq_after_change", "events_scratch",
+           "events_unscratch"]
 
 _METHODS = ("append", "list", "last_seq")  # the EventStore's: nothing else of the object is asked for
 _PREFIX = "agstate-events-"
@@ -82,46 +71,6 @@ def events_script(ctx, on_file, calls):
         store = None  # the learner's store goes before its folder: its database closed (unless it keeps itself)
         if folder is not None:
             remove_scratch(folder)
-
-
-_WRITES = ("INSERT", "REPLACE", "UPDATE", "DELETE")
-
-
-@operation
-def events_armed_append(ctx, store, args, paused):
-    """``store.append(*args)``, stopped before its first writing SQL statement (its check done) to call ``paused``.
-
-    ``paused`` is the grading side's: while it runs, the rival writer appends.
-    The stop comes once, on any of this process's SQLite connections; an
-    append that never writes never calls it.
-    """
-    armed = [True]
-
-    def before_statement(sql):
-        if armed[0] and sql.lstrip().split(None, 1)[:1] and sql.lstrip().split(None, 1)[0].upper() in _WRITES:
-            armed[0] = False
-            paused()
-
-    with guard.permitted():  # the grader's own heap walk: no learner code runs in it
-        connections = [found for found in gc.get_objects() if isinstance(found, sqlite3.Connection)]
-    for connection in connections:
-        try:
-            connection.set_trace_callback(before_statement)
-        except sqlite3.ProgrammingError:
-            pass  # a closed connection of an earlier store
-    connect = sqlite3.connect
-
-    def traced_connect(*args, **kwargs):  # a store that opens a connection per call: that one is traced too
-        connection = connect(*args, **kwargs)
-        connection.set_trace_callback(before_statement)
-        return connection
-
-    sqlite3.connect = traced_connect
-    try:
-        return ctx.attempt(lambda: dump(store.append(*args)), attrs=CONFLICT_ATTRS)
-    finally:
-        armed[0] = False
-        sqlite3.connect = connect
 
 
 @operation
