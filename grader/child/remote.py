@@ -29,13 +29,9 @@ from langgraph.graph.state import CompiledStateGraph
 from typing_extensions import get_type_hints, is_typeddict
 
 from grader import wire
-from grader.child import lent
-from grader.child.lent import Held
 from grader.child.probes import operation
-from grader.wire import Raised
 
-__all__ = ["lookup", "invoke", "fold", "lend", "take_back", "attribute", "call_method", "tamper", "hold", "lend_locks",
-           "lend_clock", "release", "describe_schema", "describe_graph", "run_node"]
+__all__ = ["lookup", "invoke", "fold", "lend", "take_back", "release", "describe_schema", "describe_graph", "run_node"]
 
 
 @operation
@@ -97,50 +93,6 @@ def take_back(ctx):
     while ctx.lent:
         owner, name, original = ctx.lent.pop()
         setattr(owner, name, original)
-
-
-@operation
-def attribute(ctx, target, name):
-    """``target.<name>``: a held object's attribute (a property's value is what the learner's code returns)."""
-    return getattr(target, str(name))
-
-
-@operation
-def call_method(ctx, target, name, args, attrs=(), by_handle=False):
-    """``target.<name>(*args)``: ``{"result": ...}`` (by handle when ``by_handle``), or ``{"raised": Raised}`` with the
-    exception's ``attrs`` (``StaleVersion.expected``); a stub's NotImplementedError goes through, the task's verdict."""
-    outcome = ctx.attempt(lambda: getattr(target, str(name))(*args), attrs)
-    if isinstance(outcome, Raised):
-        return {"raised": outcome}
-    return {"result": Held(outcome) if by_handle else outcome}
-
-
-@operation
-def tamper(ctx, target):
-    """Mark every dict of ``target`` (a held list, or a held dict itself) ``"tampered": True``: what the grading
-    side sent or was given, changed after the call, to see whether the learner's object kept a copy."""
-    for item in target if type(target) is list else [target]:
-        if type(item) is dict:
-            item["tampered"] = True
-
-
-@operation
-def hold(ctx, value):
-    """``value`` (plain data the grading side sent), kept here: the grading side passes its handle to a call, then
-    changes it (``tamper``)."""
-    return Held(value)
-
-
-@operation
-def lend_locks(ctx, factory):
-    """``threading.Lock()``/``RLock()`` make the grading side's locks (``factory(reentrant)``) until ``take_back``."""
-    lent.lend_locks(ctx, factory)
-
-
-@operation
-def lend_clock(ctx, clock):
-    """The learner's module reads the grading side's ``clock()`` for ``time.time()`` until ``take_back``."""
-    lent.lend_clock(ctx, clock)
 
 
 @operation

@@ -127,6 +127,7 @@ class Session:
         self.started = self.imported = self.waited = 0.0
         self.spent = Counter()
         self.received = 0  # bytes of the learner's replies in this task (TASK_REPLY_BYTES)
+        self.asked: set[str] = set()  # every probe and operation asked of this task's learner processes (its integrity)
         self.generation = 0  # counts the learner processes started: what one held, the next does not
         self._pending_sent = False  # whether the probe ``start`` sent reached the learner's process
         self._early = None  # the started probe's reply, read by ``replied`` before ``finish`` asks for it
@@ -149,6 +150,10 @@ class Session:
             self._siblings.append(Session(self.submission, self.module, self.limits, self.load_timeout, self.sandbox,
                                           self.shared))
         return self._siblings[number]
+
+    def asked_of_all(self) -> set[str]:
+        """What this task asked of its learner processes, its siblings' included."""
+        return self.asked.union(*(sibling.asked for sibling in self._siblings))
 
     def close_siblings(self) -> None:
         """End the other learner processes: each holds a uid of the zygote's few while it runs."""
@@ -220,21 +225,24 @@ class Session:
         come back (``grader.wire.encode``, ``decode``). ``serve``: the answer to
         a callback the learner's code makes before the reply (``grader.engine.remote``).
         """
+        self.asked.add(name)
         reply = self._ask({"probe": name, "args": wire.encode(list(args), keep=keep)}, timeout,
                           doing or (lambda: f"running {name}"), serve)
         self.spent[name] += _seconds(reply)
         return _outcome(reply, resolve)
 
-    def batch(self, requests: list[tuple[str, list]], timeout: float) -> list:
-        """Run many probes in one round trip; each outcome is a value, a ``Raised`` or a ``MissingName``."""
-        message = {"batch": [[name, wire.encode(args)] for name, args in requests]}
+    def batch(self, requests: list[tuple[str, list]], timeout: float, keep=None, resolve=None) -> list:
+        """Run many probes in one round trip; each outcome is a value, a ``Raised`` or a ``MissingName`` (``keep``,
+        ``resolve``: as ``probe``'s)."""
+        self.asked.update(name for name, _ in requests)
+        message = {"batch": [[name, wire.encode(args, keep=keep)] for name, args in requests]}
         reply = self._ask(message, timeout, lambda: f"running {len(requests)} checks")
         if not isinstance(reply.get("replies"), list) or len(reply["replies"]) != len(requests):
             self.close()
             raise ChildFailed("crashed", f"the process running your code answered {len(requests)} checks with something else")
         for (name, _), item in zip(requests, reply["replies"]):
             self.spent[name] += _seconds(item)
-        return [_outcome(item) for item in reply["replies"]]
+        return [_outcome(item, resolve) for item in reply["replies"]]
 
     def _ask(self, message: dict, timeout: float, doing: Callable[[], str], serve=None) -> dict:
         deadline = time.monotonic() + timeout
@@ -275,6 +283,7 @@ class Session:
     def start(self, name: str, *args, keep=None) -> None:
         """Send probe ``name`` and return at once; ``finish`` reads its reply (or ``close`` kills it where it is)."""
         self._early = None
+        self.asked.add(name)
         self._pending_sent = self._request({"probe": name, "args": wire.encode(list(args), keep=keep)})
 
     def replied(self, timeout: float, doing: Callable[[], str] = lambda: "running", serve=None) -> bool:

@@ -37,8 +37,4 @@ PART = Part(
         "refund_orders": "build_refund_graph(...) with the branches' writes delivered in every order",
         "refund_redelivered": "build_refund_graph(...) with a write delivered again",
     },
-    # Every scenario runs in the grading process: the refund graph, the write-once key, the resolvers on the grader's
-    # stream (scenarios.py), and the learner's own stream scripted and raced at locks the grader lends
-    # (scenarios_race.py).
-    scenarios="grader",
 )
