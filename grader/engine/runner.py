@@ -14,7 +14,7 @@ from grader.engine.costs import RuleCost, TaskCost
 from grader.engine.registry import MODULES, PARTS, TASKS, Task
 from grader.engine.remote import CALLS
 from grader.reports.report import GRADER_ERROR, NO_SANDBOX, SANDBOX, grader_failed, task_result
-from grader.reports.safe import ALSO, clean, display_path, further_failing
+from grader.reports.safe import ALSO, clean, display_path, other_causes, shared_sentence
 from grader.sandbox.containment import DEFAULT_MEMORY_MB, Limits
 from grader.sandbox.reach import findings, integrity
 from grader.sandbox.session import ChildFailed, LoadFailed, Session
@@ -172,9 +172,10 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
         # A feedback cut short ends with "...": the cut stays visible, no full stop is added to it.
         stop = " " if first["feedback"].endswith("...") else ". "
         feedback = f"{first['feedback']}{stop}Rule: {first['rule']}."
-    others = further_failing(verdicts)
+    feedback += shared_sentence(verdicts)  # rules broken by the same failure: said once, not as separate bugs
+    others = other_causes(verdicts)
     if others:  # every rule's own feedback and counterexample are in "rules"; the scorecard shows them
-        feedback += ALSO + "; ".join(f"({number}) {verdict['rule']}" for number, verdict in enumerate(others, 2)) + "."
+        feedback += ALSO + "; ".join(f"({number}) {verdict['rule']}" for number, verdict in others) + "."
     return {**base, "score": score, "status": first["status"], "feedback": feedback,
             "counterexample": first.get("counterexample"), "rules": verdicts}
 
