@@ -4,8 +4,8 @@ Every fragment of code in the learner notebooks (cells, the strings they
 hold, markdown code), in the docstrings of the learner's ``agstate/`` files and
 of the course kit's grader modules that sets a name of an exercise module
 (``tests/kit_fragments.py``) is appended to that part's stub; each part's
-candidates are graded in one batch beside a control, the stub with the
-reference's own answer for one of its names appended, which must earn points
+candidates are graded in one batch beside a control, the stub with an
+answer for one of its names appended, which must earn points
 (so pasting works, and the test can fail). Every task of every candidate
 must score 0.
 
@@ -13,14 +13,13 @@ Cost: one batch per part with candidates, every task of the part at 20 examples 
 their first call).
 """
 
-import ast
 import json
 import shutil
 import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, SOLUTIONS
+from conftest import ROOT
 from kit_fragments import candidates, exercise_names, fragments
 
 from grader.authoring.course_kit import KIT_MODULES
@@ -29,20 +28,22 @@ from grader.catalog import MODULES
 pytestmark = pytest.mark.part
 
 SEED = 3
-# For each part, one exercise name whose reference definition, pasted into the stub, earns a point (the control).
-CONTROL = {"state": "merge_sources", "board": "validate_update", "events": "project_state", "branches": "write_once",
-           "messages": "summarize_removals", "pauses": "upgrade"}
+# For each part with candidates, an answer that, pasted into the stub, earns points (the control): standing alone, as a
+# fragment would have to (the stubs' own helpers still raise).
+CONTROL = {
+    "state": "def merge_sources(old, new):\n    new = [new] if isinstance(new, str) else list(new)\n"
+             "    return list(dict.fromkeys([*(old or []), *new]))",
+    "branches": "def write_once(old, new):\n    if old is None or old == new:\n        return new if old is None else old\n"
+                "    raise WriteOnceViolation(old, new)",
+    "messages": "class ChatState(TypedDict, total=False):\n    messages: list\n    summary: str\n\n\n"
+                "DECISIONS = {'messages': 'merged by id with add_messages within a budget; visible: the conversation "
+                "the model reads', 'summary': 'overwritten by each summary; internal: the text of turns removed'}",
+}
 
 FOUND = fragments(sorted((ROOT / "notebooks").glob("*.ipynb")),
                   [*sorted((ROOT / "agstate").glob("*.py")), *(ROOT / name for name in KIT_MODULES)])
 EXERCISES = {part: exercise_names((ROOT / "agstate" / f"{module}.py").read_text()) for part, module in MODULES.items()}
 CANDIDATES = candidates(FOUND, EXERCISES)
-
-
-def _reference_definition(part: str, name: str) -> str:
-    source = (SOLUTIONS / "agstate" / f"{MODULES[part]}.py").read_text()
-    node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == name)
-    return ast.get_source_segment(source, node)
 
 
 def test_the_finder_finds_code_written_into_a_string_and_a_docstring(tmp_path):
@@ -62,7 +63,7 @@ def test_the_finder_finds_code_written_into_a_string_and_a_docstring(tmp_path):
 @pytest.mark.parametrize("part", sorted({part for part, _ in CANDIDATES}))
 def test_no_fragment_a_kit_ships_earns_a_point_in_the_stubs(part, tmp_path):
     pasted = [fragment for owner, fragment in CANDIDATES if owner == part]
-    control = _reference_definition(part, CONTROL[part])
+    control = CONTROL[part]
     paths = []
     for number, source in enumerate([control, *(fragment.source for fragment in pasted)]):
         folder = tmp_path / f"pasted-{number}"
@@ -73,7 +74,7 @@ def test_no_fragment_a_kit_ships_earns_a_point_in_the_stubs(part, tmp_path):
     done = subprocess.run([sys.executable, "-m", "grader", *paths, "--json", "--seed", str(SEED), "--part", part,
                            "--examples", "20"], capture_output=True, text=True, cwd=ROOT, timeout=1200)
     control_report, *reports = json.loads(done.stdout)
-    assert control_report["score"] > 0, f"the control (the reference's {CONTROL[part]} pasted) earned nothing"
+    assert control_report["score"] > 0, f"the control pasted into part {part}'s stub earned nothing"
     earned = {fragment.where: [(t["id"], t["score"]) for t in report["tasks"] if t["score"] > 0]
               for fragment, report in zip(pasted, reports) if report["score"] > 0}
     assert not earned, f"code a kit ships earns points pasted into the stub of part {part}: {earned}"
