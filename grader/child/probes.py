@@ -1,11 +1,15 @@
-"""Trusted scenarios run inside the learner's process: the registry of every part's ``probes/``.
+"""What the learner's process answers: the registry of the call server's operations, the generic probes and a part's
+``probes/``.
 
 A probe calls the learner's code (a function, a schema, a graph builder) and
 returns plain data about what happened: results, arguments after the call,
-final graph states, channel kinds. Probes never judge; the grading process
-compares their data with the rules. The zygote imports every part's probes
-(``load``) before it forks a learner; the grading side never needs them,
-and they import nothing of the grading side (no rules, models or answers).
+a value held by handle. Probes never judge; the grading process compares
+their data with the rules, and a task's report says whether it asked
+anything but the learner's own calls (``grader.engine.remote.CALLS``). The
+zygote imports them all (``load``) before it forks a learner; the grading
+side never needs them, and they import nothing of the grading side (no
+rules, models or answers). Whatever they answer is the learner's process's
+word: the learner's code can replace any of them.
 """
 
 import builtins

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from grader.catalog import target_options
-from grader.notebook import progress, service
+from grader.notebook import service
 from grader.reports.scorecard import render_text, scorecard_html
 
 __all__ = ["check", "Points", "warm_up", "workspace", "target_options", "scorecard_html", "STARTING", "GRADING"]
@@ -168,6 +168,9 @@ def check(target: str | None = None, *, seed: int | None = None) -> float | None
     options = target_options(target)  # an unknown target is refused here, whoever grades
     if service.grades_on_service():
         return _check_on_service(target, seed)
+    # Imported here, past the service: the course kit grades on the service and ships no progress view of its own.
+    from grader.notebook import progress
+
     folder = workspace()
     slot = _Slot()
     if target is None and seed is None and not os.environ.get("NBGRADER_EXECUTION"):
@@ -203,6 +206,8 @@ def _graded(folder: Path, options: list[str], slot: _Slot) -> dict:
     if not isinstance(report, dict) or "tasks" not in report:
         slot.failed()
         raise RuntimeError(f"the grader could not run: {done.stderr.strip()}")
+    from grader.notebook import progress  # a local check's: see check()
+
     progress.remember(folder, report)
     return report
 
