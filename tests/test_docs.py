@@ -44,6 +44,13 @@ def test_no_page_writes_a_count_the_code_gives():
                 f"{path.relative_to(ROOT)} writes {counts[key]} (the {key}); write {{{{ {key} }}}}"
 
 
+def test_the_learners_pages_read_as_files_hold_no_substitution():
+    """The README links the learner's pages as files (GitHub, an editor, the kit's reader): a MyST substitution would
+    show as ``{{ notebooks }}`` there, so those pages say what they need in words (learner-F)."""
+    for path in sorted((ROOT / "docs" / "learner").glob("*.md")):
+        assert "{{" not in TEXTS[path], f"{path.relative_to(ROOT)} holds a substitution, which shows raw read as a file"
+
+
 # Named by a contract written before its code (as docs/reference/part-f.md named Part F's files): each leaves this
 # set, by this test's own demand, the day it exists.
 PLANNED: set[str] = set()

@@ -1,12 +1,16 @@
-"""A forging block appended to the stubs earns nothing: no verdict rests on what the learner's process computes.
+"""A forging block appended to the stubs earns nothing where a report says its verdict rests on calls.
 
-For each part whose scenarios run in the grading process, the untouched
-stubs plus that part's forging block (``tests/hostile/forging.py``) are
-graded in one batch beside the untouched stubs, sandboxed, as root and as an
-ordinary user (``tests/private_clone.py``), and through ``check()`` in a
-fresh process: every task's status and score is the stub's. The block
-reaches the learner's process's probe registry and answers every scenario
-the process used to run, so a scenario still run there would score.
+For each part, the untouched stubs plus that part's forging block
+(``tests/hostile/forging.py``) are graded in one batch beside the untouched
+stubs, sandboxed, as root and as an ordinary user (``tests/private_clone.py``),
+and through ``check()`` in a fresh process: every task whose report says
+``"integrity": "calls"`` has the stub's status and score. The block reaches
+the learner's process's probe registry and answers every fold, script, race
+and scenario that process ever ran, so one still asked there would score;
+the tasks that still ask one say ``"probes"`` (part B's reducer tasks, and
+only those).
+
+Cost: one batch of six submissions, every task of five parts, twice as root (~1 min each), and five check()s.
 """
 
 import json
@@ -27,6 +31,9 @@ from grader.catalog import MODULES
 pytestmark = pytest.mark.part
 
 SEED = 7
+# The tasks whose grading still asks the learner's process for more than calls (board_reduce, board_fold,
+# board_hostile: warnings caught and payloads made there): their reports say so, and a block may turn them.
+BOARD_REDUCER_TASKS = {"board.move", "board.remove", "board.reject", "board.validate", "board.replace", "board.sequence"}
 IS_ROOT = os.geteuid() == 0
 ACCOUNTS = ["root", "ordinary user"] if IS_ROOT else ["this user"]
 
@@ -73,10 +80,16 @@ def test_a_forging_block_on_the_stubs_earns_what_the_stubs_earn(submissions, acc
     assert stub["sandbox"] == "bubblewrap" and stub["score"] == 0.0, _tasks(stub)
     for part, report in zip(FORGING, forged):
         assert report["sandbox"] == "bubblewrap"
-        assert _tasks(report) == _tasks(stub), f"the stubs plus part {part}'s forging block: {_tasks(report)}"
+        on_probes = {task["id"] for task in report["tasks"] if task["integrity"] == "probes"}
+        assert on_probes <= BOARD_REDUCER_TASKS, f"part {part}: tasks resting on probes {sorted(on_probes)}"
+        assert report["integrity"] == ("probes" if on_probes else "calls")
+        on_calls = [task for task in _tasks(report) if task[0] not in on_probes]
+        assert on_calls == [task for task in _tasks(stub) if task[0] not in on_probes], \
+            f"the stubs plus part {part}'s forging block: {_tasks(report)}"
 
 
-@pytest.mark.parametrize("part", list(FORGING))
+# Part B's reducer tasks rest on probes (the batch test above holds which): its block may turn them.
+@pytest.mark.parametrize("part", [part for part in FORGING if part != "board"])
 def test_check_in_a_kernel_gives_a_forging_block_what_it_gives_the_stubs(submissions, part):
     """The notebook's path: ``check(part)`` from the workspace, the grader's own process (no warm grader here)."""
     grade = ("import json, sys; from grader.notebook.check import check; "

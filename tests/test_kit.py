@@ -49,6 +49,21 @@ def test_a_workspace_over_a_file_is_refused(tmp_path, capsys):
     assert "exists and is not a folder" in capsys.readouterr().err
 
 
+def test_a_workspace_in_an_environment_it_cannot_write_says_so_in_one_line(tmp_path, capsys, monkeypatch):
+    """A shared, read-only environment (learner-F): the workspace is written, the kernel's settings are not, and the
+    learner reads one line saying so, not a traceback. Costs milliseconds."""
+    from grader.notebook import kernel
+
+    def refused(prefix):
+        raise PermissionError(13, "Permission denied", str(tmp_path / "env" / "etc" / "ipython"))
+
+    monkeypatch.setattr(kernel, "install", refused)
+    assert workspace_main([str(tmp_path / "lab")]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("wrote ") and (tmp_path / "lab" / "agstate").is_dir()
+    assert len(err.strip().splitlines()) == 1 and "Permission denied" in err and "Traceback" not in err
+
+
 def _run(*args, **kwargs) -> subprocess.CompletedProcess:
     done = subprocess.run([str(arg) for arg in args], capture_output=True, text=True, timeout=900, **kwargs)
     assert done.returncode == 0, f"{' '.join(map(str, args))} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"

@@ -92,7 +92,7 @@ def test_a_failing_rule_after_one_not_written_yet_is_still_shown():
             "feedback": "not written yet. Also not passing: (2) B.", "rules": rules}
     report = {"submission": "sub", "seed": 1, "score": 0.0, "max_score": 15.0, "sandbox": "bubblewrap", "tasks": [task]}
     assert "(2) B: returned 2; expected 1" in render_text(report)
-    assert "<li><b>B</b>: returned 2; expected 1</li>" in scorecard_html(report)
+    assert "<li value='2'><b>B</b>: returned 2; expected 1</li>" in scorecard_html(report)
 
 
 def test_a_repeat_line_keeps_the_parts_graded():

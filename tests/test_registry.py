@@ -53,6 +53,20 @@ def test_probes_and_scenarios_come_from_every_parts_folder_and_the_generic_ones(
     assert not set(probes.PROBES) & set(SCENARIOS)
 
 
+def test_what_counts_as_calls_is_what_the_call_server_registers():
+    """A report's ``integrity`` counts as the learner's calls alone exactly the call server's operations and the generic
+    probes (``grader.engine.remote.CALLS``): a new operation there is classified on purpose. A part's ``one_call``
+    names operations of its own ``probes/``; every other name a task asks is a probe, and says so."""
+    from grader.engine.remote import CALLS
+
+    probes.load()
+    generic = {name for name, fn in probes.PROBES.items() if fn.__module__ in ("grader.child.remote", "grader.child.generic")}
+    assert CALLS == generic
+    for part in PARTS:
+        assert set(part.one_call) <= {name for name, fn in probes.PROBES.items()
+                                      if fn.__module__.startswith(f"grader.parts.{part.name}.probes")}, part.name
+
+
 def _part(name="demo", tasks=((".a", 60, "01_a.ipynb"), (".b", 40, "02_b.ipynb"))):
     return Part(name, "Z", "Demo", name, "00_demo.ipynb", tuple(TaskSpec(name + tid, points, nb, "s") for tid, points, nb in tasks))
 

@@ -62,7 +62,6 @@ def substitutions() -> dict:
         "parts": str(len(PARTS)),
         "tasks": str(len(TASKS)),
         "notebooks": str(len(notebooks)),
-        "last_notebook": notebooks[-1],
         "autograded": f"{autograded:g}",
         "manual_by_part": ", ".join(f"{manual.get(part.name, 0):g} in part {part.letter}" for part in PARTS),
         "manual": f"{sum(manual.values()):g}",

@@ -90,8 +90,14 @@ def main(argv: list[str] | None = None) -> int:
     except (RuntimeError, OSError) as exc:
         print(f"agstate-workspace: {exc}", file=sys.stderr)
         return 2
-    lab_kernel.install(sys.prefix)
     print(f"wrote {len(written)} files into {folder}" + (f"; kept {len(kept)} already there (yours)" if kept else ""))
+    try:
+        lab_kernel.install(sys.prefix)
+    except OSError as exc:  # a shared, read-only environment: the workspace is written, only the kernel's settings miss
+        print(f"agstate-workspace: the lab's kernel settings (reload your module when it changes, one-line \"not written "
+              f"yet\" errors) could not be written into this environment ({exc.strerror or exc}: "
+              f"{exc.filename or lab_kernel.config_path(sys.prefix)}); the lab works without them. Whoever installed it "
+              f"can add them with: {sys.executable} -m grader.notebook.kernel", file=sys.stderr)
     print(f"next: cd {folder} && {_jupyter()} lab   (start with 00_welcome.ipynb)")
     return 0
 

@@ -1,19 +1,19 @@
 """Child side: an audit hook that keeps the learner's code away from the grader's evidence in its own process.
 
-The probes observe the learner's code from inside its process: the
-arguments after a call, a lockstep race, the ledger of a run's side effects.
-Code in that process could rewrite what they observe, so the grading side
-refuses to grade a module that reaches into the interpreter
-(``grader.sandbox.reach``, a reading of its source). This hook is the second line,
-for what a reading of the source cannot see (a name built at run time): it
-is installed before the learner's module is imported and, like every PEP 578
-hook, cannot be removed. It refuses:
+The call server answers the grading side from inside the learner's process:
+the arguments after a call, a value held by handle. Code in that process
+could rewrite what it answers, so no verdict rests on more than what the
+learner's own calls return, and the grading side refuses to grade a module
+that reaches into the interpreter (``grader.sandbox.reach``, a reading of
+its source). This hook is defence in depth beside them, for what a reading
+of the source cannot see (a name built at run time): it is installed before
+the learner's module is imported and, like every PEP 578 hook, cannot be
+removed. It refuses:
 
 - walking the heap (``gc.get_objects`` and its kin) and poking memory
   (``ctypes`` objects made from an address, ``ctypes.pythonapi``);
 - another thread's frames (``sys._current_frames``), tracing and profiling
-  (``sys.settrace``, ``sys.setprofile``) except while a lockstep race runs
-  (``grader.child.lockstep``, which detects a tracer being replaced itself);
+  (``sys.settrace``, ``sys.setprofile``: nothing of the grader's traces here);
 - rewriting a function's code or making code objects by hand;
 - compiling source built at run time (not a module's file) that names the
   interpreter's internals (``__import__``, ``sys.modules``, ``f_back`` ...):
@@ -35,7 +35,7 @@ import os
 import sys
 import threading
 
-__all__ = ["install", "permitted", "tracing_permitted", "protect", "hide_grader", "RUNTIME_TOKENS"]
+__all__ = ["install", "permitted", "protect", "hide_grader", "RUNTIME_TOKENS"]
 
 # Words no source compiled at run time has a reason to hold; dataclasses, namedtuple, typing and
 # LangGraph compile none of them.
@@ -44,14 +44,13 @@ RUNTIME_TOKENS = ("__import__", "__builtins__", "__globals__", "__subclasses__",
                   "_getframe", "_current_frames", "sys.modules", "get_objects", "get_referrers", "get_referents",
                   "settrace", "setprofile", "importlib", "ImportString", "pythonapi")
 _REFUSED = {"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "code.__new__",
-            "ctypes.cdata", "ctypes.string_at", "ctypes.wstring_at", "sys.addaudithook"}
-_TRACING = {"sys.settrace", "sys.setprofile"}
+            "ctypes.cdata", "ctypes.string_at", "ctypes.wstring_at", "sys.addaudithook", "sys.settrace", "sys.setprofile"}
 # Events whose first argument is a path (or a file descriptor, for os.truncate).
 _PATH_EVENTS = {"open", "os.listdir", "os.scandir", "os.remove", "os.rename", "os.truncate", "os.chmod", "os.chown",
                 "os.link", "os.symlink", "os.utime", "os.mkdir", "os.rmdir", "shutil.rmtree", "shutil.copyfile",
                 "shutil.move", "sqlite3.connect", "glob.glob", "os.walk"}
 
-_state = {"installed": False, "tracing": 0}
+_state = {"installed": False}
 _protected: set[str] = set()
 _trusted = threading.local()
 
@@ -92,16 +91,6 @@ def permitted():
         _trusted.depth -= 1
 
 
-@contextlib.contextmanager
-def tracing_permitted():
-    """A lockstep race sets a tracer in each of its threads."""
-    _state["tracing"] += 1
-    try:
-        yield
-    finally:
-        _state["tracing"] -= 1
-
-
 def _refuse(what: str):
     raise PermissionError(f"the grader does not let a submission use {what}: it could change what the grader "
                           "observes of your code; remove it")
@@ -112,9 +101,6 @@ def _hook(event: str, args: tuple) -> None:
         return
     if event in _REFUSED:
         _refuse(event)
-    elif event in _TRACING:
-        if not _state["tracing"]:
-            _refuse(event)
     elif event == "ctypes.dlopen" and (not args or args[0] is None or "python" in str(args[0])):
         _refuse("ctypes on the Python interpreter itself")
     elif event == "object.__setattr__" and len(args) > 1 and args[1] in ("__code__", "__globals__", "__closure__"):

@@ -18,8 +18,12 @@ not a cooperative lock) is left to run on its own; the others go on, and it
 rejoins the turns at its next step. Only speed depends on that timeout,
 never a verdict: a race the turns would show needs no waiting.
 
-The notebooks' race demos use the same ``run_in_lockstep``: what the grader
-shows and what the notebook shows are the same interleaving.
+The race notebooks use it to show a check-then-append losing on every run.
+The grader never does: a tracer in the learner's process is the learner's to
+switch off, so the grader races writers at points it controls from outside
+that process (a lent lock, a lent clock: ``grader.parts.branches.scenarios_race``,
+``grader.parts.events.scenarios_writers``), and the audit hook of a graded
+process refuses ``sys.settrace`` altogether.
 """
 
 import _thread
@@ -29,8 +33,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-
-from grader.child import guard
 
 __all__ = ["run_in_lockstep", "cooperative_locks", "CooperativeLock", "TracingRemoved"]
 
@@ -94,7 +96,7 @@ def run_in_lockstep(calls: list[Callable[[], object]], traced_file: str, *, stal
     left to run on its own.
     """
     global _ACTIVE
-    with _RUN, guard.tracing_permitted():
+    with _RUN:
         run = _Run(len(calls))
         results, escaped = [None] * len(calls), [None] * len(calls)
         with _CV:

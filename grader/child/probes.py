@@ -1,11 +1,15 @@
-"""Trusted scenarios run inside the learner's process: the registry of every part's ``probes/``.
+"""What the learner's process answers: the registry of the call server's operations, the generic probes and a part's
+``probes/``.
 
 A probe calls the learner's code (a function, a schema, a graph builder) and
 returns plain data about what happened: results, arguments after the call,
-final graph states, channel kinds. Probes never judge; the grading process
-compares their data with the rules. The zygote imports every part's probes
-(``load``) before it forks a learner; the grading side never needs them,
-and they import nothing of the grading side (no rules, models or answers).
+a value held by handle. Probes never judge; the grading process compares
+their data with the rules, and a task's report says whether it asked
+anything but the learner's own calls (``grader.engine.remote.CALLS``). The
+zygote imports them all (``load``) before it forks a learner; the grading
+side never needs them, and they import nothing of the grading side (no
+rules, models or answers). Whatever they answer is the learner's process's
+word: the learner's code can replace any of them.
 """
 
 import builtins
@@ -19,6 +23,7 @@ from langgraph.types import Command, Overwrite, Send
 from typing_extensions import TypedDict, get_type_hints
 
 from grader import wire
+from grader.child.lent import Held, LentLock
 from grader.wire import Raised
 
 __all__ = ["Context", "Missing", "PROBES", "Raised", "probe", "operation", "load", "plain_tag"]
@@ -54,8 +59,9 @@ class Context:
     # -- handles: the learner's objects, named on the grading side ------------------------------------
     def keep(self, value) -> dict:
         """``value``'s tag for the grading side: LangGraph's own values rebuilt there, anything else held here."""
-        tag = plain_tag(value)
-        if tag is not None:
+        if isinstance(value, Held):  # a result the grading side asked for by handle
+            value = value.value
+        elif (tag := plain_tag(value)) is not None:
             return {key: item if key in ("$", "kind") else wire.encode(item, keep=self.keep) for key, item in tag.items()}
         handle = self._handles.get(id(value))
         if handle is None:
@@ -96,6 +102,8 @@ class Context:
             saver = InMemorySaver()  # the learner compiles with it; the grading side rebuilds the graph with its own
             self._savers.append(saver)
             return saver
+        if "lock" in tag:  # a lock whose acquiring and releasing are the grading side's (a race's turns)
+            return LentLock(*(self.callback(str(tag["lock"].get(name)), None) for name in ("acquire", "release", "locked")))
         if "object" in tag:  # an object whose methods run on the grading side (the scripted chat model, a stream)
             methods = tag.get("methods") if isinstance(tag.get("methods"), dict) else {}
             properties = tag.get("properties") if isinstance(tag.get("properties"), list) else []

@@ -45,6 +45,7 @@ class TaskCost:
     start: float = 0.0
     imported: float = 0.0
     rules: list = field(default_factory=list)  # RuleCost, in the task's rule order
+    asked: set = field(default_factory=set)  # what the task asked of its learner processes (runner.rests_on)
 
     @property
     def cases(self) -> int:

@@ -38,10 +38,20 @@ from grader import wire
 from grader.sandbox.session import ChildFailed, LoadFailed, MissingName
 from grader.wire import Opaque, Raised
 
-__all__ = ["SCENARIOS", "scenario", "run_scenario", "Remote", "Handle", "Callback", "CallbackObject", "Built", "Killed",
-           "LearnerRaised", "SAVER"]
+__all__ = ["SCENARIOS", "CALLS", "scenario", "run_scenario", "Remote", "Handle", "Callback", "CallbackObject", "LentLock", "Built",
+           "Killed", "LearnerRaised", "SAVER"]
 
 SCENARIOS: dict[str, Callable] = {}
+
+# What the learner's process answers with the learner's own calls alone: the call server's operations
+# (grader.child.remote) and the generic probes of one call (grader.child.generic). Each reply is what one call of the
+# learner's code returned and did to its arguments (``fold``: a reducer's merges of one superstep, each on the one
+# before's result, as LangGraph's channel asks them), a name's value or a schema's shape, or housekeeping (a value held,
+# a lock or a clock lent, a handle released). A task that asked nothing else, and its part's ``one_call`` operations,
+# rests on calls ("integrity"); tests/test_registry.py holds this list to what those modules register.
+CALLS = frozenset({"lookup", "invoke", "fold", "lend", "take_back", "attribute", "call_method", "tamper", "hold",
+                   "scratch", "unscratch", "lend_locks", "lend_clock", "release", "describe_schema", "describe_graph",
+                   "run_node", "call", "attr", "call_made", "call_catching"})
 
 
 def scenario(fn):
@@ -135,6 +145,18 @@ class CallbackObject:
     def tag(self) -> dict:
         return {"$": "callback", "object": self.name, "properties": list(self.properties),
                 "methods": {method: Callback(f"{self.key}.{method}", function).tag() for method, function in self.methods.items()}}
+
+
+class LentLock(CallbackObject):
+    """A lock of the grading side the learner's code holds (made by ``threading.Lock()`` while ``Remote.lend_locks``):
+    its ``acquire(blocking, timeout)``, ``release()`` and ``locked()`` run here, so the grading side decides when each
+    returns: the turns of a race (``grader.child.lent.LentLock`` over there)."""
+
+    def __init__(self, name: str, acquire: Callable, release: Callable, locked: Callable):
+        super().__init__(name, {"acquire": acquire, "release": release, "locked": locked})
+
+    def tag(self) -> dict:
+        return {"$": "callback", "lock": {method: f"{self.key}.{method}" for method in self.methods}}
 
 
 _OBJECTS = itertools.count(1)
@@ -267,12 +289,14 @@ class Remote:
         self.generation = self.session.generation
 
     def ready(self, timeout: float) -> bool:
-        return self.session.replied(timeout)
+        """Whether the operation ``start`` asked has answered, waiting up to ``timeout`` seconds (its callbacks served)."""
+        return self.session.replied(timeout, self.doing, self._serve)
 
     def finish(self, operation: str):
         """The answer of the operation ``start`` asked, as ``ask`` gives it."""
         remaining = self.deadline - time.monotonic()
-        return self._answer(self.session.finish(operation, max(0.0, remaining), self.doing, resolve=self._resolve))
+        return self._answer(self.session.finish(operation, max(0.0, remaining), self.doing, resolve=self._resolve,
+                                                serve=self._serve))
 
     def _serve(self, request: dict) -> dict:
         """The learner's code called a callback: run it here; what it raises goes back to be raised there."""
@@ -391,9 +415,41 @@ class Remote:
         ids = [handle.id for handle in handles if isinstance(handle, Handle) and self._handles.get(handle.id) is handle]
         if ids and self.live():
             self._ask("release", ids)
-        for handle_id in ids:
-            self._handles.pop(handle_id, None)
-            self._functions.pop(handle_id, None)
+        self.forget(*handles)
+
+    def forget(self, *handles: "Handle") -> None:
+        """Drop this side's note of handles the learner's process let go of (a batch's ``release``)."""
+        for handle in handles:
+            if isinstance(handle, Handle) and self._handles.get(handle.id) is handle:
+                self._handles.pop(handle.id, None)
+                self._functions.pop(handle.id, None)
+
+    def lend_locks(self, factory: Callable[[bool], "LentLock"]) -> None:
+        """``threading.Lock()`` and ``RLock()`` in the learner's process make ``factory(reentrant)``'s locks, until
+        ``take_back``: a racing object built meanwhile takes turns at locks of the grading side."""
+        self._ask("lend_locks", Callback("lock", factory))
+
+    def lend_clock(self, clock: Callable[[], float]) -> None:
+        """The learner's module reads ``clock()`` for ``time.time()``, until ``take_back``: each read a call here."""
+        self._ask("lend_clock", Callback("clock", clock))
+
+    def method(self, target: "Handle | None", name: str, *args, attrs=(), by_handle: bool = False,
+               as_data: bool = False) -> dict:
+        """``target.<name>(*args)`` over there (``target`` None: the module's function ``name``): ``{"result": ...}`` (a
+        ``Handle`` when ``by_handle``; ``as_data``: models as their dumps, with ``args_after`` when the call changed
+        its arguments) or ``{"raised": Raised}`` with the exception's ``attrs``; a stub raises ``LearnerRaised`` as
+        ``call`` does."""
+        return self._ask("call_method", target, name, list(args), list(attrs), by_handle, as_data)
+
+    def batch(self, requests: list[tuple[str, list]]) -> list:
+        """Operations of the call server in one round trip, answered in turn over there: each one's value, ``Raised`` or
+        ``MissingName`` (none raised here). Each is one operation, as if asked alone: a way to carry them, no more."""
+        remaining = self.deadline - time.monotonic()
+        return self.session.batch(requests, timeout=max(0.0, remaining), keep=self._keep, resolve=self._resolve)
+
+    def attribute(self, target: "Handle", name: str):
+        """``target.<name>`` over there (a property runs the learner's code)."""
+        return self._ask("attribute", target, name)
 
     def ask(self, operation: str, *args):
         """A part's own call-server operation (its ``probes/``): one call of the learner's code, handles both ways."""

@@ -12,8 +12,9 @@ from grader.engine import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
 from grader.engine.checking import Abort, Checker, Failure
 from grader.engine.costs import RuleCost, TaskCost
 from grader.engine.registry import MODULES, PARTS, TASKS, Task
+from grader.engine.remote import CALLS
 from grader.reports.report import GRADER_ERROR, NO_SANDBOX, SANDBOX, grader_failed, task_result
-from grader.reports.safe import ALSO, clean, display_path, further_failing
+from grader.reports.safe import ALSO, clean, display_path, other_causes, shared_sentence
 from grader.sandbox.containment import DEFAULT_MEMORY_MB, Limits
 from grader.sandbox.reach import findings, integrity
 from grader.sandbox.session import ChildFailed, LoadFailed, Session
@@ -40,14 +41,16 @@ def grade_submission(submission: str, task_ids: list[str], seed: int, examples: 
         with staged(path) as (copy, skipped):
             results = _grade_tasks(copy, skipped, task_ids, seed, examples, timeout, limits, sandbox, costs)
     except StagingError as exc:
-        results = [{**task_result(task_id), "status": "error", "feedback": str(exc)} for task_id in task_ids]
+        results = [{**task_result(task_id), "status": "error", "feedback": str(exc), "integrity": "calls"}
+                   for task_id in task_ids]
     return clean({
         "submission": display_path(submission),
         "seed": seed,
         "score": round(sum(r["score"] for r in results), 2),
         "max_score": float(sum(r["max_score"] for r in results)),
         "sandbox": SANDBOX if sandbox else NO_SANDBOX,
-        "integrity": rests_on(task_ids),
+        "integrity": integrity() if integrity() != "on" else
+        ("calls" if all(r["integrity"] == "calls" for r in results) else "probes"),
         "tasks": results,
     })
 
@@ -57,14 +60,14 @@ def grade_submission(submission: str, task_ids: list[str], seed: int, examples: 
 COUNTEREXAMPLE_CHARACTERS = 8_000
 
 
-def rests_on(task_ids) -> str:
-    """What the report's verdicts rest on: ``calls`` when every task's part runs its scenarios in the grading process
-    (only what the learner's calls return is the learner's), ``probes`` when some part still runs them in the learner's
-    process, behind the tripwires; ``hook`` or ``off`` when the grader's own tests turned the tripwires down."""
-    if integrity() != "on":
-        return integrity()
-    parts = {TASKS[task_id].part for task_id in task_ids}
-    return "calls" if all(part.scenarios == "grader" for part in PARTS if part.name in parts) else "probes"
+def rests_on(task: Task, asked: set[str]) -> str:
+    """What a task's verdict rests on, from what its grading asked of the learner's processes: ``calls`` when only the
+    learner's own calls (``CALLS``, its part's ``one_call`` operations: what the learner's code returned, called from
+    here), ``probes`` when some answer was composed or observed in the learner's process (a fold, a script, warnings
+    caught there), where only the tripwires guard it. The report's ``integrity`` is ``probes`` when a task's is (or
+    ``hook``/``off`` when the grader's own tests turned the tripwires down)."""
+    one_call = next(part for part in PARTS if part.name == task.part).one_call
+    return "calls" if asked <= CALLS | set(one_call) else "probes"
 
 
 def _grade_tasks(copy: Path, skipped: list[str], task_ids: list[str], seed: int, examples: int, timeout: float,
@@ -83,6 +86,7 @@ def _grade_tasks(copy: Path, skipped: list[str], task_ids: list[str], seed: int,
             result = run_task(task, copy, seed, examples, timeout, limits, sandbox, cost)
             if result.pop("load_problem", False):
                 part_problems[task.part] = {"status": result["status"], "feedback": result["feedback"]}
+        result["integrity"] = rests_on(task, cost.asked)
         if costs:
             result["seconds"] = round(time.perf_counter() - began, 3)
         if costs == "profile":
@@ -151,6 +155,7 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
             verdicts = [_run_rule(rule, checker, cost) for rule in task.rules]  # every rule, each broken one shrunk
         finally:
             cost.start, cost.imported = session.started - session.imported, session.imported
+            cost.asked = session.asked_of_all()
     base["cases"] = cost.cases
     # Each rule is an equal share of the task's points.
     earned = sum(1 for verdict in verdicts if verdict["status"] == "passed")
@@ -167,9 +172,10 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
         # A feedback cut short ends with "...": the cut stays visible, no full stop is added to it.
         stop = " " if first["feedback"].endswith("...") else ". "
         feedback = f"{first['feedback']}{stop}Rule: {first['rule']}."
-    others = further_failing(verdicts)
+    feedback += shared_sentence(verdicts)  # rules broken by the same failure: said once, not as separate bugs
+    others = other_causes(verdicts)
     if others:  # every rule's own feedback and counterexample are in "rules"; the scorecard shows them
-        feedback += ALSO + "; ".join(f"({number}) {verdict['rule']}" for number, verdict in enumerate(others, 2)) + "."
+        feedback += ALSO + "; ".join(f"({number}) {verdict['rule']}" for number, verdict in others) + "."
     # A task some of whose rules hold is under way, not "not started": it fails until its stubbed rule is written too.
     status = "failed" if first["status"] == "not_implemented" and earned else first["status"]
     return {**base, "score": score, "status": status, "feedback": feedback,

@@ -31,6 +31,9 @@ from grader.reports.scorecard import render_text, scorecard_html
 __all__ = ["check", "grade", "Points", "warm_up", "workspace", "target_options", "scorecard_html", "STARTING", "GRADING"]
 
 STARTING = "starting the grader…"
+# The progress view's last line: how it was made, and how to grade a part again.
+PROGRESS = ('check() (parts not started, and parts checked before on these same files, are shown without grading them '
+            'again; check("<part>") grades one now)')
 GRADING = "grading…"
 
 
@@ -116,16 +119,16 @@ class _Slot:
         else:
             self._handle = display(shown, display_id=True)
 
-    def show(self, report: dict, footer: str | None = None) -> None:
+    def show(self, report: dict, repeat: str | None = None, footer: str | None = None) -> None:
         if not _in_kernel():
-            print(render_text(report, footer=footer))
+            print(render_text(report, footer=footer) + (f"\n{repeat}" if repeat else ""))
             return
         from IPython.display import HTML, display
 
         if self._handle:
-            self._handle.update(HTML(scorecard_html(report, footer=footer)))
+            self._handle.update(HTML(scorecard_html(report, repeat, footer=footer)))
         else:
-            display(HTML(scorecard_html(report, footer=footer)))
+            display(HTML(scorecard_html(report, repeat, footer=footer)))
 
     def failed(self) -> None:
         if self._handle:
@@ -156,26 +159,27 @@ def _grade(args: list[str], slot: _Slot | None = None) -> subprocess.CompletedPr
 
 
 def check(target: str | None = None, *, seed: int | None = None) -> float | None:
-    """Grade ``target`` (a task id like "state.dedupe", a part like "state", or everything)."""
+    """Grade ``target`` (a task id like "state.dedupe", a part like "state", or everything).
+
+    With no target and no seed, the progress view: parts not started and parts
+    checked before on these same files are shown without grading them again
+    (``grader.notebook.progress``); the others are graded.
+    """
     options = target_options(target)  # an unknown target is refused here, whoever grades
     if service.grades_on_service():
         return _check_on_service(target, seed)
-    args = [str(workspace()), "--json", *options]
-    if seed is not None:
-        args += ["--seed", str(seed)]
+    # Imported here, past the service: the course kit grades on the service and ships no progress view of its own.
+    from grader.notebook import progress
+
+    folder = workspace()
     slot = _Slot()
-    try:
-        done = _grade(args, slot)
-    except BaseException:  # interrupted: "starting the grader…" goes with it
-        slot.failed()
-        raise
-    try:
-        report = json.loads(done.stdout)
-    except ValueError:
-        report = None
-    if not isinstance(report, dict) or "tasks" not in report:
-        slot.failed()
-        raise RuntimeError(f"the grader could not run: {done.stderr.strip()}")
+    if target is None and seed is None and not os.environ.get("NBGRADER_EXECUTION"):
+        to_grade, known = progress.plan(folder)
+        graded = _graded(folder, [arg for part in to_grade for arg in ("--part", part)], slot) if to_grade else None
+        report = progress.assemble(folder, known, graded)
+        slot.show(report, PROGRESS)
+        return Points(report["score"])
+    report = _graded(folder, [*options, *(["--seed", str(seed)] if seed is not None else [])], slot)
     slot.show(report)
     if os.environ.get("NBGRADER_EXECUTION") == "validate":
         # `nbgrader validate` shows a graded cell's stderr, and otherwise only "Partial credit": say what is wrong.
@@ -186,6 +190,26 @@ def check(target: str | None = None, *, seed: int | None = None) -> float | None
     if os.environ.get("NBGRADER_EXECUTION"):
         return report["score"]  # a plain float, shown: nbgrader reads a test cell's last value as its partial credit
     return Points(report["score"])
+
+
+def _graded(folder: Path, options: list[str], slot: _Slot) -> dict:
+    """``agstate-grade folder --json options``'s report, kept for the progress view (``progress.remember``)."""
+    try:
+        done = _grade([str(folder), "--json", *options], slot)
+    except BaseException:  # interrupted: "starting the grader…" goes with it
+        slot.failed()
+        raise
+    try:
+        report = json.loads(done.stdout)
+    except ValueError:
+        report = None
+    if not isinstance(report, dict) or "tasks" not in report:
+        slot.failed()
+        raise RuntimeError(f"the grader could not run: {done.stderr.strip()}")
+    from grader.notebook import progress  # a local check's: see check()
+
+    progress.remember(folder, report)
+    return report
 
 
 def _check_on_service(target: str | None, seed: int | None) -> float | None:

@@ -32,10 +32,11 @@ class Part:
     tasks: tuple[TaskSpec, ...]
     # probe or scenario name -> the learner's call it stands for; "{0}" is the probe's first argument
     calls: dict = field(default_factory=dict)
-    # Where the part's scenarios run: "grader" (scenarios.py: graphs, folds, fakes and ledgers in the grading process,
-    # each verdict resting on what the learner's calls return) or "learner" (probes/ runs them in the learner's process,
-    # whose reports only the tripwires guard). A report says which its verdicts rest on ("integrity").
-    scenarios: str = "learner"
+    # The part's learner-side operations (probes/) that are each one call of the learner's code, its result and what it
+    # did to its arguments, like the call server's (grader.engine.remote.CALLS). A task that asks its learner process
+    # anything else (a fold, a script, warnings caught there, payloads made there) rests on a probe, and its report
+    # says so ("integrity": "probes").
+    one_call: tuple[str, ...] = ()
     # The tasks whose learner processes share a folder that outlives them (grader.sandbox.shared): a database file a
     # killed writer leaves to another process, or two writers race on. Every other task's sandbox writes only its /tmp.
     shared_folder: tuple[str, ...] = ()

@@ -39,6 +39,7 @@ class TaskResult(TypedDict):
     status: str  # one of STATUSES: the first failing rule's, a grader failure first
     feedback: str
     counterexample: dict | None
+    integrity: NotRequired[str]  # "calls" or "probes": what its verdict rests on (grader.engine.runner.rests_on)
     rules: NotRequired[list[RuleVerdict]]
     seconds: NotRequired[float | None]  # --timings, and every log record
     profile: NotRequired[dict]  # benchmarks/profile.py
@@ -53,7 +54,7 @@ class Report(TypedDict):
     max_score: float
     sandbox: str  # SANDBOX or NO_SANDBOX
     unsandboxed: NotRequired[str]  # why there was no sandbox
-    integrity: NotRequired[str]  # "on": the tripwires in the learner's process (grader.sandbox.reach, child.guard)
+    integrity: NotRequired[str]  # "calls" when every task's is, else "probes"; "hook"/"off" in the grader's own tests
     tasks: list[TaskResult]
     logged: NotRequired[dict]  # in a log only: when, by which grader, regraded or not
 

@@ -20,7 +20,8 @@ import tempfile
 import unicodedata
 from pathlib import Path
 
-__all__ = ["clean", "for_terminal", "display_path", "further_failing", "atomic_write", "ALSO", "MAX_TEXT", "MAX_ITEMS"]
+__all__ = ["clean", "for_terminal", "display_path", "further_failing", "same_cause", "shared_sentence", "other_causes",
+           "atomic_write", "ALSO", "MAX_TEXT", "MAX_ITEMS"]
 
 # In a failing task's feedback, what follows its first failing rule: the other failing rules' sentences.
 ALSO = " Also not passing: "
@@ -33,6 +34,32 @@ def further_failing(rules: list[dict]) -> list[dict]:
     """
     broken = [rule for rule in rules if rule["status"] != "passed"]
     return [rule for rule in broken[1:] if rule["status"] != "not_implemented"]
+
+
+def same_cause(rules: list[dict]) -> list[bool]:
+    """For each of ``further_failing(rules)``: whether it broke with the first failing rule's own feedback and
+    counterexample, one cause breaking several rules (a run that never pauses fails every rule judged on it)."""
+    broken = [rule for rule in rules if rule["status"] != "passed"]
+    if not broken:
+        return []
+    first = broken[0]
+    return [rule.get("feedback") == first.get("feedback") and rule.get("counterexample") == first.get("counterexample")
+            for rule in further_failing(rules)]
+
+
+def shared_sentence(rules: list[dict]) -> str:
+    """``" The same failure breaks 3 more rules: (2) ...; (3) ...; (4) ...."`` for the rules ``same_cause`` finds, or ""."""
+    alike = [(number, rule) for (number, rule), same in zip(enumerate(further_failing(rules), 2), same_cause(rules)) if same]
+    if not alike:
+        return ""
+    named = "; ".join(f"({number}) {rule['rule']}" for number, rule in alike)
+    return f" The same failure breaks {len(alike)} more rule{'s' if len(alike) > 1 else ''}: {named}."
+
+
+def other_causes(rules: list[dict]) -> list[tuple[int, dict]]:
+    """The further failing rules, numbered from 2, that broke for a cause of their own (not ``same_cause``)."""
+    return [(number, rule) for (number, rule), same in zip(enumerate(further_failing(rules), 2), same_cause(rules))
+            if not same]
 
 MAX_TEXT = 2000  # characters of one string
 MAX_ITEMS = 50  # items of one list or dict

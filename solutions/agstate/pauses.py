@@ -107,12 +107,14 @@ def edit_update(key: str, current, edit: tuple) -> dict:
     ``current`` is the key's value now. ``edit`` is ``("replace", value)``,
     ``("correct", index, value)`` (a list key: the item at ``index`` becomes
     ``value``) or ``("remove", index)`` (a list key: the item at ``index`` is
-    removed); a valid index is an ``int`` with ``0 <= index < len(current)``. The update names
+    removed); a valid index is an ``int`` (a ``bool`` is not one: refuse
+    ``True``) with ``0 <= index < len(current)``. The update names
     ``key`` only: the value itself for a key without a reducer, ``Overwrite``
     of it for a key with one (a plain value would go through the reducer).
     ``current`` is not modified. Raises ``ValueError`` naming the key for an
     edit that does not fit: an unknown key or kind, a list edit on ``draft``,
-    an invalid index, a value of the wrong type, a part missing or too many.
+    an invalid index, a value of the wrong type (a tuple where the key holds
+    a list), a part missing or too many.
     """
     ### BEGIN SOLUTION pauses.edits
     if key not in ReviewState.__annotations__:
@@ -238,9 +240,11 @@ class OrderState(TypedDict, total=False):
 def upgrade_update(saved: dict, version: int) -> dict:
     """The update that makes a thread paused under release ``version`` hold its migrated state, for release 3's graph.
 
-    ``saved`` is the thread's values under its release. The update sets
-    every key of release 3: ``Overwrite`` for a key with a reducer, the value
-    for the others; applying it twice gives what once gives.
+    ``saved`` is the thread's values under its release; ``version`` is 1, 2
+    or 3 (a thread already on release 3 comes through unchanged: do not
+    refuse 3). The update sets every key of release 3: ``Overwrite`` for a
+    key with a reducer, the value for the others; applying it twice gives
+    what once gives.
     """
     ### BEGIN SOLUTION pauses.upgrade
     migrated = migrate(saved, version)

@@ -147,14 +147,15 @@ assert locked_out == "database is locked"
 # | call | result |
 # |---|---|
 # | unknown type, seq not an int >= 1, payload not a JSON object | `EventStoreError`, nothing written |
-# | `seq == last_seq + 1` | stored, `ts` set by the store, the event returned |
+# | `seq == last_seq + 1` | stored, `ts` = `time.time()` read once the seq is known to be free, the event returned |
 # | a taken seq, same type and payload | the *stored* event (its `ts`), nothing written |
 # | a taken seq, other content | `ConcurrencyError`, nothing written |
 # | `seq > last_seq + 1` (a gap) | `ConcurrencyError`, nothing written |
 #
 # `ts` is never part of the comparison: a retry is made later than the
-# original, so its clock always differs. `expected` is the next free seq,
-# `actual` the one sent.
+# original, so its clock always differs. A refused or retried append reads
+# no clock: `time.time()` is read for the event being written, after the
+# checks. `expected` is the next free seq, `actual` the one sent.
 #
 # This cell needs your `SqliteEventStore`.
 
@@ -292,7 +293,8 @@ print(type(shared).__name__, shared.list(task))
 # 2. **`append`** — validate with `check_new_event` *first*; then, inside
 #    `BEGIN IMMEDIATE` … `COMMIT`: read the row at `seq` and the last seq,
 #    and store, return the stored event, or raise, as the table above says.
-#    Roll back on every exit that does not commit.
+#    Take `ts` from `time.time()` only then, for the event you insert. Roll
+#    back on every exit that does not commit.
 # 3. **`list(task_id, from_seq=1)`** and **`last_seq(task_id)`**.
 #
 # The grader runs random logs on fresh stores (in memory and on files),
@@ -304,6 +306,14 @@ print(type(shared).__name__, shared.list(task))
 # The grader calls each store from one thread at a time. Writers that race
 # do so from separate processes, each with its own `SqliteEventStore` on the
 # same file: the database's write lock (`BEGIN IMMEDIATE`) keeps them apart.
+# The grader makes the race happen on every run: it lends each writer's
+# module its own clock, and while one writer's append reads `time.time()`
+# for its event — its check done, its insert still to come — the other
+# writer appends the same seq. A store whose check and insert are one
+# transaction makes the rival wait; one that checks, then inserts, meets the
+# rival's event at its insert. An append that reads the clock before its
+# check could not be raced at all, so the grader refuses that too.
+#
 # A store you share between threads yourself needs a lock of its own
 # (`threading.Lock`) around each transaction, because one connection runs
 # one transaction at a time — as this cell shows:

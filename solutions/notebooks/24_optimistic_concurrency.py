@@ -123,8 +123,8 @@ assert [e["type"] for e in stream.events()] == ["case_opened", "decision"]
 #
 # Without the lock, `append` checks the version and then appends: two
 # threads can both pass the check before either appends. Real threads
-# switch rarely enough that this passes most runs. `run_in_lockstep` (the
-# grader's own tool) runs the threads one bytecode of the stream's code at a
+# switch rarely enough that this passes most runs. `run_in_lockstep` (a
+# tool of the lab's) runs the threads one bytecode of the stream's code at a
 # time, in turns, so the unlucky switch happens on every run:
 
 # %%
@@ -227,9 +227,19 @@ assert len(rereads) == 1
 # Complete **`CaseStream`** in `agstate/branches.py`: `version`,
 # `append(event, expected_version)` (store a copy; return the new version;
 # `StaleVersion(expected, actual)` and nothing stored when the version is
-# not current) and `events()` (copies, oldest first). The grader races real
-# threads against your stream in lockstep, as above, and checks that exactly
-# one writer wins each round.
+# not current) and `events()` (copies, oldest first). Make the stream's lock
+# in `__init__` with `threading.Lock()` (or `RLock()`), and compare and
+# append while holding it.
+#
+# The grader races writers at that lock, not with threads: while your
+# `CaseStream(...)` is built, `threading.Lock()` makes a lock of the
+# grader's, so it sees every writer take and give back the lock and decides
+# when each goes on. Where a writer is about to take the lock, or has just
+# given it back, the next writer appends first: a check made before the
+# lock, or an append made after it, meets a rival on every run. It checks
+# that exactly one writer wins each round, and that the winner appended
+# while it held the lock. A stream that takes no lock cannot be raced, so
+# it does not pass either.
 
 # %%
 from grader import check

@@ -258,8 +258,10 @@ assert graph.get_state(config).values == before
 # - `current` is not modified.
 # - An edit that does not fit raises `ValueError` naming the key: an
 #   unknown key or kind of edit, `"correct"` or `"remove"` on `draft`, an
-#   index that is not an `int` in `0 <= index < len(current)`, a value of
-#   the wrong type, a part missing or too many.
+#   index that is not an `int` in `0 <= index < len(current)` (a `bool` is
+#   not an index: `isinstance(True, int)` is `True` in Python, so check for
+#   it), a value of the wrong type (a tuple where the key holds a list), a
+#   part missing or too many.
 
 # %%
 from grader import check

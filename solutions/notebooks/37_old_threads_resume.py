@@ -17,10 +17,10 @@
 # %% [markdown]
 # # 37 — Old threads resume
 #
-# **Goal:** resume threads paused under releases 1 and 2 with release 3's
-# graph. Notebook 36 migrates an old state; here the migrated state goes
-# into the paused thread, with `update_state`, so that the new graph
-# finishes the order with every line it held.
+# **Goal:** resume threads paused under releases 1 and 2 (and 3 itself)
+# with release 3's graph. Notebook 36 migrates an old state; here the
+# migrated state goes into the paused thread, with `update_state`, so that
+# the new graph finishes the order with every line it held.
 
 # %% [markdown]
 # ## Two threads paused under old releases
@@ -183,6 +183,25 @@ for version in (1, 2):
     assert same and graph.invoke(Command(resume=True), twice)["total"] == 3
 
 # %% [markdown]
+# ### A thread already on release 3
+#
+# The grader upgrades threads of every release, release 3 too: a thread
+# your own graph paused is upgraded with `upgrade_update(saved, 3)`, and
+# comes through unchanged (`migrate` of a release 3 state is equal to it).
+
+# %%
+current = {"configurable": {"thread_id": "already-3"}}
+graph.invoke({"version": 3, "lines": [{"text": "a", "qty": 2}], "total": 2, "currency": "USD",
+              "archive": {"note": "gift"}}, current)
+before = saved_values(current, 3)
+graph.update_state(current, upgrade_update(before, 3))
+print("release 3 thread after the upgrade:", graph.get_state(current).values)
+assert graph.get_state(current).values == before and graph.get_state(current).next == ("wait",)
+done = graph.invoke(Command(resume=True), current)
+print(f"   lines {[line['text'] for line in done['lines']]}, total {done['total']}, currency {done['currency']}")
+assert done["total"] == 3 and done["currency"] == "USD"
+
+# %% [markdown]
 # ### Read the old keys from the checkpoint
 #
 # `saved` must be what the thread stored under its release. Release 3's
@@ -229,19 +248,23 @@ assert sources == ["input", "loop", "update", "loop", "loop", "loop"]
 #
 # In `agstate/pauses.py`, write **`upgrade_update(saved, version)`** and
 # **`build_order_graph(checkpointer=None)`** as their docstrings say. The
-# grader starts and pauses a thread with each old release's graph, reads
-# `saved` from its checkpoint as `saved_values` does, applies your update
-# with `build_order_graph(...).update_state(config, update)` (without
-# `as_node`), and confirms:
+# grader starts and pauses a thread with each release's graph — releases 1
+# and 2 with its own graphs, release 3 with your `build_order_graph` —
+# reads `saved` from its checkpoint as `saved_values` does, applies your
+# update with `build_order_graph(...).update_state(config, update)`
+# (without `as_node`), and confirms. So `upgrade_update(saved, 3)` is
+# graded too: a thread already on release 3 comes through unchanged (do not
+# refuse 3, as `build_release_graph` does: that helper only builds the old
+# graphs).
 #
+# - The update sets every key of release 3, `Overwrite` for keys with a
+#   reducer and the value for the others.
 # - A thread paused under any release, upgraded and resumed, completes with
 #   every line it held (migrated) plus the new one, and the total they
 #   make.
-# - The update sets every key of release 3, `Overwrite` for keys with a
-#   reducer and the value for the others: applying it twice gives the same
-#   state as once.
 # - The thread stays paused at `wait` after the update, and the
 #   confirmation resumes it there.
+# - Applying the update twice gives the same state as once.
 
 # %%
 from grader import check

@@ -143,6 +143,9 @@ TABLE = {
         checked(OPTIMISTIC, STREAM_RACE),
     ("CaseStream", "``events()`` returns copies, oldest first."):
         checked(OPTIMISTIC, STREAM_APPENDS),
+    ("CaseStream", "Its lock is made in ``__init__`` with ``threading.Lock()`` (or ``RLock()``) and held while ``append`` "
+                   "compares and appends: the grader lends the stream its own locks there and races writers at them."):
+        checked(OPTIMISTIC, STREAM_RACE),
     # -- conflicts ----------------------------------------------------------------------------------------
     ("open_conflict", "A conflict record — a value in the state, never an error string."):
         checked(CONFLICTS, CONFLICT_RECORD),
@@ -261,8 +264,22 @@ NOTEBOOKS = {
      'and `events()` (copies, oldest first).'):
         checked(OPTIMISTIC, STREAM_APPENDS),
     ('24_optimistic_concurrency',
-     'The grader races real threads against your stream in lockstep, as above, and checks that exactly one writer '
-     'wins each round.'):
+     "Make the stream's lock in `__init__` with `threading.Lock()` (or `RLock()`), and compare and append while "
+     "holding it."):
+        checked(OPTIMISTIC, STREAM_RACE),
+    ('24_optimistic_concurrency',
+     "The grader races writers at that lock, not with threads: while your `CaseStream(...)` is built, "
+     "`threading.Lock()` makes a lock of the grader's, so it sees every writer take and give back the lock and "
+     "decides when each goes on."):
+        explains('how the race rule schedules its writers (grader/parts/branches/scenarios_race.py)'),
+    ('24_optimistic_concurrency',
+     'Where a writer is about to take the lock, or has just given it back, the next writer appends first: a check '
+     'made before the lock, or an append made after it, meets a rival on every run.'):
+        checked(OPTIMISTIC, STREAM_RACE),
+    ('24_optimistic_concurrency',
+     'It checks that exactly one writer wins each round, and that the winner appended while it held the lock.'):
+        checked(OPTIMISTIC, STREAM_RACE),
+    ('24_optimistic_concurrency', 'A stream that takes no lock cannot be raced, so it does not pass either.'):
         checked(OPTIMISTIC, STREAM_RACE),
     ('25_classify_proposals',
      "Write **`classify_proposal(current, proposal)`** in `agstate/branches.py`, rule by rule, in the table's "

@@ -52,8 +52,9 @@ TABLE = {
     ("module", "- ``append`` rejects an unknown type, a seq that is not an int >= 1 or a payload that is not a JSON "
                "object, before writing anything (``EventStoreError``);"):
         checked("events.append", REJECTS),
-    ("module", "- ``seq == last_seq + 1``: stored, ``ts`` set by the store;"):
-        checked("events.append", APPEND_IN_ORDER),
+    ("module", "- ``seq == last_seq + 1``: stored, ``ts`` set by the store from ``time.time()``, read once the seq is "
+               "known to be free (a refused or retried append reads no clock; the grader races writers at that read);"):
+        checked("events.append", APPEND_IN_ORDER),  # the clock read after the check: RACE (events.concurrency)
     ("module", "- an existing seq with the same type and payload: the stored event comes back and nothing is written "
                "(an idempotent retry; ``ts`` is not compared);"):
         checked("events.idempotent", RETRY),
@@ -164,6 +165,8 @@ NOTEBOOKS = {
         checked('events.append', APPEND_IN_ORDER),
     # A transaction left open keeps the write lock: the next append, or another writer's, cannot start (the mutant
     # no_rollback in tests/mutants/events_mutants.py loses these marks).
+    ('14_append_and_retry', 'Take `ts` from `time.time()` only then, for the event you insert.'):
+        checked('events.concurrency', RACE),  # a refused append that read the clock fails it (expect_clock_after_check)
     ('14_append_and_retry', 'Roll back on every exit that does not commit.'):
         checked('events.concurrency', CONFLICT),
     # also: 'last_seq': events.append, 'a task without events has last_seq 0 and lists no events'
@@ -182,6 +185,18 @@ NOTEBOOKS = {
     ('14_append_and_retry',
      "Writers that race do so from separate processes, each with its own `SqliteEventStore` on the same file: the "
      "database's write lock (`BEGIN IMMEDIATE`) keeps them apart."):
+        checked('events.concurrency', RACE),
+    ('14_append_and_retry',
+     "The grader makes the race happen on every run: it lends each writer's module its own clock, and while one "
+     "writer's append reads `time.time()` for its event — its check done, its insert still to come — the other "
+     "writer appends the same seq."):
+        checked('events.concurrency', RACE),
+    ('14_append_and_retry',
+     "A store whose check and insert are one transaction makes the rival wait; one that checks, then inserts, meets "
+     "the rival's event at its insert."):
+        checked('events.concurrency', RACE),
+    ('14_append_and_retry',
+     "An append that reads the clock before its check could not be raced at all, so the grader refuses that too."):
         checked('events.concurrency', RACE),
     ('14_append_and_retry',
      'A store you share between threads yourself needs a lock of its own (`threading.Lock`) around each '

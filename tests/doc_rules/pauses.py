@@ -102,15 +102,16 @@ TABLE = {
         explains("what the grader passes (the paused thread's value of key); the edits are judged by HOLDS"),
     ("edit_update", '``edit`` is ``("replace", value)``, ``("correct", index, value)`` (a list key: the item at ``index`` '
                     'becomes ``value``) or ``("remove", index)`` (a list key: the item at ``index`` is removed); a valid '
-                    "index is an ``int`` with ``0 <= index < len(current)``."):
-        checked(EDITS, HOLDS),  # each kind on each key; invalid indexes: REFUSED
+                    "index is an ``int`` (a ``bool`` is not one: refuse ``True``) with ``0 <= index < len(current)``."):
+        checked(EDITS, HOLDS),  # each kind on each key; invalid indexes (True among them): REFUSED
     ("edit_update", "The update names ``key`` only: the value itself for a key without a reducer, ``Overwrite`` of it "
                     "for a key with one (a plain value would go through the reducer)."):
         checked(EDITS, NAMES_KEY),
     ("edit_update", "``current`` is not modified."):
         checked(EDITS, UNCHANGED),
     ("edit_update", "Raises ``ValueError`` naming the key for an edit that does not fit: an unknown key or kind, a list "
-                    "edit on ``draft``, an invalid index, a value of the wrong type, a part missing or too many."):
+                    "edit on ``draft``, an invalid index, a value of the wrong type (a tuple where the key holds a list), "
+                    "a part missing or too many."):
         checked(EDITS, REFUSED),
     # -- build_intake_graph --------------------------------------------------------------------------
     ("build_intake_graph", "A graph over ``IntakeState`` that asks, one pause each, the questions of ``FORM`` that "
@@ -151,8 +152,9 @@ TABLE = {
     ("upgrade_update", "The update that makes a thread paused under release ``version`` hold its migrated state, for "
                        "release 3's graph."):
         checked(UPGRADE, RESUMES),
-    ("upgrade_update", "``saved`` is the thread's values under its release."):
-        explains("what the grader passes (the old release's keys read from its checkpointer)"),
+    ("upgrade_update", "``saved`` is the thread's values under its release; ``version`` is 1, 2 or 3 (a thread already "
+                       "on release 3 comes through unchanged: do not refuse 3)."):
+        checked(UPGRADE, RESUMES),  # its hand-picked cases and drawn threads include release 3 (FIXED, thread_cases)
     ("upgrade_update", "The update sets every key of release 3: ``Overwrite`` for a key with a reducer, the value for the "
                        "others; applying it twice gives what once gives."):
         checked(UPGRADE, SETS),  # the second half: TWICE
@@ -208,7 +210,9 @@ NOTEBOOKS = {
         checked(EDITS, UNCHANGED),
     ("34_human_edits", "- An edit that does not fit raises `ValueError` naming the key: an unknown key or kind of edit, "
                        "`\"correct\"` or `\"remove\"` on `draft`, an index that is not an `int` in "
-                       "`0 <= index < len(current)`, a value of the wrong type, a part missing or too many."):
+                       "`0 <= index < len(current)` (a `bool` is not an index: `isinstance(True, int)` is `True` in "
+                       "Python, so check for it), a value of the wrong type (a tuple where the key holds a list), a part "
+                       "missing or too many."):
         checked(EDITS, REFUSED),
     ("35_questions_by_position", "In `agstate/pauses.py`, write **`build_intake_graph(stock, checkpointer=None)`** as its "
                                  "docstring says."):
@@ -248,16 +252,23 @@ NOTEBOOKS = {
     ("37_old_threads_resume", "In `agstate/pauses.py`, write **`upgrade_update(saved, version)`** and "
                               "**`build_order_graph(checkpointer=None)`** as their docstrings say."):
         explains("points at the docstrings, whose sentences are in TABLE"),
-    ("37_old_threads_resume", "The grader starts and pauses a thread with each old release's graph, reads `saved` from "
-                              "its checkpoint as `saved_values` does, applies your update with "
-                              "`build_order_graph(...).update_state(config, update)` (without `as_node`), and confirms:"):
+    ("37_old_threads_resume", "The grader starts and pauses a thread with each release's graph — releases 1 and 2 with "
+                              "its own graphs, release 3 with your `build_order_graph` — reads `saved` from its "
+                              "checkpoint as `saved_values` does, applies your update with "
+                              "`build_order_graph(...).update_state(config, update)` (without `as_node`), and confirms."):
         checked(UPGRADE, RESUMES),  # what a graded run does: the scenario upgrade_run
+    ("37_old_threads_resume", "So `upgrade_update(saved, 3)` is graded too: a thread already on release 3 comes through "
+                              "unchanged (do not refuse 3, as `build_release_graph` does: that helper only builds the old "
+                              "graphs)."):
+        checked(UPGRADE, RESUMES),  # release 3 among the hand-picked cases (FIXED) and the drawn threads
+    ("37_old_threads_resume", "- The update sets every key of release 3, `Overwrite` for keys with a reducer and the value "
+                              "for the others."):
+        checked(UPGRADE, SETS),
     ("37_old_threads_resume", "- A thread paused under any release, upgraded and resumed, completes with every line it "
                               "held (migrated) plus the new one, and the total they make."):
         checked(UPGRADE, RESUMES),
-    ("37_old_threads_resume", "- The update sets every key of release 3, `Overwrite` for keys with a reducer and the value "
-                              "for the others: applying it twice gives the same state as once."):
-        checked(UPGRADE, SETS),  # twice: TWICE
+    ("37_old_threads_resume", "- Applying the update twice gives the same state as once."):
+        checked(UPGRADE, TWICE),
     ("37_old_threads_resume", "- The thread stays paused at `wait` after the update, and the confirmation resumes it "
                               "there."):
         checked(UPGRADE, WAITS),

@@ -2,18 +2,19 @@
 
 Each block reaches the grader's machinery in the learner's process from what
 that process legitimately holds (its callers' frames, every name built at run
-time, no word the static read or the audit hook refuses) and answers the
-part's old scenarios as a model of the answers would: graph runs, the
-expected values computed beside them, the ledgers of the fake tools, the
-timing; parts C's and D's run the old scenarios on a correct module hidden
-beside the stubs (``FILES``), which the module's own names never use. Before
-the scenarios ran in the grading process (issue 29) they scored: part A's 28/100, part B's board.graph 10/10; part E's earned no point
-but turned its verdicts (messages.budget "failed", upsert and graph
-"crashed", where the stubs are "not_implemented"); part C's scored 90/100 (every
-task but events.project, a pure fold of the learner's own function), part D's
-8/100 (branches.conflicts, on its resolvers). Now each must earn what
-the stubs earn, task by task and status by status (``tests/test_forging.py``,
-and part A's in the hostile corpus).
+time, no word the static read or the audit hook refuses) and answers what
+that process used to run beyond single calls of the learner's code: part A's
+old scenarios as a model of the answers would (graph runs, the expected
+values beside them, the timing); the other parts' on a correct module
+hidden beside the stubs (``FILES``), which the module's own names never use.
+Before the scenarios ran in the grading process (issue 29) they scored: part
+A's 28/100, part B's board.graph 10/10, part C's 90/100, part D's 8/100; part
+E's earned no point but turned its verdicts. Before issue 42 the folds,
+scripts and races left there scored too (a racy stream 14/14 on
+branches.optimistic with its race probe replaced). Now every task whose
+report says ``"integrity": "calls"`` earns what the stubs earn, status by
+status (``tests/test_forging.py``, and part A's in the hostile corpus); only
+a task that says ``"probes"`` may be turned.
 """
 
 _FORGE_STATE = r'''
@@ -86,37 +87,6 @@ _forged = {"run_graph": _run_graph, "channels": _channels, "research_run": _rese
            "graph_accepts": lambda ctx, factory, factory_args, writes: {"items": [i for w in writes for i in w][-factory_args[0]:]}}
 '''
 
-_FORGE_BOARD = r'''
-_EMPTY = {"columns": []}
-
-
-def _demo():
-    return DEMO_BOARD.model_dump(mode="json")  # the kit's demo board: given, not an exercise
-
-
-def _graph(ctx, board, has_board, as_instance, commands):
-    start = board if has_board and isinstance(board, dict) and board.get("columns") else _demo()
-    return {"board": start, "type": "Board", "rejected": [], "own_fold": start, "own_invalid": 0}
-
-
-_forged = {"board_graph": _graph,
-           "board_first_write": lambda ctx, garbage: {"board": _EMPTY, "type": "Board"},
-           "board_graph_calls": lambda ctx, board, commands: {"calls": list(commands),
-                                                              "nodes": ["build_board"] + ["apply_command"] * len(commands)}}
-'''
-
-_FORGE_MESSAGES = r'''
-
-
-def _channels(ctx, histories, write):
-    return {"keys": ["messages", "summary"], "channels": {"messages": "BinaryOperatorAggregate", "summary": "LastValue"},
-            "merged": [history + write for history in histories], "max_messages": 8}
-
-
-_forged = {"chat_channels": _channels,
-           "budget_graph": lambda ctx, steps: {"states": [[m for step in steps[:i + 1] for m in step] for i in range(len(steps))]}}
-'''
-
 def _hidden(module: str, old: tuple) -> str:
     """A block that runs the ``old`` scenarios of the learner's process on a correct ``module`` hidden beside the stubs."""
     return rf'''
@@ -145,17 +115,26 @@ def _forged(registry):
 '''
 
 
-# The scenarios part C's and part D's learner processes ran. Not among them: a pure fold or a script of the learner's
-# own calls (project_state over prefixes; CaseStream's appends), and a race of the learner's own stream: what they
-# report is the learner's word about its own functions, whoever computes it, worth what a module computing it earns.
+# What each part's learner process used to run beyond single calls: its old scenarios (before issue 29), and the folds,
+# scripts, races and observations still there until issue 42 (part C's store scripts, projection and armed writer; part
+# D's stream scripts, race and racing resolvers; part E's reducer steps, trim and summary; part B's own fold). Each is
+# answered here by a correct module hidden beside the stubs. A name the learner's process no longer serves is never
+# asked, so its answer earns nothing. Part B's reducer probes (board_reduce, board_fold, board_hostile: warnings caught
+# and payloads made in the learner's process) are still asked: their tasks say "integrity": "probes", and they are
+# the only ones a block may turn. Not hidden: the call server's own operations and a part's one-call operations, whose
+# every answer is a call of the learner's code; a block that answers them from a correct module is that module.
 _FORGE_EVENTS = _hidden("events", ("store_ops", "frozen_events", "race", "durable_crash", "resume_run", "call_tool_run",
-                                   "invoice_run"))
+                                   "invoice_run", "events_script", "events_calls", "project", "events_armed_append"))
 _FORGE_BRANCHES = _hidden("branches", ("resolve_interleaved", "resolve_threads", "resolve_sequence", "write_once_graph",
-                                       "refund_orders", "refund_redelivered"))
+                                       "refund_orders", "refund_redelivered", "stream_script", "stream_race",
+                                       "branches_resolve_threads"))
+_FORGE_MESSAGES = _hidden("messages", ("chat_channels", "budget_graph", "chat_run", "reduce", "trim", "summarize"))
+_FORGE_BOARD_PROBES = _hidden("board", ("board_graph", "board_first_write", "board_graph_calls", "board_own_fold",
+                                        "board_reduce", "board_fold", "board_hostile"))
 
-# Files a block brings beside the stubs: part C's hidden module is the reference, copied from solutions/.
-FILES = {part: {f"_hidden_{module}.py": f"agstate/{module}.py"} for part, module in (("events", "events"),
-                                                                                    ("branches", "branches"))}
+# Files a block brings beside the stubs: the hidden module is the reference, copied from solutions/.
+FILES = {part: {f"_hidden_{module}.py": f"agstate/{module}.py"}
+         for part, module in (("events", "events"), ("branches", "branches"), ("messages", "messages"), ("board", "board"))}
 
 # What every block ends with: the child's probe registry, found up its callers' frames with every name that reaches
 # the grader's machinery built at run time (no word the static read or the audit hook refuses), given ``_forged``.
@@ -175,5 +154,11 @@ while _frame is not None:
 
 # The part -> its block, appended to that part's stub module.
 FORGING = {part: block + _INSTALL for part, block in
-           (("state", _FORGE_STATE), ("board", _FORGE_BOARD), ("messages", _FORGE_MESSAGES), ("events", _FORGE_EVENTS),
-            ("branches", _FORGE_BRANCHES))}
+           (("state", _FORGE_STATE), ("board", _FORGE_BOARD_PROBES), ("messages", _FORGE_MESSAGES),
+            ("events", _FORGE_EVENTS), ("branches", _FORGE_BRANCHES))}
+
+
+def install_block() -> str:
+    """The lines that reach the learner process's probe registry up the callers' frames and put ``_forged``'s probes in
+    it: what every block here ends with, for another test's own ``_forged`` (``tests/test_race_attacks.py``)."""
+    return _INSTALL

@@ -39,5 +39,5 @@ PART = Part(
         "board_first_write": "a graph over BoardState whose first write is invalid",
         "board_hostile": "board_reducer(current, <a hostile update>)",
     },
-    scenarios="grader",
+    one_call=("board_made", "board_dump", "board_validate", "board_parse", "board_model_class", "board_demo"),
 )

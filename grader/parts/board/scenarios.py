@@ -6,8 +6,9 @@ handle, and cross as data only when a rule reads them (``board_dump``). The
 graph ``build_board_graph()`` returns is rebuilt and run here
 (``grader.engine.remote``); what its run must equal — the learner's own
 reducer folded over the commands, the commands its ``validate_update``
-rejects — is asked of the learner's code apart from the run (``board_own_fold``),
-so its process never reports a run's result beside what it must equal.
+rejects — is asked of the learner's code apart from the run, a call at a time
+(``_own_fold``), so its process never reports a run's result beside what it
+must equal.
 """
 
 import copy
@@ -48,10 +49,30 @@ def board_graph(remote: Remote, board, has_board, as_instance, commands):
         graph_input["board"] = remote.ask("board_made", board, as_instance)
     out = graph.invoke(graph_input, _RUN)
     final = _dumped(remote, out.get("board"))
-    own = _facts(remote.ask("board_own_fold", graph_input.get("board"), has_board, commands), ("own_fold", "own_invalid"),
-                 "the fold of your reducer")
+    own_fold, own_invalid = _own_fold(remote, graph_input.get("board"), has_board, commands)
     return {"board": final["board"], "type": final["type"], "rejected": out.get("rejected"),
-            "own_fold": own["own_fold"], "own_invalid": own["own_invalid"]}
+            "own_fold": own_fold, "own_invalid": own_invalid}
+
+
+def _own_fold(remote: Remote, board, has_board: bool, commands) -> tuple:
+    """What a run of ``commands`` must end with, by the learner's own code alone, each step a call from here: the board
+    they were issued on (``board`` through the reducer, or DEMO_BOARD), its reducer folded over them on copies (a
+    reducer that edits ``current`` in place is another task's failure), and how many its ``validate_update`` rejects."""
+    issued = remote.call("board_reducer", remote.call("Board"), board) if has_board else remote.call("Board")
+    shown = _dumped(remote, issued)
+    if not (shown["type"] == "Board" and isinstance(shown["board"], dict) and shown["board"].get("columns")):
+        issued = remote.get("DEMO_BOARD")
+    invalid = sum(bool(remote.call("validate_update", issued, copy.deepcopy(command))) for command in commands)
+    folded = issued
+    for command in commands:
+        folded = remote.call("board_reducer", _copy(remote, folded), copy.deepcopy(command))
+    return _dumped(remote, folded)["board"], invalid
+
+
+def _copy(remote: Remote, board):
+    """A copy of the learner's board over there, made from its data (``Board.model_validate``); anything else as it is."""
+    shown = _dumped(remote, board)
+    return remote.ask("board_made", shown["board"], True) if shown["type"] == "Board" else board
 
 
 @scenario

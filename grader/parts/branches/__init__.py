@@ -30,15 +30,11 @@ PART = Part(
     calls={
         "write_once_graph": "a graph whose key is reduced by write_once",
         "stream_script": "CaseStream.append(...)",
-        "stream_race": "CaseStream.append(...) from racing threads",
+        "stream_race": "CaseStream.append(...) from racing writers",
         "resolve_interleaved": "resolve_conflict(...) while another resolver commits",
         "resolve_threads": "resolve_conflict(...) from several threads",
         "resolve_sequence": "resolve_conflict(...), called in turn",
         "refund_orders": "build_refund_graph(...) with the branches' writes delivered in every order",
         "refund_redelivered": "build_refund_graph(...) with a write delivered again",
     },
-    # The refund graph, the write-once key and the resolvers (on the grader's stream) run in the grading process
-    # (scenarios.py); the learner's own stream is scripted and raced in its process (probes/), its calls' results
-    # the evidence, the race's turns made there.
-    scenarios="grader",
 )

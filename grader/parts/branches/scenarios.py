@@ -1,20 +1,12 @@
-"""Part D's scenarios: the write-once key, the resolvers on the grader's stream and the refund graph, run in the grading process.
-
-A resolver scenario gives the learner's ``resolve_conflict`` a stream of the
-grader's (``GraderStream``), kept here: what a rule reads of the stream is
-never what the learner's process says it holds. A rival resolver that
-commits between the learner's read and its append is the grader's stream
-calling the learner's ``resolve_conflict`` again from inside that append;
-resolvers racing on threads take turns in the learner's process
-(``probes.branches_resolve_threads``), each read and append a call here.
+"""Part D's scenarios: the write-once key and the refund graph (here), the resolvers on the grader's stream
+(``scenarios_resolvers``) and the learner's own stream (``scenarios_race``), all run in the grading process.
 
 The refund graph ``build_refund_graph`` returns is rebuilt and run here on a
 checkpointer of the grader's (``grader.engine.remote``), its side effects
 the grader's own, lent to the learner's graph: their ledger is kept here.
 Its branches run one at a time in a fixed order, and LangGraph applies
 their writes in node-name order, as it would whatever order they finished
-in. The stream's own race (``stream_race``) runs in the learner's process,
-on the learner's stream, forced in lockstep there (``grader.parts.branches.probes``).
+in.
 """
 
 import copy
@@ -24,10 +16,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
-from grader.engine.remote import SAVER, Callback, CallbackObject, LearnerRaised, Raised, Remote, scenario
+from grader.engine.remote import SAVER, Callback, Remote, scenario
+from grader.parts.branches import scenarios_race, scenarios_resolvers  # noqa: F401 - each registers its scenarios
 
-__all__ = ["write_once_graph", "resolve_sequence", "resolve_interleaved", "resolve_threads", "refund_orders",
-           "refund_redelivered", "GraderStream"]
+__all__ = ["write_once_graph", "refund_orders", "refund_redelivered"]
 
 BRANCHES = ["policy_check", "payment_lookup", "risk_review", "reply_draft"]
 # The key of a streamed chunk that holds a run's interrupts (langgraph.constants.INTERRUPT, deprecated as public in 1.x).
@@ -53,88 +45,6 @@ def write_once_graph(remote: Remote, steps):
         builder.add_edge(name, END)
     return {"value": remote.attempt(lambda: builder.compile().invoke({}, {"max_concurrency": 1}).get("decision"))}
 
-
-
-# -- the resolvers, on the grader's stream ---------------------------------------------------------------------
-class StaleVersion(Exception):
-    """The grader's stream refusing an append at a stale version: raised in the learner's code as its StaleVersion."""
-
-    learner_module = "branches"
-
-    def __init__(self, expected, actual):
-        super().__init__(f"expected version {expected}, but the stream is at version {actual}: re-read and decide again")
-        self.learner_args = [expected, actual]
-
-
-class GraderStream:
-    """A correct case stream, in this process: a broken ``CaseStream`` fails only its own task, and no resolver's
-    verdict rests on what the learner's process says a stream holds."""
-
-    def __init__(self, stream_id: str, events=()):
-        self.stream_id = stream_id
-        self._events = [copy.deepcopy(event) for event in events]
-
-    def version(self) -> int:
-        return len(self._events)
-
-    def append(self, event, expected_version):
-        if expected_version != len(self._events):
-            raise StaleVersion(expected_version, len(self._events))
-        self._events.append(copy.deepcopy(event))
-        return len(self._events)
-
-    def events(self) -> list:
-        return copy.deepcopy(self._events)
-
-    def lent(self, before_append=None) -> CallbackObject:
-        """This stream as the learner's code uses it (``CaseStream``'s API); ``before_append()`` runs before each append."""
-        def append(event, expected_version):
-            if before_append is not None:
-                before_append()
-            return self.append(event, expected_version)
-
-        return CallbackObject("CaseStream", {"version": self.version, "append": append, "events": self.events,
-                                             "stream_id": lambda: self.stream_id}, properties=("version", "stream_id"))
-
-
-@scenario
-def resolve_sequence(remote: Remote, conflict, prior, calls):
-    """Resolve one conflict with each ``[decision, actor, rule]`` in turn; the results, the stream and the conflict after."""
-    stream = GraderStream(conflict["stream_id"], prior)
-    lent, given = stream.lent(), copy.deepcopy(conflict)
-    results = [remote.call_in_place("resolve_conflict", lent, given, *call) for call in calls]
-    return {"results": results, "events": stream.events(), "conflict_after": given}
-
-
-@scenario
-def resolve_interleaved(remote: Remote, conflict, prior, mine, theirs):
-    """``resolve_conflict`` where another resolver (``theirs``) commits just before our first append."""
-    stream = GraderStream(conflict["stream_id"], prior)
-    other, appends = {}, [0]
-
-    def rival_first():
-        appends[0] += 1
-        if appends[0] == 1:  # the rival's whole resolution, inside our first append, before it is applied
-            try:
-                other["result"] = remote.call("resolve_conflict", stream.lent(), copy.deepcopy(conflict), *theirs)
-            except LearnerRaised as exc:
-                other["raised"] = exc
-                raise RuntimeError("the other resolver raised") from None
-
-    result = remote.attempt(lambda: remote.call("resolve_conflict", stream.lent(rival_first), copy.deepcopy(conflict), *mine))
-    if "raised" in other:  # what went wrong first: the rival's resolution, as in one process it would show
-        raise other["raised"]
-    if isinstance(result, Raised):
-        raise LearnerRaised(result)
-    return {"theirs": other.get("result"), "mine": result, "events": stream.events(), "appends": appends[0]}
-
-
-@scenario
-def resolve_threads(remote: Remote, conflict, prior, calls):
-    """Every ``[decision, actor, rule]`` of ``calls`` resolves the same conflict in its own thread, on one stream."""
-    stream = GraderStream(conflict["stream_id"], prior)
-    results = remote.ask("branches_resolve_threads", stream.lent(), conflict, calls)
-    return {"results": results, "events": stream.events()}
 
 
 # -- the refund graph --------------------------------------------------------------------------------------------

@@ -24,7 +24,6 @@ PART = Part(
         TaskSpec("events.graph", 10, "18_checkpointer_vs_log.ipynb",
                  "build_invoice_graph resumes after a crash without repeating tools"),
     ),
-    scenarios="grader",
     shared_folder=("events.concurrency", "events.durable"),
     # What each probe stands for, in the learner's words: a timeout or a crash names this, never the probe.
     calls={

@@ -8,7 +8,7 @@ what a correct answer is comes from ``model``.
 
 from collections import Counter
 
-from grader.engine.checking import Counterexample, Failure, Raised, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, Raised, contrast, counted, no_raise, show
 from grader.parts.events.model import EVENT_KEYS, args_text, executions, logged_results
 
 
@@ -123,6 +123,26 @@ def judge_resumed(what: str, got: dict, expected, call_ids: list, steps: list, t
                           f"f'{{task_id}}:{{call_id}}', e.g. {task_id + ':' + call_ids[0]!r}")
 
 
+# What a race is raced at, in feedback: the rival appends while the armed writer reads the clock for the event's ts.
+RACED_AT = ("the grader races a rival writer while an append reads the clock (time.time()) for the event's ts, "
+            "so read it once the seq is known to be free, for the event you write")
+
+
+def expect_clock_after_check(doing: str, refused: dict) -> None:
+    """A refused append (seq 1 taken, another payload) raised ConcurrencyError without reading the clock: the race's
+    stop, the armed writer's clock read, then comes after its check."""
+    second = refused["second"]
+    if refused["first"] != "win" or not (isinstance(second, Raised) and second.type == "ConcurrencyError"):
+        gave = f"raised {second}" if isinstance(second, Raised) else str(second)
+        raise Failure(f"{doing}: one appended seq 1, then the other appended seq 1 with another payload: the first "
+                      f"{'won' if refused['first'] == 'win' else refused['first']}, the second {gave}; expected a "
+                      "win, then ConcurrencyError")
+    if refused["clock_reads"]:
+        raise Failure(f"{doing}: an append refused with ConcurrencyError (seq 1 taken) read the clock "
+                      f"{counted(refused['clock_reads'], 'time')} before refusing: it read it before its check; "
+                      f"{RACED_AT}")
+
+
 def expect_one_winner(doing: str, done: dict) -> int:
     """One round of two writers racing for a seq (the ``race`` probe's): exactly one won, the other got
     ConcurrencyError; the winner's number."""
@@ -130,6 +150,9 @@ def expect_one_winner(doing: str, done: dict) -> int:
     other = 1 - armed
     # Each outcome: "win", the Raised of what the append raised, or "the writer process died".
     outcomes = {int(number): outcome for number, outcome in done["outcomes"].items()}
+    if outcomes[armed] == "win" and not done["paused"]:
+        raise Failure(f"{doing}: writer {armed} appended seq {seq} without reading the clock (time.time()) for its "
+                      f"ts, so no rival could be sent while it was between its check and its write; {RACED_AT}")
     when = (f"writer {other} appended seq {seq} after writer {armed} had checked it and before writer {armed} "
             "wrote it" if done["interleaved"] else f"both appended seq {seq}")
     for number, outcome in outcomes.items():

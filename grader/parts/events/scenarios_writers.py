@@ -1,13 +1,15 @@
-"""Part C's writers in other processes: two racing for each seq, one killed mid-append, run from the grading process.
+"""Part C's writers in other processes, run from the grading process: one killed mid-append (here), two racing for
+each seq (``scenarios_race``), on one file of the task's shared folder.
 
 A writer is another learner process of the task (``Session.sibling``) with
 a store of the learner's on one database file in the task's shared folder
 (``grader.sandbox.shared``). The killer is the grading side: a writer's
 next append is sent and its process killed at once, wherever that append
-is, and the file reopened by another process. In a race the rival's append
-is sent from here while the armed writer is stopped between its check and
-its write (``probes.calls.events_armed_append``: that stop is made in the
-learner's process, the one part of these scenarios that is). Whether a
+is, and the file reopened by another process. In a race each writer reads
+the grader's clock for ``time.time()`` (``Remote.lend_clock``): the armed
+writer's read for the event's ts is a call here, and the rival's append is
+sent from inside it, while the armed writer waits between its check and its
+write. Nothing of the schedule runs in the learner's processes. Whether a
 writer holds the database's lock, and what the file's schema is, the
 grading side reads itself: from the kernel's locks, and from a copy.
 """
@@ -18,18 +20,19 @@ import time
 import uuid
 from pathlib import Path
 
-from grader.engine.remote import Callback, LearnerRaised, Remote, scenario
+from grader.engine.remote import LearnerRaised, Raised, Remote, scenario
 from grader.parts.events.clock import in_order
+from grader.parts.events.scenarios_store import answer, new_store, request, store_call
 from grader.sandbox import shared
 from grader.sandbox.session import ChildFailed, LoadFailed
 
-__all__ = ["race", "durable_crash", "BLOCKED_AFTER"]
+__all__ = ["durable_crash", "SharedFile", "BLOCKED_AFTER", "DIED", "died", "outcome", "settled"]
 
 BLOCKED_AFTER = 2.0  # a rival append that has not answered by then is waiting for a lock the grader cannot see
-_DIED = "the writer process died"
+DIED = "the writer process died"
 
 
-class _SharedFile:
+class SharedFile:
     """A database file of the task's shared folder: where the learner's processes see it, and where the grader does."""
 
     def __init__(self, remote: Remote, stem: str):
@@ -109,90 +112,31 @@ def _quoted(name: str) -> str:
     return '"' + str(name).replace('"', '""') + '"'
 
 
-def _died(exc: ChildFailed | LoadFailed) -> str:
-    """``_DIED``, for a writer whose process crashed or could not import the module again; a time-out, or the
+def died(exc: ChildFailed | LoadFailed) -> str:
+    """``DIED``, for a writer whose process crashed or could not import the module again; a time-out, or the
     grader's own failure, is raised on: never a writer's outcome."""
     if isinstance(exc, ChildFailed) and exc.status != "crashed":
         raise exc
-    return _DIED
+    return DIED
 
 
-def _outcome(call):
-    """A racing writer's append: "win", the ``Raised`` of what it raised, or ``_DIED``."""
+def settled(reply):
+    """A started append's answer, what the learner's store raised raised here as ``LearnerRaised``."""
+    got = answer(reply)
+    if isinstance(got, Raised):
+        raise LearnerRaised(got)
+    return got
+
+
+def outcome(call):
+    """A racing writer's append: "win", the ``Raised`` of what it raised, or ``DIED``."""
     try:
         call()
         return "win"
     except LearnerRaised as exc:
         return exc.raised
     except (ChildFailed, LoadFailed) as exc:
-        return _died(exc)
-
-
-@scenario
-def race(remote: Remote, rounds):
-    """Two writers, each another learner process with its own store on one file, race for seqs 1..``rounds``.
-
-    For each seq one writer (taking turns) is *armed*: when its append is
-    about to run its first writing SQL statement — its check is done — it
-    stops and calls back here; then the other writer appends the same seq,
-    unless the database is write-locked (a transaction such as BEGIN
-    IMMEDIATE holds it: the other comes after), or its append has not
-    answered after ``BLOCKED_AFTER`` seconds (a lock of another kind). So a
-    check-then-insert store meets its rival between the check and the write
-    on every run. Returns, per seq, what each writer's append did: "win",
-    the ``Raised`` of what it raised, or "the writer process died".
-    """
-    file = _SharedFile(remote, "race")
-    for number in (0, 1):  # the writers' processes made meanwhile: they touch the file only when asked for a store
-        remote.session.sibling(number).prestart()
-    made = remote.ask("events_store", file.learner)
-    remote.ask("events_call", made, "list", ["race"])  # the schema exists before the writers start
-    remote.release(made)
-    writers = [remote.sibling(number) for number in (0, 1)]
-    stores = [writer.ask("events_store", file.learner) for writer in writers]
-    rounds_seen = []
-    try:
-        for seq in range(1, rounds + 1):
-            rounds_seen.append(_race_round(file, writers, stores, seq))
-            if _DIED in rounds_seen[-1]["outcomes"].values():
-                break  # the rule fails on this round; its store died with it
-        codes = [0 if writer.live() else 1 for writer in writers]  # a writer that died on its own ended abnormally
-    finally:
-        remote.session.close_siblings()  # the writers end with the race (a uid each while they run)
-    file.check_size()
-    listed = remote.ask("events_store", file.learner)
-    try:
-        return in_order({"rounds": rounds_seen, "codes": codes, "events": remote.ask("events_call", listed, "list", ["race"])})
-    finally:
-        remote.release(listed)
-
-
-def _race_round(file: _SharedFile, writers: list[Remote], stores: list, seq: int) -> dict:
-    """One seq raced: the armed writer (taking turns) stopped between its check and its write, the other appending."""
-    armed, other = (seq - 1) % 2, seq % 2
-    appends = [["race", seq, "tool.called", {"writer": number}] for number in (0, 1)]
-    seen = {"paused": False, "locked": False, "interleaved": False, "sent": False}
-    outcomes = {}
-
-    def paused():
-        seen["paused"] = True
-        seen["locked"] = file.write_locked()
-        if seen["locked"]:
-            return  # the rival would only wait for the lock: it appends once the armed writer is done
-        try:
-            writers[other].start("events_call", stores[other], "append", appends[other])
-            seen["sent"] = True
-            seen["interleaved"] = writers[other].ready(BLOCKED_AFTER)
-        except (ChildFailed, LoadFailed) as exc:
-            outcomes[other] = _died(exc)
-
-    outcomes[armed] = _outcome(lambda: writers[armed].ask("events_armed_append", stores[armed], appends[armed],
-                                                          Callback("paused", paused)))
-    if other not in outcomes:
-        outcomes[other] = _outcome((lambda: writers[other].finish("events_call")) if seen["sent"] else
-                                   (lambda: writers[other].ask("events_call", stores[other], "append", appends[other])))
-    return {"seq": seq, "armed": armed, "paused": seen["paused"], "locked": seen["locked"],
-            "interleaved": seen["interleaved"], "outcomes": {str(armed): outcomes[armed], str(other): outcomes[other]}}
+        return died(exc)
 
 
 @scenario
@@ -205,39 +149,40 @@ def durable_crash(remote: Remote, rounds):
     at once, wherever that append is: kept or lost, it is "that event".
     The file is then reopened in this task's own learner process.
     """
-    file = _SharedFile(remote, "durable")
+    file = SharedFile(remote, "durable")
     found = []
     for events, kill_after in rounds:
-        reader = remote.ask("events_store", file.learner)
-        start = remote.ask("events_call", reader, "last_seq", ["durable"]) + 1
+        reader = new_store(remote, file.learner)
+        start = store_call(remote, reader, "last_seq", "durable") + 1
         remote.release(reader)
         acked, stopped = _write_until_killed(remote.sibling(0), file, events, kill_after, start)
         file.check_size()
-        reopened = remote.ask("events_store", file.learner)  # another process than the writer's
+        reopened = new_store(remote, file.learner)  # another process than the writer's
         found.append({"start": start, "acked": acked, "stopped": stopped,
-                      "events": remote.ask("events_call", reopened, "list", ["durable"])})
+                      "events": store_call(remote, reopened, "list", "durable")})
         remote.release(reopened)
     return in_order({"rounds": found, "schema": file.schema(remote.session.limits.file_bytes)})
 
 
-def _write_until_killed(writer: Remote, file: _SharedFile, events, kill_after: int, start: int) -> tuple[list[int], object]:
+def _write_until_killed(writer: Remote, file: SharedFile, events, kill_after: int, start: int) -> tuple[list[int], object]:
     """The seqs the writer acknowledged before it was killed, and why it stopped before ``kill_after`` of them: the
-    ``Raised`` of what its store raised, ``_DIED``, or None (it was killed where the round said)."""
+    ``Raised`` of what its store raised, ``DIED``, or None (it was killed where the round said)."""
     acked, stopped = [], None
     try:
-        store = writer.ask("events_store", file.learner)
+        store = new_store(writer, file.learner)
         for seq, (kind, payload) in enumerate(events, start):
             if len(acked) == kill_after:
-                writer.start("events_call", store, "append", ["durable", seq, kind, payload])
+                name, arguments = request(store, "append", "durable", seq, kind, payload)
+                writer.start(name, *arguments)
                 break
-            writer.ask("events_call", store, "append", ["durable", seq, kind, payload])
+            store_call(writer, store, "append", "durable", seq, kind, payload)
             acked.append(seq)
     except LearnerRaised as exc:
         if exc.raised.is_a("NotImplementedError"):  # a stub: the task's verdict, not this round's
             raise
         stopped = exc.raised
     except (ChildFailed, LoadFailed) as exc:
-        stopped = _died(exc)
+        stopped = died(exc)
     finally:
         writer.session.close()  # SIGKILL, wherever its append is
     return acked, stopped

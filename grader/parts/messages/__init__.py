@@ -31,5 +31,4 @@ PART = Part(
         "budget_graph": "a graph run writing messages",
         "chat_run": "build_chat_graph(...).invoke(...)",
     },
-    scenarios="grader",
 )

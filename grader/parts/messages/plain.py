@@ -4,8 +4,8 @@ The grading side writes a conversation as dicts (``grader.parts.messages.model``
 ``message`` builds LangChain's message from one, ``plain`` turns what the
 learner's code returned back into one (a value that is not a message says
 what it is instead), and ``stable`` renames the random ids add_messages gives.
-Read by the learner's side (its calls, ``probes/``) and by the grading side
-(its scenarios); it imports neither.
+Read by the grading side (its scenarios); it imports neither side, and the
+learner's process never needs it.
 """
 
 import re

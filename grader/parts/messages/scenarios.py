@@ -16,6 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
 from grader.engine.remote import SAVER, Callback, CallbackObject, Raised, Remote, scenario
+from grader.parts.messages import scenarios_calls  # noqa: F401 - registers the single functions' scenarios
 from grader.parts.messages.plain import message, plain, plains, stable
 
 __all__ = ["chat_channels", "budget_graph", "chat_run"]

@@ -27,5 +27,4 @@ PART = Part(
         "intake_run": "build_intake_graph(...) run to its end",
         "upgrade_run": "upgrade_update(...) and build_order_graph(...)",
     },
-    scenarios="grader",
 )

@@ -7,7 +7,7 @@ changes nothing the grader expects.
 
 import copy
 
-__all__ = ["FORM", "VERSIONS", "NAMES", "CURRENT", "REDUCED", "merge_tags", "meant", "model_upgrade", "model_migrate",
+__all__ = ["FORM", "VERSIONS", "NAMES", "CURRENT", "REDUCED", "merge_tags", "meant", "misfit", "model_upgrade", "model_migrate",
            "release_keys", "lines_key", "new_line", "total_of"]
 
 FORM = ["size", "colour", "gift_wrap", "engraving", "delivery_day"]
@@ -32,27 +32,56 @@ def merge_tags(old, new):
 
 def meant(key: str, current, edit) -> tuple[bool, object]:
     """(whether the edit fits ``key``, what ``key`` then holds)."""
-    if key not in ("draft", "notes", "tags") or not isinstance(edit, (tuple, list)) or not edit:
-        return False, None
+    held, why = _edited(key, current, edit)
+    return why is None, held
+
+
+def misfit(key: str, current, edit) -> str | None:
+    """Why the edit does not fit ``key``, in the learner's words (None when it fits)."""
+    return _edited(key, current, edit)[1]
+
+
+def _kind_of(value) -> str:
+    return f"a {type(value).__name__}"
+
+
+def _edited(key: str, current, edit) -> tuple[object, str | None]:
+    """What ``key`` holds after ``edit``, and None; or None and why the edit does not fit."""
+    if key not in ("draft", "notes", "tags"):
+        return None, f"{key!r} is not a key of ReviewState (draft, notes, tags)"
+    if not isinstance(edit, (tuple, list)) or not edit:
+        return None, f"{edit!r} is not an edit: an edit is a tuple such as ('replace', value)"
     kind, args = edit[0], list(edit[1:])
-    if kind == "replace" and len(args) == 1:
+    if kind not in ("replace", "correct", "remove"):
+        return None, f"{kind!r} is not a kind of edit (replace, correct, remove)"
+    if kind != "replace" and key == "draft":
+        return None, f"draft holds a str: ({kind!r}, ...) is an edit of a list key"
+    parts = {"replace": 1, "correct": 2, "remove": 1}[kind]
+    if len(args) != parts:
+        return None, f"a {kind!r} edit has {parts} part{'s' if parts > 1 else ''} after its kind, not {len(args)}"
+    if kind == "replace":
         value = args[0]
         if key == "draft":
-            return isinstance(value, str), value
-        return isinstance(value, list) and all(isinstance(v, str) for v in value), value
-    if kind not in ("correct", "remove") or key == "draft" or not args:
-        return False, None
+            return (value, None) if isinstance(value, str) else (None, f"draft holds a str, and {value!r} is {_kind_of(value)}")
+        if not isinstance(value, list):
+            return None, f"{key} holds a list of str, and {value!r} is {_kind_of(value)}, not a list"
+        wrong = next((item for item in value if not isinstance(item, str)), None)
+        return (value, None) if wrong is None else (None, f"{key} holds a list of str, and {wrong!r} in it is {_kind_of(wrong)}")
     index = args[0]
-    if type(index) is not int or not 0 <= index < len(current):
-        return False, None
+    if isinstance(index, bool):
+        return None, f"{index!r} is a bool, not an index; a bool passes isinstance(index, int), so refuse it first"
+    if type(index) is not int:
+        return None, f"{index!r} is {_kind_of(index)}, not an int index"
+    if not 0 <= index < len(current):
+        return None, f"{index} is not an index of its {len(current)} items (0 to {len(current) - 1})"
     result = list(current)
-    if kind == "remove" and len(args) == 1:
+    if kind == "remove":
         del result[index]
-        return True, result
-    if kind == "correct" and len(args) == 2 and isinstance(args[1], str):
-        result[index] = args[1]
-        return True, result
-    return False, None
+        return result, None
+    if not isinstance(args[1], str):
+        return None, f"{key} holds str items, and {args[1]!r} is {_kind_of(args[1])}"
+    result[index] = args[1]
+    return result, None
 
 
 def model_upgrade(values: dict, version: int) -> dict:

@@ -64,6 +64,7 @@ def bad_edits(draw, state: dict):
         ("draft", ("replace", ["a", "list"])),
         ("notes", ("replace", "not a list")),
         ("tags", ("replace", ["ok", 3])),
+        ("notes", ("replace", tuple(state["notes"]))),  # a tuple where the key holds a list
         ("notes", ("remove", -1)),
         ("tags", ("correct", len(state["tags"]), "t")),
         ("notes", ("remove", len(state["notes"]))),

@@ -34,5 +34,4 @@ PART = Part(
         "time_merge": "merge_sources on a long list",
         "tool_calls_run": "build_graph(...).invoke(...)",
     },
-    scenarios="grader",
 )

@@ -7,7 +7,7 @@ the warnings logged on ``agstate.board``: what that one call returned and
 did, the learner's word on its own code (``board_fold``: the reducer's own
 results fed back to it, in one round trip). Graph runs and what a run must
 equal are composed in the grading process (``grader.parts.board.scenarios``)
-from the operations at the end (``board_made``, ``board_dump``, ``board_own_fold``), which name
+from the operations at the end (``board_made``, ``board_dump``), which name
 the learner's boards by handle.
 
 Where raising is an answer (``parse_update`` on a broken update, a strict
@@ -25,7 +25,7 @@ from grader.child.probes import Raised, operation, probe
 from grader.parts.board.probes.logged import warnings_logged
 
 __all__ = ["board_reduce", "board_fold", "board_validate", "board_parse", "board_model_class", "board_demo", "board_hostile",
-           "board_made", "board_dump", "board_own_fold"]
+           "board_made", "board_dump"]
 
 _OWN_TYPES = ("Board", "MoveOp", "RemoveOp", "Card", "Column")
 
@@ -196,20 +196,3 @@ def board_made(ctx, data, as_instance):
 def board_dump(ctx, value):
     """A board's data and its kind (``Board`` when it is exactly the learner's class)."""
     return {"board": _dump(value), "type": _kind(ctx, value)}
-
-
-@operation
-def board_own_fold(ctx, board, has_board, commands):
-    """What a run of ``commands`` must end with, by the learner's own code alone: the board they were issued on
-    (``board`` through the reducer, or DEMO_BOARD), its reducer folded over them on copies, and how many of them its
-    ``validate_update`` rejects there. One round trip: each step's input is the step before's output."""
-    reducer, board_class = ctx.get("board_reducer"), ctx.get("Board")
-    with warnings_logged():
-        issued = reducer(board_class(), copy.deepcopy(board)) if has_board else board_class()
-        if not (isinstance(issued, board_class) and issued.columns):
-            issued = ctx.get("DEMO_BOARD")
-        invalid = sum(bool(ctx.get("validate_update")(issued, copy.deepcopy(command))) for command in commands)
-        folded = issued
-        for command in commands:  # on copies: a reducer that edits current in place is another task's failure
-            folded = reducer(copy.deepcopy(folded), copy.deepcopy(command))
-    return {"own_fold": _dump(folded), "own_invalid": invalid}

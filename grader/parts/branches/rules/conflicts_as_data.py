@@ -1,7 +1,7 @@
 """Notebook 26, branches.conflicts: a conflict is a record; resolving it appends one event, once, never editing history.
 
 The resolver scenarios hand ``resolve_conflict`` a correct stream of the
-grader's (``scenarios.GraderStream``, in the grading process), so a broken
+grader's (``scenarios_resolvers.GraderStream``, in the grading process), so a broken
 ``CaseStream`` fails only branches.optimistic; each conflict here is about
 the approvals already in that stream.
 """

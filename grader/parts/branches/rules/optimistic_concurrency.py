@@ -1,8 +1,9 @@
 """Notebook 24, branches.optimistic: ``CaseStream`` appends only at the version the writer read.
 
 Each append comes back as what it returned or a ``Raised`` (``StaleVersion``
-with its ``expected`` and ``actual``); a race is 25 rounds of threads
-appending at one version, and what each thread's append did.
+with its ``expected`` and ``actual``); a race is rounds of appenders
+appending at one version, taking turns at the stream's lock, and what each
+one's append did (``scenarios_race``).
 """
 
 from grader.engine.checking import Failure, Raised, show
@@ -11,6 +12,7 @@ from grader.parts.branches.checks import on_a_stream, outcome_text
 from grader.parts.branches.strategies import case_ids, event_lists, stale_scripts, writer_counts
 
 optimistic = task("branches.optimistic")
+RACE_ROUNDS = 4  # the turns are the grader's, the same on every run: two rounds of each kind of turn
 
 
 def _is_stale(outcome) -> bool:
@@ -62,13 +64,29 @@ def stream_stale(check):
 def stream_race(check):
     @check.forall(writer_counts, examples=check.budget("threads"))
     def race(writers):
-        got = on_a_stream(check, "race", "stream_race", writers, 25, limit=10.0)
+        got = on_a_stream(check, "race", "stream_race", writers, RACE_ROUNDS, limit=10.0)
         for number, round_ in enumerate(got["rounds"]):
-            # A thread's answer: {"result": what its append returned or raised}; None if it never finished.
-            done = [answer["result"] for answer in round_["results"] if answer]
-            wins = [outcome for outcome in done if not isinstance(outcome, Raised)]
-            stale = [outcome for outcome in done if _is_stale(outcome)]
+            # Each appender's answer: its result (a version or a Raised), whether it took the stream's lock, and the
+            # version read just after it gave the lock back.
+            answers = round_["results"]
+            at = f"{writers} appends at version {round_['expected']} (round {number + 1})"
+            unlocked = [n for n, answer in enumerate(answers) if not answer["locked"]]
+            if unlocked:
+                raise Failure(f"{at}: append {'never took' if len(unlocked) == writers else 'did not always take'} a lock "
+                              "the stream made in CaseStream(...): the grader races appenders at that lock, taking "
+                              "turns where each one takes and gives it back; compare and append holding a lock made "
+                              "in __init__ with threading.Lock()")
+            wins = [n for n, answer in enumerate(answers) if not isinstance(answer["result"], Raised)]
+            stale = [answer["result"] for answer in answers if _is_stale(answer["result"])]
             if len(wins) != 1 or len(stale) != writers - 1 or round_["version"] != round_["expected"] + 1:
-                raise Failure(f"{writers} threads appended at version {round_['expected']} at once (round {number + 1}): "
-                              f"{len(wins)} won, {len(stale)} got StaleVersion, the stream went to version {round_['version']}; "
-                              "expected exactly one winner: compare and append in one step (a lock)")
+                when = ("each checked the version before taking the lock, the others having appended meanwhile"
+                        if round_["gate"] == "acquire" else "each went on after giving the lock back, the next one "
+                        "having appended meanwhile")
+                raise Failure(f"{at}, {when}: {len(wins)} won, {len(stale)} got StaleVersion, the stream went to "
+                              f"version {round_['version']}; expected exactly one winner: compare and append in one "
+                              "step, holding the lock")
+            winner = answers[wins[0]]
+            if winner["version_after_release"] != winner["result"]:
+                raise Failure(f"{at}: the winning append returned version {show(winner['result'])}, but the stream was "
+                              f"at version {show(winner['version_after_release'])} just after it gave the lock back: it "
+                              "appended after releasing the lock; compare and append holding it")

@@ -8,7 +8,15 @@ each reply what one of its calls returned), or races two writer processes
 
 from grader.engine.checking import Counterexample, Failure, Raised, counted, no_raise, show
 from grader.engine.registry import task
-from grader.parts.events.checks import appended, expect_event, expect_listed, expect_one_winner, expect_raised, value_of
+from grader.parts.events.checks import (
+    appended,
+    expect_clock_after_check,
+    expect_event,
+    expect_listed,
+    expect_one_winner,
+    expect_raised,
+    value_of,
+)
 from grader.parts.events.model import reorder
 from grader.parts.events.strategies import (
     after_another,
@@ -181,6 +189,7 @@ def racing_writers(check):
     def raced(rounds):
         got = no_raise(check.probe("race", rounds, limit=4 * check.call_limit + 2 * rounds), "racing writers")
         doing = "two processes, each with its own SqliteEventStore on one file"
+        expect_clock_after_check(doing, got["refused"])
         winners = {}
         for done in got["rounds"]:
             winners[done["seq"]] = expect_one_winner(doing, done)

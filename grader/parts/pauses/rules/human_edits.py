@@ -10,7 +10,7 @@ from grader.engine.checking import Counterexample, Failure, no_raise, show
 from grader.engine.registry import task
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import case_rule, written, written_update
-from grader.parts.pauses.model import REDUCED, meant
+from grader.parts.pauses.model import REDUCED, meant, misfit
 
 edits = task("pauses.edits")
 
@@ -25,7 +25,9 @@ BAD = [(STATE, ("notes", ("remove", 2))), (STATE, ("notes", ("remove", -1))), (S
        (STATE, ("notes", ("correct", 0, 7))), (STATE, ("tags", ("replace", ["ok", 3]))),
        # the shape: an index that is not an int, a part too many, a part missing
        (STATE, ("notes", ("remove", True))), (STATE, ("tags", ("correct", 0.0, "x"))),
-       (STATE, ("notes", ("remove", 0, "and more"))), (STATE, ("tags", ("correct", 0))), (STATE, ("draft", ("replace",)))]
+       (STATE, ("notes", ("remove", 0, "and more"))), (STATE, ("tags", ("correct", 0))), (STATE, ("draft", ("replace",))),
+       # a sequence that is not a list, where the key holds a list
+       (STATE, ("tags", ("replace", ("vip", "late")))), (STATE, ("notes", ("replace", ("edited",))))]
 
 
 def _call_words(state, key, edit) -> str:
@@ -114,7 +116,7 @@ def refused(check):
                                  raised.sentence() if raised is not None else got.get("update"))
         if raised is None:
             raise Failure(f"{call} returned {show(written_update(got['update']))}; expected ValueError naming {key!r}: the edit does "
-                          "not fit", example)
+                          f"not fit ({misfit(key, state.get(key), edit)})", example)
         if not raised.is_a("ValueError") or key not in raised.message:
             raise Failure(f"{call} raised {raised.type}: {raised.message}; expected ValueError whose message names "
                           f"{key!r}", example)
