@@ -358,6 +358,15 @@ def test_the_services_settings_are_checked_before_it_starts(argv, environment, s
     assert says in capsys.readouterr().err
 
 
+def test_the_services_folders_are_absolute_whatever_its_working_directory(tmp_path, monkeypatch):
+    """The hub starts the service in its folder with the default relative --work and --log; its warm grader runs
+    elsewhere, and a relative path there named no submission (a grader failure on every check)."""
+    monkeypatch.setenv("AGSTATE_PRACTICE_SECRET", PRACTICE_SECRET)
+    monkeypatch.chdir(tmp_path)
+    settings = service.parse_settings([])
+    assert (settings.work, settings.log) == (tmp_path / "checks-in-progress", tmp_path / "agstate-checks.jsonl")
+
+
 def test_a_practice_seed_is_the_students_own_and_gives_no_secret_away():
     seeds = {practice_seed(PRACTICE_SECRET, name) for name in ("ana", "ben", "ana ", "Ana")}
     assert len(seeds) == 4 and all(0 <= seed < 2**31 for seed in seeds)

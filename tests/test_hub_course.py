@@ -126,9 +126,12 @@ class Course:
         return requests.get(f"{self.api}/results", headers={"Authorization": f"token {token}"}, timeout=60)
 
     def gradings(self) -> list[int]:
-        """The pids of the service's gradings in progress (agstate-grade, run by the service's account)."""
-        found = subprocess.run(["pgrep", "-u", SERVICE_USER, "-f", "grader .*--json"], capture_output=True, text=True)
-        return [int(pid) for pid in found.stdout.split()]
+        """The pids of the service's gradings in progress: forks of its warm grader (grader.warm.server), each a
+        process of that command line whose parent is the warm grader itself."""
+        listed = subprocess.run(["ps", "-u", SERVICE_USER, "-o", "pid=,ppid=,args="], capture_output=True, text=True)
+        warm = {int(pid): int(ppid) for pid, ppid, *args in map(str.split, listed.stdout.splitlines())
+                if "grader.warm.server" in " ".join(args)}
+        return [pid for pid, parent in warm.items() if parent in warm]
 
     def service_up(self) -> bool:
         try:

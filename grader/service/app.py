@@ -467,6 +467,8 @@ def parse_settings(argv: list[str] | None = None) -> Settings:
     parser.add_argument("--instructors", metavar="GROUP",
                         help="a Unix group whose members may read the log (agstate-course practice-log)")
     settings = parser.parse_args(argv, namespace=Settings())
+    # Absolute: the warm grader and the gradings run from another working directory than the service's.
+    settings.log, settings.work = settings.log.absolute(), settings.work.absolute()
     if settings.secret_file is not None:
         try:
             secret = settings.secret_file.read_text().strip()
