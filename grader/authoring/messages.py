@@ -59,9 +59,16 @@ def template(root: Path = ROOT) -> Catalog:
     with (root / "babel.cfg").open() as config:
         method_map, options_map = parse_mapping_cfg(config)
     for filename, line, message, comments, context in extract_from_dir(
-            root, method_map, options_map, keywords=DEFAULT_KEYWORDS, comment_tags=("TRANSLATORS:",)):
+            root, method_map, options_map, keywords=DEFAULT_KEYWORDS, comment_tags=("TRANSLATORS:",),
+            directory_filter=_searched):
         found.add(message, locations=[(filename, line)], auto_comments=comments, context=context)
     return found
+
+
+def _searched(path: str) -> bool:
+    """Every folder but hidden ones and caches (Babel's default also skips ``_ext``, where the docs' tour is)."""
+    name = Path(path).name
+    return not name.startswith(".") and name not in ("__pycache__", ".venv", "node_modules")
 
 
 def _read(path: Path, lang: str) -> Catalog:

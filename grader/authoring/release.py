@@ -8,10 +8,11 @@ notebook is the release ``nbgrader generate_assignment`` makes of it
 (``grader.authoring.assignment``): answers become "YOUR ANSWER HERE",
 graded cells carry nbgrader's metadata. Each notebook is also released in
 every language of ``grader.authoring.translations`` (``notebooks/<lang>/``):
-the same release of the master with its prose and comments translated. A
-segment without a current translation (its English changed, or is new) is
-named, and the release refuses unless ``--allow-stale`` ships the English
-text in its place.
+the same release of the master with its prose and comments translated; so
+are the learner's pages (``docs/learner/<lang>/``,
+``grader.authoring.translated_docs``). A segment without a current
+translation (its English changed, or is new) is named, and the release
+refuses unless ``--allow-stale`` ships the English text in its place.
 
     python -m grader.authoring.release                # write agstate/ and notebooks/ (notebooks/<lang>/ too)
     python -m grader.authoring.release --check        # exit 1 if the committed copies drifted
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from grader.authoring.assignment import notebook_text, release_notebook, source_notebook
 from grader.authoring.stubs import ROOT, learner_package, stub_module
+from grader.authoring.translated_docs import translated_pages
 from grader.authoring.translations import TARGETS, Problem, translate
 from grader.catalog import MODULES, PARTS, TASKS
 
@@ -49,7 +51,8 @@ def _release(root: Path) -> tuple[dict[str, str], list[Problem]]:
     for master in sorted((root / "solutions" / "notebooks").glob("[0-9][0-9]_*.py")):
         files[f"notebooks/{master.stem}.ipynb"] = learner_notebook(master)
     translated, stale = translated_notebooks(root)
-    return files | translated, stale
+    pages, stale_pages = translated_pages(root)
+    return files | translated | pages, stale + stale_pages
 
 
 def translated_notebooks(root: Path = ROOT, langs=TARGETS) -> tuple[dict[str, str], list[Problem]]:
@@ -114,9 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     for problem in stale:
         print(f"grader.authoring.release: {problem}", file=sys.stderr)
     if stale and not args.allow_stale:
-        print(f"{len(stale)} translated segments are not current: translate them in solutions/notebooks/i18n/ (python -m "
-              "grader.authoring.translations update marks each changed one fuzzy, its old translation kept), or release "
-              "with --allow-stale to ship their English text", file=sys.stderr)
+        print(f"{len(stale)} translated segments are not current: translate them in solutions/notebooks/i18n/ or "
+              "docs/learner/i18n/ (python -m grader.authoring.translations update marks each changed one fuzzy, its old "
+              "translation kept), or release with --allow-stale to ship their English text", file=sys.stderr)
         return 1
     drifted = []
     for relative, text in files.items():

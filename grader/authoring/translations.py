@@ -16,16 +16,14 @@ and, unless told to ship the English text for it, refuses
 held a translation for that place (its older text, or an entry Babel's
 ``update`` marked ``fuzzy``), *untranslated* when it is new.
 
-    python -m grader.authoring.translations status          # every stale or untranslated cell, by language
-    python -m grader.authoring.translations update [--lang es]  # merge each master's segments into its catalogs
+    python -m grader.authoring.translations status              # every stale or untranslated segment, by language
+    python -m grader.authoring.translations update [--lang es]  # merge the masters' (and docs/learner's) segments
 
-``update`` is Babel's ``Catalog.update``: a changed segment becomes
-``#, fuzzy`` with its previous English (``#| msgid``) and its old
-translation kept for the translator to correct; a new one is added empty;
-one no longer in the master is kept as obsolete (``#~``) and comes back if
-the English comes back. A translated comment block keeps its number of
-lines (reflowed when the translation has another), so a traceback names
-the same line in every language.
+``update`` merges each master's segments into its catalogs
+(``grader.authoring.po_files``: Babel's update, a changed segment turned
+``fuzzy`` with its old translation kept). A translated comment block keeps
+its number of lines (reflowed when the translation has another), so a
+traceback names the same line in every language.
 """
 
 import argparse
@@ -33,49 +31,18 @@ import io
 import re
 import sys
 import tokenize
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
-from babel.messages.catalog import Catalog
-from babel.messages.pofile import read_po, write_po
-
+from grader.authoring.po_files import Lookup, Problem, Segment, merge
 from grader.authoring.stubs import ROOT
 from grader.i18n import LANGUAGES
 
-__all__ = ["TARGETS", "HEADER_KEYS", "Segment", "Problem", "segments", "catalog_path", "translate", "problems", "update",
-           "main"]
+__all__ = ["TARGETS", "HEADER_KEYS", "segments", "catalog_path", "translate", "problems", "update", "main"]
 
 TARGETS = tuple(lang for lang in LANGUAGES if lang != "en")
 HEADER_KEYS = ("pitfall", "exercise", "part_pitfalls", "part_notes")  # the header's prose (the docs' tour reads it)
-_FIXED_DATE = datetime(2026, 1, 1, tzinfo=UTC)  # catalogs carry no date: an update that changes nothing writes nothing
 _REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION.*?^[ \t]*### END SOLUTION[ \t]*$\n?", re.M | re.S)
 _PRAGMA = re.compile(r"^\s*(noqa|type:|pragma|fmt:|###)")
-
-
-@dataclass(frozen=True)
-class Segment:
-    """A piece of a master a learner reads: ``cell`` numbered from 1 as the notebook shows them, 0 for the header."""
-
-    cell: int
-    kind: str  # "markdown", "comment" or "header"
-    text: str
-
-
-@dataclass(frozen=True)
-class Problem:
-    """A segment with no current translation: ``state`` is "stale" (its English changed) or "untranslated" (new)."""
-
-    lang: str
-    notebook: str
-    segment: Segment
-    state: str
-
-    def __str__(self):
-        where = "header" if self.segment.cell == 0 else f"cell {self.segment.cell}"
-        words = " ".join(self.segment.text.split())
-        return (f"{self.lang}/{self.notebook}.ipynb {where} ({self.segment.kind}): {self.state}: "
-                f"{words[:70]}{'…' if len(words) > 70 else ''}")
 
 
 def _prose(source: str) -> list[tuple[int, int]]:
@@ -136,57 +103,15 @@ def catalog_path(lang: str, stem: str, root: Path = ROOT) -> Path:
     return root / "solutions" / "notebooks" / "i18n" / lang / f"{stem}.po"
 
 
-def _place(segment: Segment) -> tuple[str, int | None]:
-    """Where a segment is, as its catalog says it: ``#: cell:7``, ``#: header``."""
-    return ("header", None) if segment.kind == "header" else ("cell", segment.cell)
-
-
-def _load(lang: str, stem: str, root: Path) -> Catalog:
-    path = catalog_path(lang, stem, root)
-    if not path.exists():
-        return _empty(lang, stem)
-    with path.open("rb") as handle:
-        return read_po(handle, locale=lang)
-
-
-def _empty(lang: str, stem: str) -> Catalog:
-    catalog = Catalog(locale=lang, project=f"agstate lab, notebook {stem}", version="1", copyright_holder="the agstate lab authors",
-                      msgid_bugs_address="the lab's issue tracker", creation_date=_FIXED_DATE, revision_date=_FIXED_DATE,
-                      last_translator="the agstate lab authors", language_team=f"agstate lab {lang}", fuzzy=False,
-                      header_comment=f"# Notebook {stem}, its prose and comments in {lang}: the release writes notebooks/{lang}/"
-                                     f"{stem}.ipynb from\n# solutions/notebooks/{stem}.py and this catalog "
-                                     "(grader/authoring/translations.py).")
-    return catalog
-
-
-def _translation(catalog: Catalog, segment: Segment) -> str | None:
-    message = catalog.get(segment.text)
-    return message.string if message is not None and message.string and not message.fuzzy else None
-
-
-def _state(catalog: Catalog, segment: Segment, current: set[str]) -> str:
-    message = catalog.get(segment.text)
-    if message is not None and message.fuzzy:
-        return "stale"
-    here = _place(segment)
-    older = any(m.id and m.id not in current and here in m.locations and segment.kind in m.auto_comments and m.string
-                for m in catalog)
-    return "stale" if older else "untranslated"
+def _title(lang: str, stem: str) -> str:
+    return (f"Notebook {stem}, its prose and comments in {lang}: the release writes notebooks/{lang}/{stem}.ipynb from\n"
+            f"solutions/notebooks/{stem}.py and this catalog (grader/authoring/translations.py).")
 
 
 def translate(notebook, lang: str, stem: str, root: Path = ROOT) -> tuple[object, list[Problem]]:
     """``notebook`` (a source notebook, changed in place) in ``lang``, and the segments left in English for want of a
     current translation."""
-    catalog = _load(lang, stem, root)
-    current = {segment.text for segment in segments(notebook)}
-    missing = []
-
-    def said(segment: Segment) -> str:
-        text = _translation(catalog, segment)
-        if text is None:
-            missing.append(Problem(lang, stem, segment, _state(catalog, segment, current)))
-            return segment.text
-        return text
+    said = Lookup(catalog_path(lang, stem, root), lang, f"{stem}.ipynb", segments(notebook))
 
     header = notebook.metadata.get("agstate", {})
     for key in HEADER_KEYS:
@@ -207,7 +132,7 @@ def translate(notebook, lang: str, stem: str, root: Path = ROOT) -> tuple[object
                     lines[row - 1] = lines[row - 1][:column] + (mark + text if text else "#")
             cell.source = "\n".join(lines)
     notebook.metadata.setdefault("agstate", {})["language"] = lang
-    return notebook, missing
+    return notebook, said.missing
 
 
 def _reflow(text: str, rows: int) -> list[str]:
@@ -250,39 +175,16 @@ def problems(root: Path = ROOT, langs=TARGETS) -> list[Problem]:
 
 
 def update(root: Path = ROOT, langs=TARGETS) -> list[Path]:
-    """Merge every master's segments into its catalog of each language (Babel's update); the catalogs written."""
+    """Merge every master's segments into its catalog of each language; the catalogs written."""
     from grader.authoring.assignment import source_notebook
 
     written = []
     for master in sorted((root / "solutions" / "notebooks").glob("[0-9][0-9]_*.py")):
-        template = _empty("en", master.stem)
-        for segment in segments(source_notebook(master)):
-            message = template.get(segment.text) or template.add(segment.text, auto_comments=[segment.kind])
-            message.locations = sorted({*message.locations, _place(segment)}, key=lambda place: place[1] or 0)
+        found = segments(source_notebook(master))
         for lang in langs:
-            catalog = _load(lang, master.stem, root)
-            for key, message in list(catalog.obsolete.items()):  # the English came back: so does its translation
-                if template.get(message.id) is not None:
-                    catalog[message.id] = message
-                    del catalog.obsolete[key]
-            catalog.update(template, update_creation_date=False)
-            for message in catalog:  # place and kind as the master has them now
-                if message.id and template.get(message.id) is not None:
-                    message.locations, message.auto_comments = template[message.id].locations, template[message.id].auto_comments
-            path = catalog_path(lang, master.stem, root)
-            text = _po_text(catalog)
-            if not path.exists() or path.read_bytes() != text:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(text)
-                written.append(path)
+            if merge(catalog_path(lang, master.stem, root), lang, _title(lang, master.stem), found):
+                written.append(catalog_path(lang, master.stem, root))
     return written
-
-
-def _po_text(catalog: Catalog) -> bytes:
-    catalog.revision_date = _FIXED_DATE
-    out = io.BytesIO()
-    write_po(out, catalog, width=0, include_previous=True, sort_output=False)
-    return out.getvalue()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -290,10 +192,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=("status", "update"))
     parser.add_argument("--lang", nargs="+", choices=TARGETS, default=list(TARGETS), help="the languages (default: all)")
     args = parser.parse_args(argv)
+    from grader.authoring.translated_docs import translated_pages
+    from grader.authoring.translated_docs import update as update_pages
+
     if args.command == "update":
-        for path in update(langs=tuple(args.lang)):
+        for path in [*update(langs=tuple(args.lang)), *update_pages(langs=tuple(args.lang))]:
             print(f"updated {path.relative_to(ROOT)}")
-    found = problems(langs=tuple(args.lang))
+    found = problems(langs=tuple(args.lang)) + translated_pages(langs=tuple(args.lang))[1]
     for problem in found:
         print(problem)
     print(f"{sum(p.state == 'stale' for p in found)} stale, {sum(p.state == 'untranslated' for p in found)} untranslated "
