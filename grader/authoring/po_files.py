@@ -6,13 +6,15 @@ English (``msgid``) to its translation, with where it is (``#: cell:7``)
 and what kind it is (``#. markdown``). Keyed by the text, a changed
 segment has no translation: ``Lookup`` says it, *stale* when the catalog
 held a translation for that place (an older English, or an entry ``merge``
-marked ``fuzzy``), *untranslated* when it is new. ``merge`` is Babel's
-``Catalog.update``: a changed segment turns ``fuzzy`` with its previous
-English (``#| msgid``) and old translation kept; an obsolete one (``#~``)
-comes back when its English does. The files carry no date, so a merge that
-changes nothing writes nothing.
+marked ``fuzzy``, or one like it: ``difflib``, as Babel matches), *untranslated*
+when it is new. ``merge`` is Babel's ``Catalog.update``: a changed segment
+turns ``fuzzy`` with its previous English (``#| msgid``) and old translation
+kept, for a translator to correct and confirm (removing ``fuzzy``); an
+obsolete one (``#~``) comes back when its English does. The files carry no
+date, so a merge that changes nothing writes nothing.
 """
 
+import difflib
 import io
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -115,8 +117,11 @@ class Lookup:
         return segment.text
 
     def _state(self, segment: Segment, message) -> str:
+        """Stale when the catalog translates an English that is gone and was this one: at its place, or like it (cells
+        inserted above move a changed one; Babel's merge matches the same way, by ``difflib``)."""
         if message is not None and message.fuzzy:
             return "stale"
-        older = any(m.id and m.id not in self.current and segment.place in m.locations and segment.kind in m.auto_comments
-                    and m.string for m in self.catalog)
+        gone = [m for m in self.catalog if m.id and m.id not in self.current and m.string and segment.kind in m.auto_comments]
+        older = any(segment.place in m.locations for m in gone) or \
+            bool(difflib.get_close_matches(segment.text, [m.id for m in gone], n=1, cutoff=0.6))
         return "stale" if older else "untranslated"
