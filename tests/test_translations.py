@@ -153,6 +153,15 @@ def test_every_translation_uses_the_glossary_terms(lang):
     assert missing == []
 
 
+@pytest.mark.parametrize("lang", TARGETS)
+def test_a_translated_notebook_of_the_repository_grades_the_repositorys_workspace(lang, monkeypatch):
+    from grader.notebook.check import workspace
+
+    monkeypatch.delenv("AGSTATE_WORKSPACE", raising=False)
+    monkeypatch.chdir(ROOT / "notebooks" / lang)  # a kernel's folder: notebooks/es/, two below agstate/
+    assert workspace() == ROOT
+
+
 def test_the_grader_and_the_lab_name_the_same_languages():
     assert i18n.LANGUAGES == ("en", *TARGETS)
     assert {path.name for path in (ROOT / "notebooks").iterdir() if path.is_dir()} >= set(TARGETS)
