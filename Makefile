@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 .PHONY: lab test test-fast test-parts test-hostile lint docs grade learner check-learner kit clean browser sandbox kernel \
-	setup students-env grading-service hub-proxy course-kit
+	setup students-env grading-service hub-proxy course-kit translations
 
 $(STAMP): pyproject.toml
 	@# A .venv made by another account on an interpreter in its private home (root's pyenv) cannot run for this one.
@@ -33,8 +33,10 @@ kernel: $(STAMP)
 # The environment, the sandbox and the kernel, without opening the lab (an instructor's, a server's set-up).
 setup: $(STAMP) sandbox kernel
 
+# LAB_LANG=es (or zh_CN, ru): the notebooks of notebooks/$(LAB_LANG) and the grader's sentences in that language.
+LAB_LANG ?=
 lab: $(STAMP) sandbox kernel
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG)
+	AGSTATE_LANG=$(LAB_LANG) $(VENV)/bin/jupyter lab --notebook-dir=notebooks/$(LAB_LANG) $(ROOT_FLAG)
 
 # The slowest tests are listed at the end: where the time goes when the whole run grows.
 test: $(STAMP) browser sandbox kernel hub-proxy
@@ -90,6 +92,14 @@ learner: $(STAMP)
 
 check-learner: $(STAMP)
 	$(PY) -m grader.authoring.release --check
+
+# The translations: the grader's sentences extracted from the code (babel.cfg) and merged into
+# grader/locale/<lang>/LC_MESSAGES/agstate.po, each compiled to the .mo beside it (committed: kits read it without
+# Babel); each master notebook's prose and comments merged into solutions/notebooks/i18n/<lang>/NN_name.po. A changed
+# English sentence or cell turns fuzzy, its old translation kept. Then translate what they list, and make learner.
+translations: $(STAMP)
+	$(PY) -m grader.authoring.messages update
+	$(PY) -m grader.authoring.translations update
 
 # The documentation (docs/, Sphinx with MyST), offline, warnings as errors: docs/_build/html/index.html.
 docs: $(STAMP)

@@ -10,6 +10,7 @@ catalog refuses parts that do not add up (``check_parts``) as it loads.
 
 import importlib
 
+from grader.i18n import _
 from grader.parts.descriptor import Part, TaskSpec
 
 __all__ = ["NAMES", "PARTS", "TASKS", "MODULES", "RegistryError", "check_parts", "descriptors", "part_title",
@@ -65,8 +66,8 @@ MODULES = {part.name: part.module for part in PARTS}  # part name -> the exercis
 
 
 def part_title(name: str) -> str:
-    """A part as scorecards head it: ``"A. Reducers and schemas"``; an unknown name as it is."""
-    return next((f"{part.letter}. {part.title}" for part in PARTS if part.name == name), name)
+    """A part as scorecards head it, in the learner's language: ``"A. Reducers and schemas"``; an unknown name as it is."""
+    return next((f"{part.letter}. {_(part.title)}" for part in PARTS if part.name == name), name)
 
 
 def notebook_span(name: str) -> str:
@@ -91,7 +92,8 @@ def target_options(target: str | None) -> list[str]:
         return ["--task", target]
     if target in MODULES:
         return ["--part", target]
-    raise ValueError(f"unknown task or part {target!r}; parts: {', '.join(MODULES)}; tasks: {', '.join(TASKS)}")
+    raise ValueError(_("unknown task or part {target}; parts: {parts}; tasks: {tasks}").format(
+        target=repr(target), parts=", ".join(MODULES), tasks=", ".join(TASKS)))
 
 
 def whole_parts(task_ids: list[str]) -> list[str] | None:

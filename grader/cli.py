@@ -18,6 +18,7 @@ from typing import NamedTuple
 from grader import caches
 from grader.catalog import MODULES, TASKS, whole_parts
 from grader.engine import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
+from grader.i18n import _
 from grader.reports import gradebook, lms
 from grader.reports.report import GRADER_ERROR, without_seconds
 from grader.reports.safe import clean, display_path, for_terminal
@@ -110,10 +111,10 @@ def expand_paths(arguments: list[str]) -> list[str]:
         elif glob.has_magic(argument):
             matches = sorted(os.path.normpath(p) for p in glob.glob(argument) if Path(p).is_dir())
             if not matches:
-                raise UsageError(f"no submission directory matches {argument}")
+                raise UsageError(_("no submission directory matches {pattern}").format(pattern=argument))
             paths.extend(matches)
         else:
-            raise UsageError(f"no such submission directory: {argument}")
+            raise UsageError(_("no such submission directory: {path}").format(path=argument))
     return paths
 
 
@@ -121,10 +122,10 @@ def select_tasks(parts: list[str] | None, task_ids: list[str] | None) -> list[st
     """Task ids to grade, in registry order: the same for every submission; unknown names raise ``UsageError``."""
     for part in parts or []:
         if part not in MODULES:
-            raise UsageError(f"unknown part {part!r}; choose one of: {', '.join(MODULES)}")
+            raise UsageError(_("unknown part {part}; choose one of: {parts}").format(part=repr(part), parts=", ".join(MODULES)))
     for task_id in task_ids or []:
         if task_id not in TASKS:
-            raise UsageError(f"unknown task {task_id!r}; known tasks: {', '.join(TASKS)}")
+            raise UsageError(_("unknown task {task}; known tasks: {tasks}").format(task=repr(task_id), tasks=", ".join(TASKS)))
     return [t for t in TASKS if (not task_ids or t in task_ids) and (not parts or TASKS[t].part in parts)]
 
 
@@ -151,10 +152,10 @@ class Plan(NamedTuple):
 def _plan(args) -> Plan:
     paths = expand_paths(args.paths or ["."])
     if args.examples < 1 or args.timeout <= 0 or args.jobs < 1 or args.memory < 64 or args.shard_size < 1:
-        raise UsageError("--examples, --jobs and --shard-size must be >= 1, --timeout > 0 and --memory >= 64")
+        raise UsageError(_("--examples, --jobs and --shard-size must be >= 1, --timeout > 0 and --memory >= 64"))
     if len(paths) > 1 and not any((Path(path) / "agstate").is_dir() for path in paths):
-        raise UsageError(f"none of the {len(paths)} folders holds an agstate/ package (the first: {paths[0]}); "
-                         "in nbgrader's layout the submissions are 'submitted/*/<assignment>'")
+        raise UsageError(_("none of the {count} folders holds an agstate/ package (the first: {first}); in nbgrader's "
+                           "layout the submissions are 'submitted/*/<assignment>'").format(count=len(paths), first=paths[0]))
     if args.out and Path(args.out).suffix == ".jsonl":
         raise UsageError(f"--out names the gradebook CSV (its log is written beside it, as .jsonl): "
                          f"use --out {Path(args.out).with_suffix('.csv')}")
@@ -216,8 +217,8 @@ def _one_spelling(paths: list[str], logged: dict) -> list[str]:
     for path in paths:
         place = os.path.abspath(path)
         if place in seen:
-            print(f"agstate-grade: {for_terminal(display_path(path))} is a submission named already: graded once",
-                  file=sys.stderr)
+            print("agstate-grade: " + _("{path} is a submission named already: graded once").format(
+                path=for_terminal(display_path(path))), file=sys.stderr)
             continue
         seen.add(place)
         kept.append(places.get(place, path))
@@ -262,21 +263,21 @@ def _sandbox(args, submissions: int) -> str | None:
     ``--no-sandbox`` asked for it.
     """
     if args.no_sandbox:
-        print(f"agstate-grade: --no-sandbox: {NO_SANDBOX_WARNING}", file=sys.stderr)
+        print(f"agstate-grade: --no-sandbox: {_(NO_SANDBOX_WARNING)}", file=sys.stderr)
         return "--no-sandbox was given"
     reason = bubblewrap.unavailable()
     if reason is None:
         return None
     if args.require_sandbox:
-        raise UsageError(f"refusing to grade without a sandbox (--require-sandbox): {reason}")
+        raise UsageError(_("refusing to grade without a sandbox (--require-sandbox): {reason}").format(reason=reason))
     if submissions > 1:
-        raise UsageError(f"refusing to grade {submissions} submissions without a sandbox: {reason}; or pass "
-                         "--no-sandbox to grade trusted submissions without it")
+        raise UsageError(_("refusing to grade {count} submissions without a sandbox: {reason}; or pass --no-sandbox to "
+                           "grade trusted submissions without it").format(count=submissions, reason=reason))
     if args.out:
-        raise UsageError(f"refusing to write the gradebook {args.out} without a sandbox: {reason}; or pass "
-                         "--no-sandbox to grade trusted submissions without it")
+        raise UsageError(_("refusing to write the gradebook {path} without a sandbox: {reason}; or pass --no-sandbox to "
+                           "grade trusted submissions without it").format(path=args.out, reason=reason))
     print(f"agstate-grade: {reason}", file=sys.stderr)
-    print(f"agstate-grade: {NO_SANDBOX_WARNING}", file=sys.stderr)
+    print(f"agstate-grade: {_(NO_SANDBOX_WARNING)}", file=sys.stderr)
     return reason
 
 
@@ -366,8 +367,10 @@ def main(argv: list[str] | None = None) -> int:
                    sandbox=unsandboxed is None, costs="seconds" if args.timings or args.out else None)
     except KeyboardInterrupt:
         progress.close()
-        print(f"agstate-grade: interrupted; {sum(r is not None for r in reports)} of {len(plans)} graded"
-              + (f", kept in {gradebook.log_path(args.out)} (use --resume)" if args.out else ""), file=sys.stderr)
+        print("agstate-grade: " + _("interrupted; {done} of {count} graded").format(
+            done=sum(r is not None for r in reports), count=len(plans))
+              + (_(", kept in {log} (use --resume)").format(log=gradebook.log_path(args.out)) if args.out else ""),
+              file=sys.stderr)
         return 130
     progress.close()
     if plan.roster is not None and not _lms_export(args, plan.roster, book):
@@ -383,9 +386,10 @@ def main(argv: list[str] | None = None) -> int:
     statuses = {task["status"] for report in reports for task in report["tasks"]}
     if GRADER_ERROR in statuses:
         failed = [report for report in reports if any(task["status"] == GRADER_ERROR for task in report["tasks"])]
-        again = "--regrade" if args.out else "again"
-        print(f"agstate-grade: the grader itself failed on {len(failed)} of {len(reports)} submission(s) (status "
-              f"{GRADER_ERROR}): their scores say nothing of their code; grade them {again}", file=sys.stderr)
+        print("agstate-grade: " + _("the grader itself failed on {failed} of {count} submission(s) (status {status}): their "
+                                    "scores say nothing of their code; grade them {again}").format(
+            failed=len(failed), count=len(reports), status=GRADER_ERROR, again="--regrade" if args.out else _("again")),
+              file=sys.stderr)
         return 2
     return 0 if statuses <= {"passed"} else 1
 

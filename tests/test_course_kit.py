@@ -147,7 +147,9 @@ def test_the_wheel_lists_no_answer_key_and_its_check_asks_the_service(tmp_path):
     names = sorted(zipfile.ZipFile(wheel).namelist())
     files = [name for name in names if ".dist-info/" not in name]
     expected = sorted([*KIT_MODULES, "grader/learner_notebooks/__init__.py",
-                       *[f"grader/learner_notebooks/{path.name}" for path in (ROOT / "notebooks").glob("*.ipynb")],
+                       *[f"grader/learner_notebooks/{path.relative_to(ROOT / 'notebooks').as_posix()}"
+                         for pattern in ("*.ipynb", "*/*.ipynb") for path in (ROOT / "notebooks").glob(pattern)],
+                       *[path.relative_to(ROOT).as_posix() for path in (ROOT / "grader" / "locale").glob("*/LC_MESSAGES/*.mo")],
                        *[f"agstate/{path.name}" for path in (ROOT / "solutions" / "agstate").glob("*.py")]])
     assert files == expected
     assert not [name for name in files if ANSWER_KEYS.search(name)]

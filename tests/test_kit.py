@@ -80,9 +80,11 @@ def test_the_wheel_installed_in_a_fresh_environment_gives_a_working_lab_without_
     folders = {str(path.parent.relative_to(ROOT)) for path in [*(ROOT / "grader").rglob("*.py"), *(ROOT / "agstate").glob("*.py")]
                if "__pycache__" not in path.parts}
     assert folders <= {name.rsplit("/", 1)[0] for name in names}, "a package folder of the tree is not in the wheel"
-    notebooks = sorted(path.name for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    notebooks = sorted(path.relative_to(ROOT / "notebooks").as_posix() for pattern in ("[0-9][0-9]_*.ipynb", "*/[0-9][0-9]_*.ipynb")
+                       for path in (ROOT / "notebooks").glob(pattern))
     assert [f"grader/learner_notebooks/{name}" for name in notebooks] == \
         sorted(name for name in names if name.startswith("grader/learner_notebooks/") and name.endswith(".ipynb"))
+    assert {f"grader/locale/{lang}/LC_MESSAGES/agstate.mo" for lang in ("es", "zh_CN", "ru")} <= set(names)
     assert "agstate/state.py" in names
     stub = zipfile.ZipFile(wheel).read("agstate/state.py")
     assert stub == (ROOT / "agstate" / "state.py").read_bytes() != (SOLUTIONS / "agstate" / "state.py").read_bytes()
@@ -102,6 +104,12 @@ def test_the_wheel_installed_in_a_fresh_environment_gives_a_working_lab_without_
     stubs = _run(venv / "bin" / "python", "-c", grade, "state.dedupe", env=environment, cwd=lab)  # as a kernel there
     assert "not_implemented" in stubs.stdout and json.loads(stubs.stdout.splitlines()[-1]) == 0.0
     assert stubs.stderr == "", stubs.stderr  # a quiet first grade: no warning, no traceback
+    # In Spanish: the notebooks of notebooks/es, and check()'s scorecard from the kit's compiled catalog.
+    _run(venv / "bin" / "agstate-workspace", "--lang", "es", tmp_path / "lab-es", env=environment, cwd=tmp_path)
+    assert (tmp_path / "lab-es" / "00_welcome.ipynb").read_bytes() == (ROOT / "notebooks" / "es" / "00_welcome.ipynb").read_bytes()
+    spanish = _run(venv / "bin" / "python", "-c", grade, "state.dedupe", env={**environment, "AGSTATE_LANG": "es"},
+                   cwd=tmp_path / "lab-es")
+    assert "sin_implementar" in spanish.stdout and "semilla 3" in spanish.stdout, spanish.stdout
     (lab / "agstate" / "state.py").write_bytes((SOLUTIONS / "agstate" / "state.py").read_bytes())
     done = _run(venv / "bin" / "python", "-c", grade, "state", env=environment, cwd=lab)
     assert json.loads(done.stdout.splitlines()[-1]) == 100.0, done.stdout

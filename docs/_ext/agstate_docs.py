@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 
@@ -91,40 +92,59 @@ class Parts(SphinxDirective):
         return _markdown(self, "\n".join(rows))
 
 
-def _masters() -> list:
-    """The master notebooks, in order, with what each header says of it (``agstate:`` in the jupytext header)."""
+def _masters(lang: str = "en") -> list:
+    """The master notebooks, in order, with what each header says of it (``agstate:`` in the jupytext header), in
+    ``lang`` (the header's translation, ``grader.authoring.translations``)."""
     from grader.authoring.assignment import check_target, source_notebook
+    from grader.authoring.translations import translate
 
     found = []
     for master in sorted((ROOT / "solutions" / "notebooks").glob("[0-9][0-9]_*.py")):
-        notebook = source_notebook(master)
+        notebook = source_notebook(master) if lang == "en" else translate(source_notebook(master), lang, master.stem)[0]
         checks = [target for target in map(check_target, notebook.cells) if target]
         found.append((master.stem, notebook.metadata.get("agstate", {}), checks))
     return found
 
 
 class Tour(SphinxDirective):
-    """The parts at a glance, then each part notebook by notebook: what each notebook's header says it teaches."""
+    """The parts at a glance, then each part notebook by notebook: what each notebook's header says it teaches
+    (``:lang: es``: in that language, as a translated learner page asks)."""
+
+    option_spec = {"lang": directives.unchanged}
 
     def run(self):
         from grader.catalog import PARTS, notebook_span
+        from grader.i18n import translation
 
-        masters = _masters()
+        lang = self.options.get("lang", "en")
+        say = translation(lang).gettext
+        masters = _masters(lang)
         said = {meta["part"]: meta for _, meta, _ in masters if "part_pitfalls" in meta}
-        text = ["| part | notebooks | you complete | what goes wrong without it |", "|---|---|---|---|"]
-        text += [f"| {part.letter}. {part.title} | `{notebook_span(part.name)}` | `agstate/{part.module}.py` | "
+        text = [f"| {say(TOUR_HEADS[0])} | {say(TOUR_HEADS[1])} | {say(TOUR_HEADS[2])} | {say(TOUR_HEADS[3])} |",
+                "|---|---|---|---|"]
+        text += [f"| {part.letter}. {say(part.title)} | `{notebook_span(part.name)}` | `agstate/{part.module}.py` | "
                  f"{_cell(said.get(part.name, {}).get('part_pitfalls', ''))} |" for part in PARTS]
         for part in PARTS:
-            text += ["", f"**Part {part.letter}, notebook by notebook**", ""]
+            text += ["", f"**{say(TOUR_HEADS[4]).format(letter=part.letter)}**", ""]
             if said.get(part.name, {}).get("part_notes"):
                 text += [said[part.name]["part_notes"], ""]
-            text += ["| notebook | pitfall reproduced | exercise | check |", "|---|---|---|---|"]
+            text += [f"| {say(TOUR_HEADS[5])} | {say(TOUR_HEADS[6])} | {say(TOUR_HEADS[7])} | {say(TOUR_HEADS[8])} |",
+                     "|---|---|---|---|"]
             for name, meta, checks in masters:
                 if meta.get("part") == part.name:
                     shown = ", ".join(f"`{target}`" if "." in target else f'`check("{target}")`' for target in checks)
                     text.append(f"| `{name}` | {_cell(meta.get('pitfall', ''))} | {_cell(meta.get('exercise', ''))} | "
                                 f"{shown or '—'} |")
         return _markdown(self, "\n".join(text))
+
+
+def N_(text: str) -> str:  # marks the tour's words for the grader's catalogs (babel.cfg reads this file too)
+    return text
+
+
+TOUR_HEADS = (N_("part"), N_("notebooks"), N_("you complete"), N_("what goes wrong without it"),
+              N_("Part {letter}, notebook by notebook"), N_("notebook"), N_("pitfall reproduced"), N_("exercise"),
+              N_("check"))
 
 
 def _cell(text: str) -> str:

@@ -39,6 +39,7 @@ from pathlib import Path
 from grader.authoring.released_copies import NotReleased, refuse_unreleased_notebooks
 from grader.authoring.stubs import ROOT, learner_package  # not release's: make students-env stages with no nbformat
 from grader.catalog import NAMES
+from grader.i18n import LANGUAGES
 
 __all__ = ["KIT_MODULES", "NAME", "build", "stage"]
 
@@ -49,6 +50,7 @@ KIT_MODULES = [
     "grader/__init__.py",
     "grader/caches.py",  # Hypothesis's files out of the workspace, in a notebook that uses it
     "grader/catalog.py",  # task names, points, notebooks: no rule
+    "grader/i18n.py",  # the scorecard's and check()'s sentences in the learner's language (the .mo files: LOCALES)
     "grader/parts/__init__.py",
     "grader/parts/descriptor.py",
     *[f"grader/parts/{name}/__init__.py" for name in NAMES],  # each part's descriptor: titles, tasks, points
@@ -92,6 +94,13 @@ def stage(folder: Path, root: Path = ROOT) -> Path:
     (notebooks / "__init__.py").write_text("")
     for notebook in sorted((root / "notebooks").glob("*.ipynb")):
         shutil.copy2(notebook, notebooks / notebook.name)
+    for lang in LANGUAGES[1:]:  # the notebooks in each language (agstate-workspace --lang), as released too
+        for notebook in sorted((root / "notebooks" / lang).glob("*.ipynb")):
+            (notebooks / lang).mkdir(exist_ok=True)
+            shutil.copy2(notebook, notebooks / lang / notebook.name)
+    for compiled in sorted((root / "grader" / "locale").glob("*/LC_MESSAGES/*.mo")):
+        (folder / compiled.relative_to(root)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(compiled, folder / compiled.relative_to(root))
     packages = sorted({str(Path(name).parent).replace("/", ".") for name in KIT_MODULES} | {"agstate",
                                                                                            "grader.learner_notebooks"})
     dependencies = ",\n    ".join(json.dumps(dependency) for dependency in project["dependencies"])
@@ -120,7 +129,8 @@ agstate-course = "grader.course.cli:main"
 packages = {json.dumps(packages)}
 
 [tool.setuptools.package-data]
-"grader.learner_notebooks" = ["*.ipynb"]
+"grader.learner_notebooks" = ["*.ipynb", "*/*.ipynb"]
+"grader" = ["locale/*/LC_MESSAGES/*.mo"]
 ''')
     return folder
 

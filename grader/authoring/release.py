@@ -6,10 +6,17 @@ provided helpers are ``grader.authoring.stubs``'s (``stub_module``,
 here too). Master notebooks are jupytext percent files; each learner
 notebook is the release ``nbgrader generate_assignment`` makes of it
 (``grader.authoring.assignment``): answers become "YOUR ANSWER HERE",
-graded cells carry nbgrader's metadata.
+graded cells carry nbgrader's metadata. Each notebook is also released in
+every language of ``grader.authoring.translations`` (``notebooks/<lang>/``):
+the same release of the master with its prose and comments translated; so
+are the learner's pages (``docs/learner/<lang>/``,
+``grader.authoring.translated_docs``). A segment without a current
+translation (its English changed, or is new) is named, and the release
+refuses unless ``--allow-stale`` ships the English text in its place.
 
-    python -m grader.authoring.release          # write agstate/ and notebooks/
-    python -m grader.authoring.release --check  # exit 1 if the committed copies drifted
+    python -m grader.authoring.release                # write agstate/ and notebooks/ (notebooks/<lang>/ too)
+    python -m grader.authoring.release --check        # exit 1 if the committed copies drifted
+    python -m grader.authoring.release --allow-stale  # release though some translations are stale: English there
 """
 
 import argparse
@@ -20,9 +27,12 @@ from pathlib import Path
 
 from grader.authoring.assignment import notebook_text, release_notebook, source_notebook
 from grader.authoring.stubs import ROOT, learner_package, stub_module
+from grader.authoring.translated_docs import translated_pages
+from grader.authoring.translations import TARGETS, Problem, translate
 from grader.catalog import MODULES, PARTS, TASKS
 
-__all__ = ["stub_module", "learner_notebook", "learner_package", "learner_files", "source_problems", "main"]
+__all__ = ["stub_module", "learner_notebook", "learner_package", "learner_files", "translated_notebooks", "source_problems",
+           "main"]
 
 
 def learner_notebook(master: Path) -> str:
@@ -31,11 +41,30 @@ def learner_notebook(master: Path) -> str:
 
 
 def learner_files(root: Path = ROOT) -> dict[str, str]:
-    """Every learner copy, relative path -> text, generated from ``root/solutions``."""
+    """Every learner copy, relative path -> text, generated from ``root/solutions`` (a stale translation's English in
+    its place: ``translated_notebooks`` says where)."""
+    return _release(root)[0]
+
+
+def _release(root: Path) -> tuple[dict[str, str], list[Problem]]:
     files = learner_package(root)
     for master in sorted((root / "solutions" / "notebooks").glob("[0-9][0-9]_*.py")):
         files[f"notebooks/{master.stem}.ipynb"] = learner_notebook(master)
-    return files
+    translated, stale = translated_notebooks(root)
+    pages, stale_pages = translated_pages(root)
+    return files | translated | pages, stale + stale_pages
+
+
+def translated_notebooks(root: Path = ROOT, langs=TARGETS) -> tuple[dict[str, str], list[Problem]]:
+    """``notebooks/<lang>/*.ipynb``, relative path -> text, and the segments left in English for want of a current
+    translation."""
+    files, missing = {}, []
+    for master in sorted((root / "solutions" / "notebooks").glob("[0-9][0-9]_*.py")):
+        for lang in langs:
+            notebook, left = translate(source_notebook(master), lang, master.stem, root)
+            files[f"notebooks/{lang}/{master.stem}.ipynb"] = notebook_text(release_notebook(notebook))
+            missing += left
+    return files, missing
 
 
 def source_problems(root: Path = ROOT) -> list[str]:
@@ -76,14 +105,24 @@ def source_problems(root: Path = ROOT) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader.authoring.release", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only compare; exit 1 when a learner copy drifted")
+    parser.add_argument("--allow-stale", action="store_true",
+                        help="release though some translated segments are stale or new: their English text in their place")
     args = parser.parse_args(argv)
     problems = source_problems()
     for problem in problems:
         print(f"grader.authoring.release: {problem}", file=sys.stderr)
     if problems:
         return 1
+    files, stale = _release(ROOT)
+    for problem in stale:
+        print(f"grader.authoring.release: {problem}", file=sys.stderr)
+    if stale and not args.allow_stale:
+        print(f"{len(stale)} translated segments are not current: translate them in solutions/notebooks/i18n/ or "
+              "docs/learner/i18n/ (python -m grader.authoring.translations update marks each changed one fuzzy, its old "
+              "translation kept), or release with --allow-stale to ship their English text", file=sys.stderr)
+        return 1
     drifted = []
-    for relative, text in learner_files().items():
+    for relative, text in files.items():
         target = ROOT / relative
         current = target.read_text() if target.exists() else ""
         if current == text:

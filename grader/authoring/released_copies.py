@@ -36,6 +36,7 @@ import sys
 from pathlib import Path
 
 from grader.authoring.stubs import ROOT, learner_package
+from grader.i18n import LANGUAGES
 
 __all__ = ["ANSWER_PLACEHOLDER", "NotReleased", "refuse_unreleased_notebooks", "refuse_unreleased_package", "main"]
 
@@ -53,8 +54,9 @@ class NotReleased(ValueError):
 
 
 def refuse_unreleased_notebooks(root: Path) -> None:
-    """Raise ``NotReleased`` for the first notebook of ``root/notebooks`` that is not as released."""
-    present = {path.name: path for path in sorted((root / "notebooks").glob("*.ipynb"))}
+    """Raise ``NotReleased`` for the first notebook of ``root/notebooks`` (and its language folders, ``es/``…) that is
+    not as released."""
+    present = {path.relative_to(root / "notebooks").as_posix(): path for path in _notebooks(root)}
     committed = _committed_notebooks(root)
     current = _blob_ids(root, present) if committed is not None else {}
     for name in sorted(present.keys() | (committed or {}).keys()):
@@ -72,6 +74,18 @@ def refuse_unreleased_notebooks(root: Path) -> None:
                               f"{relative}), or commit it if it is a new release (python -m grader.authoring.release)")
 
 
+def _notebooks(root: Path) -> list[Path]:
+    """The learner notebooks a kit ships: ``notebooks/*.ipynb`` and ``notebooks/<lang>/*.ipynb``."""
+    folders = [root / "notebooks", *(root / "notebooks" / lang for lang in LANGUAGES if lang != "en")]
+    return [path for folder in folders for path in sorted(folder.glob("*.ipynb"))]
+
+
+def _shipped(relative: str) -> bool:
+    """Whether a path under ``notebooks/`` is one a kit ships (not a checkpoint's copy, not another folder's)."""
+    parts = relative.split("/")
+    return relative.endswith(".ipynb") and (len(parts) == 1 or len(parts) == 2 and parts[0] in LANGUAGES[1:])
+
+
 def _run_or_written(notebook: Path) -> str | None:
     """What in ``notebook`` a person ran or wrote, or None."""
     for number, cell in enumerate(json.loads(notebook.read_text())["cells"], 1):
@@ -84,11 +98,13 @@ def _run_or_written(notebook: Path) -> str | None:
 
 
 def _committed_notebooks(root: Path) -> dict[str, str] | None:
-    """``notebooks/*.ipynb`` at HEAD, name -> blob id; None where ``root`` is no git work tree or git is missing."""
+    """The shipped notebooks at HEAD, path under ``notebooks/`` -> blob id; None where ``root`` is no git work tree or git
+    is missing."""
     if not (root / ".git").exists() or shutil.which("git") is None:
         return None
-    entries = (entry.split("\t", 1) for entry in _git(root, "ls-tree", "-z", "HEAD", "notebooks/").split("\0") if entry)
-    return {Path(path).name: info.split()[2] for info, path in entries if info.split()[1] == "blob" and path.endswith(".ipynb")}
+    entries = (entry.split("\t", 1) for entry in _git(root, "ls-tree", "-r", "-z", "HEAD", "notebooks/").split("\0") if entry)
+    return {path.removeprefix("notebooks/"): info.split()[2] for info, path in entries
+            if info.split()[1] == "blob" and _shipped(path.removeprefix("notebooks/"))}
 
 
 def _blob_ids(root: Path, notebooks: dict[str, Path]) -> dict[str, str]:

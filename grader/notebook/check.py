@@ -25,20 +25,22 @@ import sys
 from pathlib import Path
 
 from grader.catalog import target_options
+from grader.i18n import LANGUAGES, N_, _
 from grader.notebook import service
-from grader.reports.scorecard import render_text, scorecard_html
+from grader.reports.scorecard import render_text, scorecard_html, status_text
 
 __all__ = ["check", "grade", "Points", "warm_up", "workspace", "target_options", "scorecard_html", "STARTING", "GRADING"]
 
-STARTING = "starting the grader…"
+STARTING = N_("starting the grader…")  # said in the learner's language: _(STARTING)
 # The progress view's last line: how it was made, and how to grade a part again.
-PROGRESS = ('check() (parts not started, and parts checked before on these same files, are shown without grading them '
-            'again; check("<part>") grades one now)')
-GRADING = "grading…"
+PROGRESS = N_('check() (parts not started, and parts checked before on these same files, are shown without grading them '
+              'again; check("<part>") grades one now)')
+GRADING = N_("grading…")
 
 
 def workspace() -> Path:
-    """The folder whose ``agstate/`` is graded: $AGSTATE_WORKSPACE, else the notebook's folder or its parent.
+    """The folder whose ``agstate/`` is graded: $AGSTATE_WORKSPACE, else the notebook's folder or its parent (or, for a
+    translated notebook of the lab's repository, ``notebooks/es/``, the parent of that).
 
     The notebook's folder is the kernel's working directory: a released
     assignment holds its notebooks and ``agstate/`` side by side; the lab's
@@ -50,7 +52,8 @@ def workspace() -> Path:
     if os.environ.get("AGSTATE_WORKSPACE"):
         return Path(os.environ["AGSTATE_WORKSPACE"]).resolve()
     here = Path.cwd().resolve()
-    return next((folder for folder in (here, here.parent) if (folder / "agstate").is_dir()), here)
+    translated = (here.parent.parent,) if here.name in LANGUAGES and here.parent.name == "notebooks" else ()
+    return next((folder for folder in (here, here.parent, *translated) if (folder / "agstate").is_dir()), here)
 
 
 class Points(float):
@@ -90,12 +93,12 @@ def _await_ready(warm: subprocess.Popen, slot: "_Slot | None") -> None:
         return
     starting = slot is not None and not select.select([warm.stdout], [], [], 0)[0]
     if starting:
-        slot.say(STARTING)
+        slot.say(_(STARTING))
     if json.loads(warm.stdout.readline()).get("ready") is not True:
         raise ValueError("the warm grader did not say it was ready")
     _READY[0] = True
     if starting:
-        slot.say(GRADING)  # a whole lab's first check grades for seconds more: no longer "starting"
+        slot.say(_(GRADING))  # a whole lab's first check grades for seconds more: no longer "starting"
 
 
 class _Slot:
@@ -177,7 +180,7 @@ def check(target: str | None = None, *, seed: int | None = None) -> float | None
         to_grade, known = progress.plan(folder)
         graded = _graded(folder, [arg for part in to_grade for arg in ("--part", part)], slot) if to_grade else None
         report = progress.assemble(folder, known, graded)
-        slot.show(report, PROGRESS)
+        slot.show(report, _(PROGRESS))
         return Points(report["score"])
     report = _graded(folder, [*options, *(["--seed", str(seed)] if seed is not None else [])], slot)
     slot.show(report)
@@ -185,7 +188,7 @@ def check(target: str | None = None, *, seed: int | None = None) -> float | None
         # `nbgrader validate` shows a graded cell's stderr, and otherwise only "Partial credit": say what is wrong.
         for task in report["tasks"]:
             if task["status"] != "passed":
-                print(f"{task['id']}: {task['score']:g} / {task['max_score']:g} {task['status'].replace('_', ' ')}: "
+                print(f"{task['id']}: {task['score']:g} / {task['max_score']:g} {status_text(task['status'])}: "
                       f"{task['feedback']}", file=sys.stderr)
     if os.environ.get("NBGRADER_EXECUTION"):
         return report["score"]  # a plain float, shown: nbgrader reads a test cell's last value as its partial credit
@@ -205,7 +208,7 @@ def _graded(folder: Path, options: list[str], slot: _Slot) -> dict:
         report = None
     if not isinstance(report, dict) or "tasks" not in report:
         slot.failed()
-        raise RuntimeError(f"the grader could not run: {done.stderr.strip()}")
+        raise RuntimeError(_("the grader could not run: {why}").format(why=done.stderr.strip()))
     from grader.notebook import progress  # a local check's: see check()
 
     progress.remember(folder, report)
@@ -217,14 +220,14 @@ def _check_on_service(target: str | None, seed: int | None) -> float | None:
     slot = _Slot()
     url = service.service_url()
     if url is None:  # the course kit, with no service named: one line, not a traceback
-        slot.say(service.NO_SERVICE)
+        slot.say(_(service.NO_SERVICE))
         return None
     if seed is not None:
-        slot.say("the course's grading service chooses the seed (your practice seed): seed= is not used")
+        slot.say(_("the course's grading service chooses the seed (your practice seed): seed= is not used"))
         slot = _Slot()
     for sentence in service.left_at_home(workspace()):  # what the service cannot take, said before it says "missing"
         _Slot().say(sentence)
-    slot.say(GRADING)
+    slot.say(_(GRADING))
     try:
         report = service.grade_on_service(url, workspace(), target)
     except service.ServiceRefusal as refusal:
@@ -233,7 +236,8 @@ def _check_on_service(target: str | None, seed: int | None) -> float | None:
     except BaseException:
         slot.failed()
         raise
-    slot.show(report, footer=f"seed {report['seed']}, your practice seed: the service's, the same examples at every check")
+    slot.show(report, footer=_("seed {seed}, your practice seed: the service's, the same examples at every check").format(
+        seed=report["seed"]))
     return Points(report["score"])
 
 
@@ -245,13 +249,13 @@ def grade(target: str | None = None, *, folder: Path | str | None = None, seed: 
     if service.grades_on_service():
         url = service.service_url()
         if url is None:
-            raise RuntimeError(service.NO_SERVICE)
+            raise RuntimeError(_(service.NO_SERVICE))
         return service.grade_on_service(url, folder, target)
     done = _grade([str(folder), "--json", *options, *(["--seed", str(seed)] if seed is not None else [])])
     try:
         return json.loads(done.stdout)
     except ValueError:
-        raise RuntimeError(f"the grader could not run: {done.stderr.strip()}") from None
+        raise RuntimeError(_("the grader could not run: {why}").format(why=done.stderr.strip())) from None
 
 
 def _in_kernel() -> bool:

@@ -19,10 +19,13 @@ A kernel of a lab notebook starts its warm grader as it starts
 
 import argparse
 import ast
+import re
 import sys
 from pathlib import Path
 
-__all__ = ["CONFIG", "config_path", "install", "show_unwritten", "bound_names", "start_grader"]
+from grader.i18n import _
+
+__all__ = ["CONFIG", "config_path", "install", "show_unwritten", "unwritten", "bound_names", "start_grader"]
 
 CONFIG = '''\
 # Written by `python -m grader.notebook.kernel` (make lab, make test); edits here are overwritten.
@@ -105,6 +108,19 @@ def _keyless_stub(shell, source: str) -> str | None:
     return None
 
 
+# A stub's sentence (grader.authoring.stubs), which the learner's agstate/ holds in English.
+_STUB_SENTENCE = re.compile(r"^(?P<task>[\w.]+): (?P<name>\w+)\(\) is not written yet; complete it in (?P<path>\S+) "
+                            r"\(notebook (?P<notebook>\S+)\)$")
+
+
+def unwritten(sentence: str) -> str:
+    """A stub's ``NotImplementedError`` sentence in the learner's language (any other sentence as it is)."""
+    found = _STUB_SENTENCE.match(sentence)
+    if found is None:
+        return sentence
+    return _("{task}: {name}() is not written yet; complete it in {path} (notebook {notebook})").format(**found.groupdict())
+
+
 def show_unwritten(shell) -> None:
     """An unwritten exercise, and every cell that fails because of one, in one line; other errors as they are.
 
@@ -128,20 +144,23 @@ def show_unwritten(shell) -> None:
         source = shell.user_ns.get("_ih", [""])[-1] if shell.user_ns.get("_ih") else ""
         line = None
         if issubclass(etype, NotImplementedError):
-            line = f"{etype.__name__}: {value}"
-            stopped.update(dict.fromkeys(bound_names(source), str(value)))
+            line = f"{etype.__name__}: {unwritten(str(value))}"
+            stopped.update(dict.fromkeys(bound_names(source), unwritten(str(value))))
         elif issubclass(etype, NameError) and getattr(value, "name", None) in stopped:
-            line = (f"NameError: {value.name!r} is not defined: the cell above that sets it stopped, because "
-                    f"{stopped[value.name]}. Once it is written, run that cell again")
+            line = "NameError: " + _("{name} is not defined: the cell above that sets it stopped, because {why}. Once it "
+                                     "is written, run that cell again").format(name=repr(value.name), why=stopped[value.name])
         elif issubclass(etype, (KeyError, TypeError)) and (stub := _keyless_stub(shell, source)):
-            line = (f"{etype.__name__}: {value}: {stub} has no keys yet, so the graph keeps none; write its keys "
-                    "(this notebook's exercise), then run this cell again")
+            line = f"{etype.__name__}: {value}: " + _(
+                "{stub} has no keys yet, so the graph keeps none; write its keys (this notebook's exercise), then run this "
+                "cell again").format(stub=stub)
         elif issubclass(etype, KeyError) and (read := sorted(_subscripted(source) & stopped.keys())):
-            line = (f"KeyError: {value}: {read[0]!r} is incomplete: the cell above that fills it stopped, because "
-                    f"{stopped[read[0]]}. Once it is written, run that cell again")
+            line = f"KeyError: {value}: " + _("{name} is incomplete: the cell above that fills it stopped, because {why}. "
+                                               "Once it is written, run that cell again").format(name=repr(read[0]),
+                                                                                              why=stopped[read[0]])
         elif issubclass(etype, AssertionError) and (used := sorted(_used_names(source) & stopped.keys())):
-            line = (f"AssertionError: this cell uses {used[0]!r}, which the cell above left unfinished: it stopped, "
-                    f"because {stopped[used[0]]}. Once it is written, run that cell again, then this one")
+            line = "AssertionError: " + _("this cell uses {name}, which the cell above left unfinished: it stopped, "
+                                          "because {why}. Once it is written, run that cell again, then this one").format(
+                name=repr(used[0]), why=stopped[used[0]])
         if line is None:
             shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
             return None

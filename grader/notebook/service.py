@@ -23,6 +23,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from grader.i18n import N_, _
 from grader.package_files import MAX_BYTES, MAX_FILES, file_bytes, read_package
 
 __all__ = ["SERVICE_VARIABLE", "ServiceRefusal", "grade_on_service", "package_files", "service_url", "has_local_grader",
@@ -30,8 +31,8 @@ __all__ = ["SERVICE_VARIABLE", "ServiceRefusal", "grade_on_service", "package_fi
 
 SERVICE_VARIABLE = "AGSTATE_GRADING_SERVICE"
 WAIT_FOR_SERVICE = 120.0
-NO_SERVICE = (f"check() grades on your course's grading service, and this server names none ({SERVICE_VARIABLE} is "
-              "not set): ask your instructor to add it to the hub's configuration")
+NO_SERVICE = N_("check() grades on your course's grading service, and this server names none (AGSTATE_GRADING_SERVICE is "
+                "not set): ask your instructor to add it to the hub's configuration")  # shown as _(NO_SERVICE)
 _RESTARTING = {502, 503, 504}  # the hub's proxy, while the service is down
 
 
@@ -61,9 +62,9 @@ def package_files(workspace: Path) -> dict[str, str]:
     files = read_package(workspace / "agstate")
     size = sum(len(file_bytes(text)) for text in files.values())
     if len(files) > MAX_FILES or size > MAX_BYTES:
-        raise ServiceRefusal(f"agstate/ holds {len(files)} Python files of {size:,} bytes; the grading service takes "
-                             f"at most {MAX_FILES} files of {MAX_BYTES:,} bytes: move what the lab does not need "
-                             "out of agstate/")
+        raise ServiceRefusal(_("agstate/ holds {files} Python files of {size} bytes; the grading service takes at most "
+                               "{max_files} files of {max_size} bytes: move what the lab does not need out of agstate/").format(
+            files=len(files), size=f"{size:,}", max_files=MAX_FILES, max_size=f"{MAX_BYTES:,}"))
     return files
 
 
@@ -73,10 +74,10 @@ def left_at_home(workspace: Path) -> list[str]:
     said = []
     for path in sorted((workspace / "agstate").glob("*.py")):
         if path.is_symlink():
-            said.append(f"agstate/{path.name} is a symbolic link: left at home, as the grading service takes plain files "
-                        "only; put the file itself there")
+            said.append(_("agstate/{name} is a symbolic link: left at home, as the grading service takes plain files "
+                          "only; put the file itself there").format(name=path.name))
         elif not path.is_file():
-            said.append(f"agstate/{path.name} is not a plain file: left at home")
+            said.append(_("agstate/{name} is not a plain file: left at home").format(name=path.name))
     return said
 
 
@@ -97,8 +98,8 @@ def grade_on_service(url: str, workspace: Path, target: str | None, clock=time.m
                 raise ServiceRefusal(_sentence(error)) from None
         except (urllib.error.URLError, ConnectionError, TimeoutError) as error:
             if clock() > deadline:
-                raise ServiceRefusal(f"the course's grading service at {url} does not answer ({error}): tell your "
-                                     "instructor") from None
+                raise ServiceRefusal(_("the course's grading service at {url} does not answer ({error}): tell your "
+                                       "instructor").format(url=url, error=error)) from None
         sleep(pause)  # the hub is starting it again
         pause = min(pause * 2, 10.0)
 
@@ -108,4 +109,4 @@ def _sentence(error: urllib.error.HTTPError) -> str:
         said = json.loads(error.read()).get("error")
     except (ValueError, AttributeError, OSError):
         said = None
-    return said or f"the course's grading service answered {error.code} {error.reason}"
+    return said or _("the course's grading service answered {code} {reason}").format(code=error.code, reason=error.reason)

@@ -11,6 +11,7 @@ says what each means.
 from typing import NotRequired, TypedDict
 
 from grader.catalog import TASKS
+from grader.i18n import _
 
 __all__ = ["Report", "TaskResult", "RuleVerdict", "STATUSES", "GRADER_ERROR", "SANDBOX", "NO_SANDBOX", "grader_failed",
            "task_result", "failed_report", "without_seconds", "points"]
@@ -61,7 +62,7 @@ class Report(TypedDict):
 
 def grader_failed(why: str) -> str:
     """The feedback of a ``GRADER_ERROR``: it names the grader, never the learner's code."""
-    return f"the grader failed, not your code: {why}. Grade again; if it happens again, tell your instructor"
+    return _("the grader failed, not your code: {why}. Grade again; if it happens again, tell your instructor").format(why=why)
 
 
 def task_result(task_id: str) -> dict:

@@ -12,14 +12,16 @@ feedback ``index.html``).
 import html
 
 from grader.catalog import MODULES, PARTS, TASKS, part_title, whole_parts
+from grader.i18n import N_, _, ngettext
 from grader.reports.report import points
 from grader.reports.safe import ALSO, for_terminal, other_causes
 
-__all__ = ["render_text", "scorecard_html", "student_page_html", "next_step", "untouched", "NO_SANDBOX_WARNING",
+__all__ = ["render_text", "scorecard_html", "student_page_html", "next_step", "untouched", "status_text", "NO_SANDBOX_WARNING",
            "GRADER_FAILED_WARNING"]
 
-NO_SANDBOX_WARNING = "graded WITHOUT a sandbox: the learner's code ran as you, with access to everything you can read"
-GRADER_FAILED_WARNING = "the grader itself failed on some task: its score says nothing about your code (see the task)"
+# Constants in English (tests and callers read them); _() translates them where they are shown.
+NO_SANDBOX_WARNING = N_("graded WITHOUT a sandbox: the learner's code ran as you, with access to everything you can read")
+GRADER_FAILED_WARNING = N_("the grader itself failed on some task: its score says nothing about your code (see the task)")
 _STATUS_MARK = {"passed": "✅", "failed": "❌", "not_implemented": "⬜", "error": "💥", "timeout": "⏱", "crashed": "💀",
                 "grader_error": "🛠"}
 _ONE_LINE = 160  # characters of a further failing rule in the terminal's scorecard, without --verbose
@@ -27,8 +29,14 @@ _ONE_LINE = 160  # characters of a further failing rule in the terminal's scorec
 
 def status_word(status: str) -> str:
     """A status as a learner reads it: "not started", "failing", "grader failed"…"""
-    return {"not_implemented": "not started", "failed": "failing", "grader_error": "grader failed"}.get(
-        status, status.replace("_", " "))
+    words = {"passed": N_("passed"), "not_implemented": N_("not started"), "failed": N_("failing"), "error": N_("error"),
+             "timeout": N_("timeout"), "crashed": N_("crashed"), "grader_error": N_("grader failed")}
+    return _(words[status]) if status in words else status.replace("_", " ")
+
+
+# A status as the terminal's scorecard prints it: the report's own word, in English; a catalog may say it otherwise.
+_STATUS_KEY = {"passed": N_("passed"), "failed": N_("failed"), "not_implemented": N_("not_implemented"), "error": N_("error"),
+               "timeout": N_("timeout"), "crashed": N_("crashed"), "grader_error": N_("grader_error")}
 
 
 def untouched(tasks: list[dict]) -> bool:
@@ -62,17 +70,17 @@ def next_step(tasks: list[dict]) -> list[str]:
     waiting = [task for task in tasks if task["status"] != "passed" and task["id"] in TASKS]
     if not groups or not waiting:
         return []
-    first = f"next: {waiting[0]['id']}, in notebook {TASKS[waiting[0]['id']].notebook}"
-    if all(untouched(mine) for _, mine in groups):
+    first = _next(waiting[0]["id"])
+    if all(untouched(mine) for _part, mine in groups):
         if whole_parts([task["id"] for task in tasks]) is None:  # some tasks only: about them, not the part
             return [first]
         where = "00_welcome.ipynb" if len(groups) > 1 else _first_lesson(groups[0][0])
-        return [f"nothing is written yet: start with notebook {where}"]
-    for _, mine in groups:
+        return [_("nothing is written yet: start with notebook {notebook}").format(notebook=where)]
+    for _part, mine in groups:
         begun = [task for task in mine if task["status"] != "passed" and task["id"] in TASKS]
         if begun and not untouched(mine):
-            return [f"next: {begun[0]['id']}, in notebook {TASKS[begun[0]['id']].notebook}"]
-    done = [index for index, (_, mine) in enumerate(groups) if all(t["status"] == "passed" for t in mine)]
+            return [_next(begun[0]["id"])]
+    done = [index for index, (_part, mine) in enumerate(groups) if all(t["status"] == "passed" for t in mine)]
     if not done:
         return [first]
     later = groups[done[-1] + 1:] + groups[:done[-1]]
@@ -80,7 +88,12 @@ def next_step(tasks: list[dict]) -> list[str]:
     if following is None:
         return []
     finished = ", ".join(part_title(groups[index][0]).split(".")[0] for index in done)
-    return [f"part {finished} done; next: part {part_title(following)}, notebook {_first_lesson(following)}"]
+    return [_("part {done} done; next: part {part}, notebook {notebook}").format(
+        done=finished, part=part_title(following), notebook=_first_lesson(following))]
+
+
+def _next(task_id: str) -> str:
+    return _("next: {task}, in notebook {notebook}").format(task=task_id, notebook=TASKS[task_id].notebook)
 
 
 def render_text(report: dict, verbose: bool = False, footer: str | None = None) -> str:
@@ -90,26 +103,29 @@ def render_text(report: dict, verbose: bool = False, footer: str | None = None) 
     A failing task shows its first failing rule in full and every other one
     on a line of its own (in full with ``verbose``: ``--verbose``).
     """
-    lines = [f"agstate-grade {report['submission']} (seed {report['seed']})"]
+    lines = [_("agstate-grade {submission} (seed {seed})").format(submission=report["submission"], seed=report["seed"])]
     if report.get("sandbox") == "none":
-        lines.append(f"  WARNING: {NO_SANDBOX_WARNING}")
+        lines.append("  " + _("WARNING: {warning}").format(warning=_(NO_SANDBOX_WARNING)))
         if report.get("unsandboxed"):
-            lines.append(f"  (no sandbox: {report['unsandboxed']})")
+            lines.append("  " + _("(no sandbox: {why})").format(why=report["unsandboxed"]))
     if any(task["status"] == "grader_error" for task in report["tasks"]):
-        lines.append(f"  WARNING: {GRADER_FAILED_WARNING}")
+        lines.append("  " + _("WARNING: {warning}").format(warning=_(GRADER_FAILED_WARNING)))
     width = max((len(t["id"]) for t in report["tasks"]), default=10)
     shortened = False
     groups = _parts(report["tasks"])
     for part, mine in groups:
         if len(groups) > 1:
             score, top = points(mine)
-            folded = f", not started: begin with notebook {_first_lesson(part)}" if untouched(mine) and len(mine) > 1 else ""
-            lines.append(f"part {part_title(part)}: {score:.1f}/{top:.1f}{folded}")
+            folded = (_(", not started: begin with notebook {notebook}").format(notebook=_first_lesson(part))
+                      if untouched(mine) and len(mine) > 1 else "")
+            lines.append(_("part {part}: {score}/{top}").format(part=part_title(part), score=f"{score:.1f}", top=f"{top:.1f}")
+                         + folded)
             if folded:
                 continue
         for task in mine:
             took = f" {task['seconds']:6.2f} s" if "seconds" in task else ""
-            lines.append(f"  {task['id']:<{width}}  {task['score']:5.1f}/{task['max_score']:<5.1f}{took} {task['status']}")
+            lines.append(f"  {task['id']:<{width}}  {task['score']:5.1f}/{task['max_score']:<5.1f}{took} "
+                         f"{_(_STATUS_KEY.get(task['status'], task['status']))}")
             if task["status"] == "passed":
                 continue
             lines.append(f"  {'':<{width}}  {task['feedback'].split(ALSO)[0]}")
@@ -128,10 +144,12 @@ def render_text(report: dict, verbose: bool = False, footer: str | None = None) 
         only = f" --task {' '.join(ids)}"
     lines += next_step(report["tasks"])
     unsandboxed = " --no-sandbox" if report.get("sandbox") == "none" else ""
-    repeat = f"repeat: agstate-grade {report['submission']}{only} --seed {report['seed']}{unsandboxed}"
-    lines.append(f"score {report['score']:.1f}/{report['max_score']:.1f}  ({footer or repeat})")
+    repeat = _("repeat: {command}").format(command=f"agstate-grade {report['submission']}{only} --seed {report['seed']}"
+                                                     f"{unsandboxed}")
+    lines.append(_("score {score}/{top}  ({footer})").format(score=f"{report['score']:.1f}", top=f"{report['max_score']:.1f}",
+                                                             footer=footer or repeat))
     if shortened:
-        lines.append("every failing rule in full: add --verbose (or --json for the counterexamples)")
+        lines.append(_("every failing rule in full: add --verbose (or --json for the counterexamples)"))
     return for_terminal("\n".join(lines))
 
 
@@ -142,8 +160,8 @@ def _others_html(task: dict) -> str:
         return ""
     items = "".join(f"<li value='{number}'><b>{html.escape(rule['rule'])}</b>: {html.escape(rule['feedback'])}</li>"
                     for number, rule in broken)
-    return (f"<details><summary>{len(broken)} more rule{'s' if len(broken) > 1 else ''} not passing</summary>"
-            f"<ol>{items}</ol></details>")
+    more = ngettext("{count} more rule not passing", "{count} more rules not passing", len(broken)).format(count=len(broken))
+    return f"<details><summary>{html.escape(more)}</summary><ol>{items}</ol></details>"
 
 
 def _task_row(task: dict) -> str:
@@ -165,15 +183,18 @@ def scorecard_html(report: dict, repeat: str | None = None, footer: str | None =
     started is that row alone.
     """
     repeat = repeat or f"check(..., seed={report['seed']})"
-    ending = html.escape(footer) if footer else f"seed {report['seed']} (repeat with <code>{html.escape(repeat)}</code>)"
+    ending = html.escape(footer) if footer else html.escape(_("seed {seed} (repeat with {call})")).format(
+        seed=report["seed"], call=f"<code>{html.escape(repeat)}</code>")
     rows = []
     groups = _parts(report["tasks"])
     for part, mine in groups:
         if len(groups) > 1:
             score, top = points(mine)
             folded = untouched(mine) and len(mine) > 1
-            note = (f"<td>not started</td><td style='text-align:left'>{len(mine)} tasks; begin with notebook "
-                    f"{html.escape(_first_lesson(part))}</td>") if folded else "<th colspan='2'></th>"
+            begin = ngettext("{count} task; begin with notebook {notebook}", "{count} tasks; begin with notebook {notebook}",
+                             len(mine)).format(count=len(mine), notebook=_first_lesson(part))
+            note = (f"<td>{html.escape(_('not started'))}</td><td style='text-align:left'>{html.escape(begin)}</td>"
+                    if folded else "<th colspan='2'></th>")
             rows.append(f"<tr><th colspan='3' style='text-align:left'>{html.escape(part_title(part))}</th>"
                         f"<th>{score:g} / {top:g}</th>{note}</tr>")
             if folded:
@@ -182,14 +203,16 @@ def scorecard_html(report: dict, repeat: str | None = None, footer: str | None =
     ahead = "".join(f"<p><b>{html.escape(line)}</b></p>" for line in next_step(report["tasks"]))
     warning = ""
     if report.get("sandbox") == "none":
-        why = report.get("unsandboxed") or "bubblewrap is not installed: install it (apt-get install bubblewrap)"
-        warning = (f"<p><b>Graded without a sandbox</b> ({html.escape(why)}): your code ran with your own rights. "
-                   "The scores are the same; an instructor's grading runs your code in the sandbox.</p>")
+        why = report.get("unsandboxed") or _("bubblewrap is not installed: install it (apt-get install bubblewrap)")
+        warning = (f"<p><b>{html.escape(_('Graded without a sandbox'))}</b> " + html.escape(_(
+            "({why}): your code ran with your own rights. The scores are the same; an instructor's grading runs your code "
+            "in the sandbox.")).format(why=html.escape(why)) + "</p>")
     if any(task["status"] == "grader_error" for task in report["tasks"]):
-        warning += f"<p><b>The grader failed:</b> {html.escape(GRADER_FAILED_WARNING.split(': ', 1)[1])}.</p>"
+        warning += (f"<p><b>{html.escape(_('The grader failed:'))}</b> "
+                    f"{html.escape(_('its score says nothing about your code (see the task)'))}.</p>")
+    heads = "".join(f"<th>{html.escape(word)}</th>" for word in (_("task"), _("notebook"), _("points"), _("status")))
     return warning + (
-        "<table><thead><tr><th></th><th>task</th><th>notebook</th><th>points</th><th>status</th>"
-        "<th style='text-align:left'>feedback</th></tr></thead>"
+        f"<table><thead><tr><th></th>{heads}<th style='text-align:left'>{html.escape(_('feedback'))}</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>{ahead}"
         f"<p><b>{report['score']:g} / {report['max_score']:g}</b> — {ending}</p>"
     )
@@ -210,20 +233,32 @@ def student_page_html(student: str, report: dict, tampered: dict[str, list[str]]
                         f"<td>{esc(_student_status(task))}</td><td>{task['score']:g} / {task['max_score']:g}</td></tr>")
     notes = "".join(f"<li>{esc(notebook)}.ipynb: {esc(finding)}</li>"
                     for notebook, found in sorted(tampered.items()) for finding in found)
-    tampering = (f"<h2>Changed graded cells</h2><p>These were restored before grading; your instructor sees this list."
-                 f"</p><ul>{notes}</ul>") if notes else ""
+    tampering = (f"<h2>{esc(_('Changed graded cells'))}</h2><p>"
+                 f"{esc(_('These were restored before grading; your instructor sees this list.'))}</p><ul>{notes}</ul>"
+                 ) if notes else ""
+    heads = "".join(f"<th>{esc(word)}</th>" for word in (_("task"), _("feedback"), _("status"), _("points")))
+    score = f"<b>{report['score']:g} / {report['max_score']:g}</b>"
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>agstate lab: {esc(student)}</title>"
             "<style>body{font-family:sans-serif;max-width:50em;margin:2em auto}td,th{padding:.2em .8em;text-align:left}"
             "tr.part th{border-top:1px solid #999;padding-top:.6em}</style></head><body>"
-            f"<h1>agstate lab — {esc(student)}</h1><p><b>{report['score']:g} / {report['max_score']:g}</b> autograded "
-            "points, on the course's own examples. Written answers are graded by your instructor and count on top: "
-            "the Assignment List's score is the total, theirs included.</p>"
-            f"<table><thead><tr><th>task</th><th>feedback</th><th>status</th><th>points</th></tr></thead>"
+            f"<h1>agstate lab — {esc(student)}</h1><p>" + esc(_(
+                "{score} autograded points, on the course's own examples. Written answers are graded by your instructor "
+                "and count on top: the Assignment List's score is the total, theirs included.")).format(score=score) + "</p>"
+            f"<table><thead><tr>{heads}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>{tampering}</body></html>\n")
 
 
 def _student_status(task: dict) -> str:
     """A task's status as a student reads it: a module that is not there is "missing", not an "error"."""
     if task["feedback"].startswith("missing:"):
-        return "missing"
-    return "not graded: the grader failed" if task["status"] == "grader_error" else task["status"].replace("_", " ")
+        return _("missing")
+    if task["status"] == "grader_error":
+        return _("not graded: the grader failed")
+    return status_text(task["status"])
+
+
+def status_text(status: str) -> str:
+    """A status in words, as nbgrader's pages and messages say it: ``not_implemented`` -> "not implemented"."""
+    words = {"passed": N_("passed"), "failed": N_("failed"), "not_implemented": N_("not implemented"), "error": N_("error"),
+             "timeout": N_("timeout"), "crashed": N_("crashed"), "grader_error": N_("grader error")}
+    return _(words[status]) if status in words else status.replace("_", " ")

@@ -1,11 +1,12 @@
 """Part B: operations, not replacements — ``agstate/board.py``. Its folder: see ``grader.parts``."""
 
+from grader.i18n import N_
 from grader.parts.descriptor import Part, TaskSpec
 
 PART = Part(
     name="board",
     letter="B",
-    title="Operations, not replacements",
+    title=N_("Operations, not replacements"),
     module="board",
     first_notebook="07_replacement_bug.ipynb",
     tasks=(

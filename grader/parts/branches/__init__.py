@@ -1,11 +1,12 @@
 """Part D: parallel branches — ``agstate/branches.py``. Its folder: see ``grader.parts``."""
 
+from grader.i18n import N_
 from grader.parts.descriptor import Part, TaskSpec
 
 PART = Part(
     name="branches",
     letter="D",
-    title="Parallel branches",
+    title=N_("Parallel branches"),
     module="branches",
     first_notebook="20_blind_merge.ipynb",
     tasks=(

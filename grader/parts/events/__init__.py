@@ -1,11 +1,12 @@
 """Part C: event sourcing — ``agstate/events.py``. Its folder: see ``grader.parts``."""
 
+from grader.i18n import N_
 from grader.parts.descriptor import Part, TaskSpec
 
 PART = Part(
     name="events",
     letter="C",
-    title="Event sourcing",
+    title=N_("Event sourcing"),
     module="events",
     first_notebook="13_invoice_timeout.ipynb",
     tasks=(

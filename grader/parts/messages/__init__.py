@@ -1,11 +1,12 @@
 """Part E: the messages key — ``agstate/messages.py``. Its folder: see ``grader.parts``."""
 
+from grader.i18n import N_
 from grader.parts.descriptor import Part, TaskSpec
 
 PART = Part(
     name="messages",
     letter="E",
-    title="The messages key",
+    title=N_("The messages key"),
     module="messages",
     first_notebook="28_upsert_by_id.ipynb",
     tasks=(

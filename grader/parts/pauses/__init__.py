@@ -1,11 +1,12 @@
 """Part F: pauses and upgrades — ``agstate/pauses.py``. Its folder: see ``grader.parts``."""
 
+from grader.i18n import N_
 from grader.parts.descriptor import Part, TaskSpec
 
 PART = Part(
     name="pauses",
     letter="F",
-    title="Pauses and upgrades",
+    title=N_("Pauses and upgrades"),
     module="pauses",
     first_notebook="33_approve_once.ipynb",
     tasks=(

@@ -1,11 +1,12 @@
 """Part A: reducers and schemas — ``agstate/state.py``. Its folder: see ``grader.parts``."""
 
+from grader.i18n import N_
 from grader.parts.descriptor import Part, TaskSpec
 
 PART = Part(
     name="state",
     letter="A",
-    title="Reducers and schemas",
+    title=N_("Reducers and schemas"),
     module="state",
     first_notebook="01_overwrite.ipynb",
     tasks=(

@@ -1,0 +1,121 @@
+"""The grader's sentences in every language: catalogs complete and right, the language chosen as documented, scorecards
+translated, English untouched. Unit tier: no learner process (about 2 s in all)."""
+
+import html
+import re
+
+import pytest
+from conftest import ROOT
+
+from grader import i18n
+from grader.authoring import messages
+from grader.i18n import _, language, ngettext
+from grader.notebook.kernel import unwritten
+from grader.reports.scorecard import render_text, scorecard_html, student_page_html
+
+pytestmark = pytest.mark.unit
+
+LANGS = ("es", "zh_CN", "ru")
+
+
+def test_every_catalog_is_complete_its_placeholders_match_and_its_mo_is_compiled_from_it():
+    # Babel's checks (% formats, plural forms), {placeholders} as the English has them, nothing fuzzy or untranslated,
+    # every marked sentence merged, each committed .mo equal to its .po compiled (messages.problems).
+    assert messages.problems() == []
+
+
+def test_a_wrong_placeholder_a_fuzzy_entry_and_a_stale_mo_are_each_found(tmp_path):
+    import shutil
+
+    shutil.copytree(ROOT / "grader", tmp_path / "grader", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "babel.cfg", tmp_path / "babel.cfg")
+    po = messages.po_path("es", tmp_path)
+    text = po.read_text()
+    text = text.replace('msgstr "siguiente: {task}, en el cuaderno {notebook}"', 'msgstr "siguiente: {tarea}, en el cuaderno {notebook}"')
+    text = text.replace('msgid "grading…"', '#, fuzzy\nmsgid "grading…"')
+    po.write_text(text)
+    found = "\n".join(messages.problems(tmp_path, langs=("es",)))
+    assert "placeholders ['notebook', 'task'] became ['notebook', 'tarea']" in found
+    assert "fuzzy: 'grading…'" in found
+    assert "its .mo is not the .po compiled" in found
+
+
+@pytest.mark.parametrize("environment, expected", [
+    ({"AGSTATE_LANG": "es", "LANG": "ru_RU.UTF-8"}, "es"),
+    ({"LC_ALL": "zh_CN.UTF-8", "LANG": "es_ES.UTF-8"}, "zh_CN"),
+    ({"LC_MESSAGES": "ru_RU.UTF-8", "LANG": "es_ES.UTF-8"}, "ru"),
+    ({"LANG": "es_MX.UTF-8"}, "es"),
+    ({"AGSTATE_LANG": "zh-CN"}, "zh_CN"),
+    ({"AGSTATE_LANG": "zh"}, "zh_CN"),
+    ({"LANG": "fr_FR.UTF-8"}, "en"),  # a language the lab has not: English, not the next variable
+    ({"LANG": "C.UTF-8"}, "en"),
+    ({"AGSTATE_LANG": "", "LANG": "ru_RU.UTF-8"}, "ru"),  # set but empty counts as unset
+    ({}, "en"),
+])
+def test_the_language_is_agstate_lang_else_the_locale_else_english(monkeypatch, environment, expected):
+    for variable in ("AGSTATE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
+    for variable, value in environment.items():
+        monkeypatch.setenv(variable, value)
+    assert language() == expected
+
+
+def _report(status="not_implemented"):
+    tasks = [{"id": "state.overwrite", "part": "state", "lab": "state", "score": 0.0, "max_score": 10.0, "cases": 0,
+              "status": "failed", "feedback": "NaiveState.trace kept both writes", "counterexample": None,
+              "rules": [{"rule": "one", "status": "failed", "feedback": "a"}, {"rule": "two", "status": "failed", "feedback": "b"},
+                        {"rule": "three", "status": "failed", "feedback": "c"}]},
+             {"id": "board.models", "part": "board", "lab": "board", "score": 0.0, "max_score": 10.0, "cases": 0,
+              "status": status, "feedback": "stub", "counterexample": None},
+             {"id": "board.replace", "part": "board", "lab": "board", "score": 0.0, "max_score": 90.0, "cases": 0,
+              "status": status, "feedback": "stub", "counterexample": None}]
+    return {"submission": ".", "seed": 3, "score": 0.0, "max_score": 110.0, "sandbox": "none", "tasks": tasks}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_scorecard_in_each_language_says_the_catalogs_sentences(monkeypatch, lang):
+    monkeypatch.setenv("AGSTATE_LANG", lang)
+    catalog = i18n.translation(lang)
+    terminal, page = render_text(_report()), scorecard_html(_report())
+    said = {
+        "next": catalog.gettext("next: {task}, in notebook {notebook}").format(task="state.overwrite", notebook="01_overwrite.ipynb"),
+        "warning": catalog.gettext("graded WITHOUT a sandbox: the learner's code ran as you, with access to everything you can read"),
+        "status": catalog.gettext("failed"),
+        "part": catalog.gettext("Operations, not replacements"),
+    }
+    for key, sentence in said.items():
+        assert sentence in terminal, (key, sentence, terminal)
+    more = catalog.ngettext("{count} more rule not passing", "{count} more rules not passing", 2).format(count=2)
+    for sentence in (more, catalog.gettext("not started"), catalog.gettext("feedback"), said["next"], said["part"]):
+        assert html.escape(sentence) in page, (sentence, page)
+    assert not re.search(r"\bnext:|\bfailing\b|not started|more rules", terminal + page)  # no English left
+
+
+def test_russian_plural_forms_follow_the_count(monkeypatch):
+    monkeypatch.setenv("AGSTATE_LANG", "ru")
+    forms = [ngettext("{count} more rule not passing", "{count} more rules not passing", n).format(count=n) for n in (1, 3, 5, 21)]
+    assert forms == ["ещё 1 правило не проходит", "ещё 3 правила не проходят", "ещё 5 правил не проходят",
+                     "ещё 21 правило не проходит"]
+
+
+def test_english_is_the_source_unchanged(monkeypatch):
+    monkeypatch.setenv("AGSTATE_LANG", "en")
+    for message in messages.template():
+        if message.id:
+            singular = message.id[0] if isinstance(message.id, tuple) else message.id
+            assert _(singular) == singular
+    assert "next: state.overwrite, in notebook 01_overwrite.ipynb" in render_text(_report())
+    assert "score 0.0/110.0  (repeat: agstate-grade . --task" in render_text(_report())
+    assert "<summary>2 more rules not passing</summary>" in scorecard_html(_report())
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_kernel_and_the_students_page_speak_the_language_too(monkeypatch, lang):
+    monkeypatch.setenv("AGSTATE_LANG", lang)
+    catalog = i18n.translation(lang)
+    stub = "state.append: append() is not written yet; complete it in agstate/state.py (notebook 02_append_and_budget.ipynb)"
+    assert unwritten(stub) == catalog.gettext("{task}: {name}() is not written yet; complete it in {path} (notebook {notebook})") \
+        .format(task="state.append", name="append", path="agstate/state.py", notebook="02_append_and_budget.ipynb") != stub
+    report = {**_report(), "tasks": [{**task, "feedback": "x"} for task in _report()["tasks"]]}
+    page = student_page_html("ana", report, {})
+    assert html.escape(catalog.gettext("not implemented")) in page and "autograded points" not in page
