@@ -526,7 +526,8 @@ def _a_burst_is_refused_and_another_student_answered(term: Course):
     slow = {}
     in_flight = threading.Thread(target=lambda: slow.update(answer=term.check(first, _SLOW + REFERENCE)))
     in_flight.start()
-    term.wait_for(lambda: term.gradings(), "the slow check is graded", 60)
+    term.wait_for(lambda: term.gradings() or not in_flight.is_alive(), "the slow check is graded", 60)
+    assert in_flight.is_alive(), f"the slow check was answered at once: {slow['answer'].status_code} {slow['answer'].text}"
     refused = term.check(first, REFERENCE)
     assert refused.status_code == 429 and "a check of yours is still running" in refused.json()["error"]
     assert refused.headers["Retry-After"].isdigit()
@@ -548,7 +549,8 @@ def _killing_the_service_mid_check_loses_nothing(term: Course):
 
     cut = threading.Thread(target=slow_check)
     cut.start()
-    term.wait_for(lambda: term.gradings(), "the check is graded", 60)
+    term.wait_for(lambda: term.gradings() or not cut.is_alive(), "the check is graded", 60)
+    assert cut.is_alive(), f"the slow check was answered at once: {answer['reply']}"
     (service,) = [int(pid) for pid in subprocess.run(["pgrep", "-u", SERVICE_USER, "-f", "agstate-grading-service"],
                                                      capture_output=True, text=True).stdout.split()]
     os.kill(service, signal.SIGKILL)

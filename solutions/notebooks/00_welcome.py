@@ -225,8 +225,8 @@ print(f"  {dedupe['feedback']}")
 # rule is shown with its verdict: a task's points are shared among its
 # rules (here 15 among six), a rule that holds earns its share, and the task
 # passes only with full marks. The counterexample is the smallest input
-# the grader found — two copies of one item already stored, nothing new —
-# as plain data:
+# the grader found — one item twice, and the merge kept both — as plain
+# data:
 
 # %%
 print(json.dumps(dedupe["counterexample"]))
@@ -235,7 +235,8 @@ for rule in dedupe["rules"]:
 print(f"each rule's share: {dedupe['max_score'] / len(dedupe['rules']):g} points")
 assert dedupe["status"] == "failed" and dedupe["score"] == 0
 old, new = dedupe["counterexample"]["args"]
-assert len(old) == 2 and old[0] == old[1] and new == []
+assert len(old + new) == 2 and (old + new)[0] == (old + new)[1]  # stored twice, or sent twice: seeds differ
+assert dedupe["counterexample"]["got"] == old + new != dedupe["counterexample"]["expected"]
 
 # %% [markdown]
 # The same seed and the same submission give the same report: that is what
