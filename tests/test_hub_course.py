@@ -128,7 +128,8 @@ class Course:
     def gradings(self) -> list[int]:
         """The pids of the service's gradings in progress: forks of its warm grader (grader.warm.server), each a
         process of that command line whose parent is the warm grader itself."""
-        listed = subprocess.run(["ps", "-u", SERVICE_USER, "-o", "pid=,ppid=,args="], capture_output=True, text=True)
+        listed = subprocess.run(["ps", "-ww", "-u", SERVICE_USER, "-o", "pid=,ppid=,args="], capture_output=True, text=True)
+        self.last_listing = listed.stdout + listed.stderr  # what an assertion shows when no grading was seen
         warm = {int(pid): int(ppid) for pid, ppid, *args in map(str.split, listed.stdout.splitlines())
                 if "grader.warm.server" in " ".join(args)}
         return [pid for pid, parent in warm.items() if parent in warm]
@@ -527,7 +528,7 @@ def _a_burst_is_refused_and_another_student_answered(term: Course):
     in_flight = threading.Thread(target=lambda: slow.update(answer=term.check(first, _SLOW + REFERENCE)))
     in_flight.start()
     term.wait_for(lambda: term.gradings() or not in_flight.is_alive(), "the slow check is graded", 60)
-    assert in_flight.is_alive(), f"the slow check was answered at once: {slow['answer'].status_code} {slow['answer'].text}"
+    assert in_flight.is_alive(), f"the slow check was answered at once: {slow['answer'].status_code} {slow['answer'].text}; the service's processes: {term.last_listing}"
     refused = term.check(first, REFERENCE)
     assert refused.status_code == 429 and "a check of yours is still running" in refused.json()["error"]
     assert refused.headers["Retry-After"].isdigit()
@@ -550,7 +551,7 @@ def _killing_the_service_mid_check_loses_nothing(term: Course):
     cut = threading.Thread(target=slow_check)
     cut.start()
     term.wait_for(lambda: term.gradings() or not cut.is_alive(), "the check is graded", 60)
-    assert cut.is_alive(), f"the slow check was answered at once: {answer['reply']}"
+    assert cut.is_alive(), f"the slow check was answered at once: {answer['reply']}; the service's processes: {term.last_listing}"
     (service,) = [int(pid) for pid in subprocess.run(["pgrep", "-u", SERVICE_USER, "-f", "agstate-grading-service"],
                                                      capture_output=True, text=True).stdout.split()]
     os.kill(service, signal.SIGKILL)
