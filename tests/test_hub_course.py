@@ -559,7 +559,9 @@ def _killing_the_service_mid_check_loses_nothing(term: Course):
     assert not isinstance(answer["reply"], requests.Response) or answer["reply"].status_code >= 500
     term.wait_for(lambda: not term.gradings(), "the killed service's grading ends with it", 30)
     term.wait_for(term.service_up, "the hub starts the service again", 180)
-    assert not list(term.service_home.glob("checks-in-progress/*")), "a killed check's folder was left"
+    # The service started again has its warm grader's folder afresh (grader.service.app.clear_work); no check's is left.
+    left = [path for path in term.service_home.glob("checks-in-progress/*") if path.name != "warm-grader"]
+    assert not left, f"a killed check's folder was left: {left}"
     assert all(json.loads(line) for line in (term.service_home / "agstate-checks.jsonl").read_text().splitlines())
     for student in (S1, S2):
         assert term.results(term.tokens[student]).json()["results"] == before[student]
