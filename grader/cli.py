@@ -323,14 +323,14 @@ def main(argv: list[str] | None = None) -> int:
     zygote.shared()  # starts importing LangGraph in the zygote while this process imports the tasks
     from grader.engine.batch import grade_many  # the heavy imports, only once the arguments are known
 
-    reports: list[dict | None] = [done.get(display_path(path)) for path, _ in plans]
+    reports: list[dict | None] = [done.get(display_path(path)) for path, _tasks in plans]
     reports = [r if r is None else _printed(gradebook.unlogged(r), args.timings) for r in reports]
     todo = [i for i, report in enumerate(reports) if report is None]
     book = gradebook.Gradebook(args.out, plan.logged, regrading=args.regrade) if args.out else None
     students = [plan.students.get(plans[i][0]) for i in todo]
     seeds = [student_seed(seed, student) for student in students] if plan.per_student else seed
     if args.regrade:
-        for path, _ in plans:
+        for path, _tasks in plans:
             if display_path(path) not in plan.logged:
                 print(f"agstate-grade: {for_terminal(display_path(path))} is not in {gradebook.log_path(args.out)}: "
                       "graded as a new submission, not a regrade", file=sys.stderr)

@@ -119,3 +119,22 @@ def test_the_kernel_and_the_students_page_speak_the_language_too(monkeypatch, la
     report = {**_report(), "tasks": [{**task, "feedback": "x"} for task in _report()["tasks"]]}
     page = student_page_html("ana", report, {})
     assert html.escape(catalog.gettext("not implemented")) in page and "autograded points" not in page
+
+
+def test_no_function_makes_the_translation_function_a_local():
+    """``for path, _ in plans`` in a function of a module that imports ``_`` makes ``_`` that function's local: its
+    every ``_("...")`` then raises UnboundLocalError, on the rare path that says a sentence (agstate-grade's Ctrl-C
+    did). Ruff takes ``_`` for a throwaway name and says nothing, so the modules' trees are read here."""
+    import ast
+
+    shadowing = []
+    for path in sorted((ROOT / "grader").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if not any(isinstance(node, ast.ImportFrom) and any((alias.asname or alias.name) == "_" for alias in node.names)
+                   for node in tree.body):
+            continue
+        for function in ast.walk(tree):
+            if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.comprehension):
+                shadowing += [f"{path.relative_to(ROOT)}:{node.lineno}" for node in ast.walk(function)
+                              if isinstance(node, ast.Name) and node.id == "_" and isinstance(node.ctx, ast.Store)]
+    assert not shadowing, f"_ assigned where it is the translation function: {sorted(set(shadowing))}"
