@@ -25,7 +25,7 @@ from grader.reports.safe import clean, display_path, for_terminal
 from grader.reports.scorecard import NO_SANDBOX_WARNING, render_text
 from grader.reports.students import StudentIdError, student_ids, student_seed
 from grader.sandbox import bubblewrap
-from grader.sandbox.containment import DEFAULT_MEMORY_MB
+from grader.sandbox.limits import DEFAULT_MEMORY_MB
 
 __all__ = ["main", "select_tasks", "render_text", "expand_paths"]
 

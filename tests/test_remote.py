@@ -21,7 +21,7 @@ from submissions import build_submission
 from grader.engine.handles import SAVER, Callback, CallbackObject, Killed, LearnerRaised
 from grader.engine.rebuild import mirror
 from grader.engine.remote import Remote, run_scenario, scenario
-from grader.sandbox.containment import Limits
+from grader.sandbox.limits import Limits
 from grader.sandbox.session import MissingName, Session
 from grader.sandbox.staging import staged
 from grader.wire import Raised

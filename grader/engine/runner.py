@@ -15,7 +15,7 @@ from grader.engine.registry import MODULES, PARTS, TASKS, Task
 from grader.engine.remote import CALLS
 from grader.reports.report import GRADER_ERROR, NO_SANDBOX, SANDBOX, grader_failed, task_result
 from grader.reports.safe import ALSO, clean, display_path, other_causes, shared_sentence
-from grader.sandbox.containment import DEFAULT_MEMORY_MB, Limits
+from grader.sandbox.limits import DEFAULT_MEMORY_MB, Limits
 from grader.sandbox.reach import findings, integrity
 from grader.sandbox.session import ChildFailed, LoadFailed, Session
 from grader.sandbox.shared import shared_folder

@@ -50,8 +50,8 @@ from tornado import httpserver, ioloop, web
 from grader.catalog import MODULES, TASKS, target_options
 from grader.package_files import MAX_BODY
 from grader.service.connections import HEADER_DEADLINE, Connections, GuardedServer, connection_cap
-from grader.service.limits import StudentLimits
 from grader.service.privacy import privacy_problems
+from grader.service.quota import StudentLimits
 from grader.service.upload import UploadError, digest, parse_upload, write_package
 from grader.warm.client import WarmGrader, WarmGraderGone
 
