@@ -42,10 +42,10 @@ def parser() -> argparse.ArgumentParser:
         epilog="Repeat any run exactly with the --seed it prints.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="submission directories or globs (default: .)")
-    # --lab: the flag's first name, kept so earlier commands still run.
+    # --lab: the flag's first name, kept so earlier commands still run, until docs/contributing/deprecations.md's date.
     parser.add_argument("--part", "--lab", dest="part", nargs="+", action="extend", metavar="PART",
                         help=f"grade these parts: {', '.join(MODULES)} (default: every part, for every submission; "
-                             "--lab is the same flag)")
+                             "--lab is the same flag until it is removed on 2027-03-01)")
     parser.add_argument("--task", nargs="+", action="extend", metavar="ID",
                         help="grade only these task ids, e.g. state.dedupe (the flag may be repeated)")
     parser.add_argument("--seed", type=int, help="randomization seed (default: fresh, printed)")

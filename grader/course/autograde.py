@@ -125,7 +125,8 @@ class ScoreChecks(NbGraderPreprocessor):
     examples = Integer(DEFAULT_EXAMPLES, help="random examples per rule (agstate-grade --examples)").tag(config=True)
     grader_timeout = Float(DEFAULT_TIMEOUT, help="seconds per task (agstate-grade --timeout)").tag(config=True)
     parts = List(Unicode(), help="the parts graded (default: every part)").tag(config=True)
-    labs = List(Unicode(), help="the parts graded: the old name of ScoreChecks.parts, read when parts is not set").tag(config=True)
+    labs = List(Unicode(), help="the parts graded: the old name of ScoreChecks.parts, read when parts is not set; "
+                                "removed on 2027-03-01").tag(config=True)
     jobs = Integer(len(os.sched_getaffinity(0)), help="submissions graded at once (agstate-grade --jobs)").tag(config=True)
     seed_per_student = Bool(False, help="each student their own variant: a seed derived from seed and the student id "
                                         "(agstate-grade --seed-per-student)").tag(config=True)

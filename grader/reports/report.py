@@ -33,7 +33,7 @@ class RuleVerdict(TypedDict):
 class TaskResult(TypedDict):
     id: str  # "state.dedupe": public, stable
     part: str
-    lab: str  # the part's name again, for readers of earlier reports
+    lab: str  # the part's name again, for readers of earlier reports: removed on 2027-03-01 (docs/contributing/deprecations.md)
     score: float
     max_score: float
     cases: int  # random cases its rules ran
