@@ -48,7 +48,7 @@ from grader.course.inspection import inspect_submission, irregular_entries
 from grader.course.permissions import course_problems, reference_package
 from grader.course.tampering import findings, restore
 from grader.engine import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
-from grader.reports.report import GRADER_ERROR, SANDBOX
+from grader.reports.report import GRADER_ERROR, SANDBOX, Report
 from grader.reports.safe import display_path
 from grader.reports.scorecard import scorecard_html, student_page_html
 from grader.sandbox import bubblewrap
@@ -188,7 +188,7 @@ class _ClassGrading:
                 chosen.append(path)
         return chosen
 
-    def report(self, student: str, autograded: Path) -> dict:
+    def report(self, student: str, autograded: Path) -> Report:
         submitted = Path(self.coursedir.format_path(self.coursedir.submitted_directory, student, self.assignment))
         self._inspect(student, submitted, autograded)
         key, digest = display_path(str(submitted)), package_digest(autograded / "agstate")
@@ -231,7 +231,7 @@ class _ClassGrading:
                 copy.unlink()
 
 
-def _grader_failures(report: dict) -> str:
+def _grader_failures(report: Report) -> str:
     """What in ``report`` may be the grader's rather than the student's: grader errors, and time-outs."""
     return ", ".join(f"{task['id']} {task['status']}" for task in report["tasks"] if task["status"] in (GRADER_ERROR, "timeout"))
 
@@ -248,7 +248,7 @@ def _class_batch(step: ScoreChecks, student: str, assignment: str) -> _ClassGrad
 GRADED_FOOTER = "graded on the course's own examples; the counterexamples above are those that decided"
 
 
-def _check_outputs(report: dict, target: str, execution_count) -> list:
+def _check_outputs(report: Report, target: str, execution_count) -> list:
     """A check cell's outputs: the scorecard, then the points as the cell's value."""
     tasks = [task for task in report["tasks"] if target in (task["id"], task["part"])]
     if not tasks:

@@ -27,6 +27,7 @@ from pathlib import Path
 from grader.catalog import target_options
 from grader.i18n import LANGUAGES, N_, _
 from grader.notebook import remote_check
+from grader.reports.report import Report
 from grader.reports.scorecard import render_text, scorecard_html, status_text
 
 __all__ = ["check", "grade", "Points", "warm_up", "workspace", "target_options", "scorecard_html", "STARTING", "GRADING"]
@@ -122,7 +123,7 @@ class _Slot:
         else:
             self._handle = display(shown, display_id=True)
 
-    def show(self, report: dict, repeat: str | None = None, footer: str | None = None) -> None:
+    def show(self, report: Report, repeat: str | None = None, footer: str | None = None) -> None:
         if not _in_kernel():
             print(render_text(report, footer=footer) + (f"\n{repeat}" if repeat else ""))
             return
