@@ -48,7 +48,7 @@ from grader.course.inspection import inspect_submission, irregular_entries
 from grader.course.permissions import course_problems, reference_package
 from grader.course.tampering import findings, restore
 from grader.engine import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
-from grader.reports.report import GRADER_ERROR, SANDBOX, Report
+from grader.reports.report import GRADER_ERROR, SANDBOX, Report, points
 from grader.reports.safe import display_path
 from grader.reports.scorecard import scorecard_html, student_page_html
 from grader.sandbox import bubblewrap
@@ -254,8 +254,8 @@ def _check_outputs(report: Report, target: str, execution_count) -> list:
     if not tasks:
         reason = f"the grader's report has no task {target!r}"
         return [new_output("error", ename="GraderError", evalue=reason, traceback=[f"GraderError: {reason}"])]
-    part = {**report, "tasks": tasks, "score": sum(t["score"] for t in tasks),
-            "max_score": sum(t["max_score"] for t in tasks)}
+    score, max_score = points(tasks)
+    part = {**report, "tasks": tasks, "score": score, "max_score": max_score}
     summary = f"{part['score']:g} / {part['max_score']:g} — " + ", ".join(f"{t['id']} {t['status']}" for t in tasks)
     return [new_output("display_data", data={"text/html": scorecard_html(part, footer=GRADED_FOOTER), "text/plain": summary}),
             new_output("execute_result", data={"text/plain": repr(float(part["score"]))},

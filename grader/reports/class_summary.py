@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from grader.catalog import PARTS, TASKS
-from grader.reports.report import Report
+from grader.reports.report import Report, points
 from grader.reports.students import student_of
 
 __all__ = ["ClassSummary", "RuleFailures", "Shape", "TaskMistakes", "summarize", "shape_of", "difference"]
@@ -103,8 +103,8 @@ def summarize(reports: list[Report]) -> ClassSummary:
                 not_loaded[part].append((student, mine[0].get("feedback", "").split(". ")[0]))
                 continue
             started_counts[part] += 1
-            points = sum(task["max_score"] for task in mine)
-            scores[part].append(100.0 * sum(task["score"] for task in mine) / points if points else 0.0)
+            score, top = points(mine)
+            scores[part].append(100.0 * score / top if top else 0.0)
             for task in mine:
                 unwritten[task["id"]] += task["status"] == "not_implemented"
                 task_counts[task["id"]] += task["status"] not in ("passed", "not_implemented", "grader_error")

@@ -225,8 +225,8 @@ def student_page_html(student: str, report: Report, tampered: dict[str, list[str
     rows = []
     for part in dict.fromkeys(task["part"] for task in report["tasks"]):
         tasks = [task for task in report["tasks"] if task["part"] == part]
-        rows.append(f"<tr class='part'><th colspan='3'>{esc(part)}</th><th>{sum(t['score'] for t in tasks):g} / "
-                    f"{sum(t['max_score'] for t in tasks):g}</th></tr>")
+        score, top = points(tasks)
+        rows.append(f"<tr class='part'><th colspan='3'>{esc(part)}</th><th>{score:g} / {top:g}</th></tr>")
         for task in tasks:
             page = TASKS[task["id"]].notebook.removesuffix(".ipynb") + ".html"
             rows.append(f"<tr><td><code>{esc(task['id'])}</code></td><td><a href='{esc(page)}'>{esc(page)}</a></td>"
