@@ -20,12 +20,12 @@ from grader.catalog import MODULES, TASKS, whole_parts
 from grader.engine import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
 from grader.i18n import _
 from grader.reports import gradebook, lms
-from grader.reports.report import GRADER_ERROR, without_seconds
+from grader.reports.report import GRADER_ERROR, Report, without_seconds
 from grader.reports.safe import clean, display_path, for_terminal
 from grader.reports.scorecard import NO_SANDBOX_WARNING, render_text
 from grader.reports.students import StudentIdError, student_ids, student_seed
 from grader.sandbox import bubblewrap
-from grader.sandbox.containment import DEFAULT_MEMORY_MB
+from grader.sandbox.limits import DEFAULT_MEMORY_MB
 
 __all__ = ["main", "select_tasks", "render_text", "expand_paths"]
 
@@ -42,10 +42,10 @@ def parser() -> argparse.ArgumentParser:
         epilog="Repeat any run exactly with the --seed it prints.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="submission directories or globs (default: .)")
-    # --lab: the flag's first name, kept so earlier commands still run.
+    # --lab: the flag's first name, kept so earlier commands still run, until docs/contributing/deprecations.md's date.
     parser.add_argument("--part", "--lab", dest="part", nargs="+", action="extend", metavar="PART",
                         help=f"grade these parts: {', '.join(MODULES)} (default: every part, for every submission; "
-                             "--lab is the same flag)")
+                             "--lab is the same flag until it is removed on 2027-03-01)")
     parser.add_argument("--task", nargs="+", action="extend", metavar="ID",
                         help="grade only these task ids, e.g. state.dedupe (the flag may be repeated)")
     parser.add_argument("--seed", type=int, help="randomization seed (default: fresh, printed)")
@@ -129,7 +129,7 @@ def select_tasks(parts: list[str] | None, task_ids: list[str] | None) -> list[st
     return [t for t in TASKS if (not task_ids or t in task_ids) and (not parts or TASKS[t].part in parts)]
 
 
-def _summary_line(report: dict) -> str:
+def _summary_line(report: Report) -> str:
     """One line per submission in a batch: score, path, and what did not pass."""
     broken = ", ".join(f"{t['id']} {t['status']}" for t in report["tasks"] if t["status"] != "passed")
     where = report["submission"].replace("\n", "\\n").replace("\r", "\\r")  # one line per submission, whatever its name
@@ -337,11 +337,11 @@ def main(argv: list[str] | None = None) -> int:
     progress = _progress(len(plans), initial=len(plans) - len(todo))
     single = len(plans) == 1
 
-    def finished(position: int, report: dict) -> None:
+    def finished(position: int, report: Report) -> None:
         with _ctrl_c_after():
             _record(position, report)
 
-    def _record(position: int, report: dict) -> None:
+    def _record(position: int, report: Report) -> None:
         if unsandboxed:  # why, for the scorecards: a learner told to install a bubblewrap they have is lost
             report = {**report, "unsandboxed": unsandboxed}
         if students[position] is not None:  # whose it is (for the LMS, told apart from the batch's others), and
@@ -408,7 +408,7 @@ def _lms_export(args, roster, book: gradebook.Gradebook) -> bool:
     return True
 
 
-def _printed(report: dict, timings: bool) -> dict:
+def _printed(report: Report, timings: bool) -> Report:
     """A report as printed: without its seconds unless asked for (the log keeps them; what is printed repeats)."""
     return report if timings else without_seconds(report)
 

@@ -23,7 +23,7 @@ from service_in_thread import ServiceInThread, settings
 from grader.package_files import MAX_BYTES, MAX_FILES, MAX_PART
 from grader.service import app as service
 from grader.service.app import practice_seed
-from grader.service.limits import StudentLimits
+from grader.service.quota import StudentLimits
 from grader.service.upload import UploadError, digest, parse_upload, write_package
 
 pytestmark = pytest.mark.unit
@@ -432,7 +432,7 @@ def _workspace(tmp_path: Path) -> Path:
 
 
 def test_the_bytes_on_the_students_disk_are_the_bytes_graded(tmp_path):
-    from grader.notebook.service import package_files
+    from grader.notebook.remote_check import package_files
 
     workspace = _workspace(tmp_path)
     latin = b"# caf\xe9, written in Latin-1\nx = 1\n"  # not UTF-8: the grader's own error to report, as it is
@@ -445,7 +445,7 @@ def test_the_bytes_on_the_students_disk_are_the_bytes_graded(tmp_path):
 
 
 def test_check_says_so_before_sending_more_than_the_service_takes(tmp_path):
-    from grader.notebook import service as client
+    from grader.notebook import remote_check as client
 
     workspace = _workspace(tmp_path)
     (workspace / "agstate" / "data.py").write_text("x" * MAX_BYTES)
@@ -459,7 +459,7 @@ _REPORT = {"submission": "ana", "seed": 5, "score": 15.0, "max_score": 15.0, "sa
 
 def test_check_sends_the_package_with_the_servers_token_and_shows_the_report(tmp_path, monkeypatch, capsys):
     from grader.notebook import check as notebook
-    from grader.notebook.service import package_files
+    from grader.notebook.remote_check import package_files
 
     workspace = _workspace(tmp_path)
     assert sorted(package_files(workspace)) == ["__init__.py", "state.py"]
@@ -478,7 +478,7 @@ def test_check_sends_the_package_with_the_servers_token_and_shows_the_report(tmp
 
 
 def test_a_refusal_is_the_services_sentence_and_a_restart_is_waited_for(tmp_path, monkeypatch):
-    from grader.notebook import service as client
+    from grader.notebook import remote_check as client
 
     workspace = _workspace(tmp_path)
     stand_in = _StandIn([(429, {"error": "a check of yours is still running: wait for its result; try again in 5 s"}),
@@ -503,7 +503,7 @@ def test_a_refusal_is_the_services_sentence_and_a_restart_is_waited_for(tmp_path
 
 def test_the_course_kit_without_a_service_says_so_in_one_line(tmp_path, monkeypatch, capsys):
     from grader.notebook import check as notebook
-    from grader.notebook import service as client
+    from grader.notebook import remote_check as client
 
     monkeypatch.delenv("AGSTATE_GRADING_SERVICE", raising=False)
     monkeypatch.setenv("AGSTATE_WORKSPACE", str(_workspace(tmp_path)))

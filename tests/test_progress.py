@@ -27,7 +27,7 @@ def lab(tmp_path, monkeypatch):
     shutil.copytree(ROOT / "agstate", tmp_path / "lab" / "agstate", ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setenv("AGSTATE_WORKSPACE", str(tmp_path / "lab"))
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    monkeypatch.setattr(check_module.service, "grades_on_service", lambda: False)
+    monkeypatch.setattr(check_module.remote_check, "grades_on_service", lambda: False)
     return tmp_path / "lab"
 
 

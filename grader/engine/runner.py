@@ -13,9 +13,9 @@ from grader.engine.checking import Abort, Checker, Failure
 from grader.engine.costs import RuleCost, TaskCost
 from grader.engine.registry import MODULES, PARTS, TASKS, Task
 from grader.engine.remote import CALLS
-from grader.reports.report import GRADER_ERROR, NO_SANDBOX, SANDBOX, grader_failed, task_result
+from grader.reports.report import GRADER_ERROR, NO_SANDBOX, SANDBOX, Report, RuleVerdict, TaskResult, grader_failed, task_result
 from grader.reports.safe import ALSO, clean, display_path, other_causes, shared_sentence
-from grader.sandbox.containment import DEFAULT_MEMORY_MB, Limits
+from grader.sandbox.limits import DEFAULT_MEMORY_MB, Limits
 from grader.sandbox.reach import findings, integrity
 from grader.sandbox.session import ChildFailed, LoadFailed, Session
 from grader.sandbox.shared import shared_folder
@@ -26,7 +26,7 @@ __all__ = ["grade_submission", "DEFAULT_EXAMPLES", "DEFAULT_TIMEOUT"]
 
 def grade_submission(submission: str, task_ids: list[str], seed: int, examples: int = DEFAULT_EXAMPLES,
                      timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB, sandbox: bool = True,
-                     costs: str | None = None) -> dict:
+                     costs: str | None = None) -> Report:
     """The JSON report for one submission directory.
 
     Its ``agstate/`` is copied once (``grader.sandbox.staging``); every task runs in a
@@ -71,7 +71,7 @@ def rests_on(task: Task, asked: set[str]) -> str:
 
 
 def _grade_tasks(copy: Path, skipped: list[str], task_ids: list[str], seed: int, examples: int, timeout: float,
-                 limits: Limits, sandbox: bool, costs: str | None) -> list[dict]:
+                 limits: Limits, sandbox: bool, costs: str | None) -> list[TaskResult]:
     results = []
     part_problems: dict[str, dict | None] = {}  # each part's files are looked at and read once
     for task_id in task_ids:
@@ -132,7 +132,7 @@ def _reaches_in(copy: Path, part: str) -> dict | None:
 
 
 def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: float, limits: Limits,
-             sandbox: bool = True, cost: TaskCost | None = None) -> dict:
+             sandbox: bool = True, cost: TaskCost | None = None) -> TaskResult:
     """The task's result; ``cost`` (``grader.engine.costs``), when given, is filled in with where its time went."""
     cost = cost if cost is not None else TaskCost()
     base = task_result(task.id)
@@ -200,7 +200,7 @@ def _without_full_stop(text: str) -> str:
     return text if text.endswith("...") or not text.endswith(".") else text[:-1]
 
 
-def _run_rule(rule, checker: Checker, task_cost: TaskCost) -> dict:
+def _run_rule(rule, checker: Checker, task_cost: TaskCost) -> RuleVerdict:
     verdict = {"rule": rule.sentence, "status": "passed"}
     session = checker.session
     checker.cost, checker.shrinking_waited = RuleCost(), 0.0

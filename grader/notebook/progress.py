@@ -24,6 +24,7 @@ from pathlib import Path
 
 from grader.caches import cache_home
 from grader.catalog import MODULES, PARTS, TASKS
+from grader.reports.report import Report
 
 __all__ = ["plan", "remember", "assemble", "not_started"]
 
@@ -59,7 +60,7 @@ def _load(workspace: Path) -> dict:
     return kept if isinstance(kept, dict) and kept.get("grader") == _grader_digest() else {}
 
 
-def remember(workspace: Path, report: dict) -> None:
+def remember(workspace: Path, report: Report) -> None:
     """Keep each task result of ``report`` (a local check of ``workspace``) against the files it was graded on."""
     kept = _load(workspace)
     tasks = kept.get("tasks") if isinstance(kept.get("tasks"), dict) else {}

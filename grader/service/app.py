@@ -49,9 +49,10 @@ from tornado import httpserver, ioloop, web
 
 from grader.catalog import MODULES, TASKS, target_options
 from grader.package_files import MAX_BODY
+from grader.reports.report import SANDBOX
 from grader.service.connections import HEADER_DEADLINE, Connections, GuardedServer, connection_cap
-from grader.service.limits import StudentLimits
 from grader.service.privacy import privacy_problems
+from grader.service.quota import StudentLimits
 from grader.service.upload import UploadError, digest, parse_upload, write_package
 from grader.warm.client import WarmGrader, WarmGraderGone
 
@@ -179,7 +180,7 @@ class Checks:
             report = None
         if not isinstance(report, dict) or "tasks" not in report:
             raise GraderFailure(answer["stderr"].strip()[-2000:] or f"agstate-grade exited {answer['returncode']}")
-        if report.get("sandbox") != "bubblewrap":  # --require-sandbox says so already: a second lock, not the first
+        if report.get("sandbox") != SANDBOX:  # --require-sandbox says so already: a second lock, not the first
             raise GraderFailure(f"agstate-grade graded without the sandbox ({report.get('sandbox')!r})")
         report["submission"] = student  # not the service's folder, which is gone
         return report

@@ -8,7 +8,8 @@ and one run of the research graph (``research_run``). Checks of one call
 of a learner function are every part's: ``grader.engine.expectations``.
 """
 
-from grader.engine.checking import Abort, Checker, Counterexample, Failure, Raised, contrast, no_raise, show
+from grader.engine.checking import Abort, Checker, Counterexample, Failure, Raised, no_raise
+from grader.engine.showing import contrast, show
 from grader.parts.state.model import MISSING, model_graph
 
 __all__ = ["lookup_rounds", "state_key_graph", "describe_graph", "show_missing",

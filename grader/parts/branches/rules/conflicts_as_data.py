@@ -6,8 +6,9 @@ grader's (``scenarios_resolvers.GraderStream``, in the grading process), so a br
 the approvals already in that stream.
 """
 
-from grader.engine.checking import Failure, Raised, no_raise, show
+from grader.engine.checking import Failure, Raised, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.branches.checks import stream_built
 from grader.parts.branches.model import APPROVAL, RECORD_KEYS, model_conflict, model_resolution
 from grader.parts.branches.strategies import (

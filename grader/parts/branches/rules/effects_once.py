@@ -7,8 +7,9 @@ once per idempotency key, also on a redelivered confirmation or a retried
 request. Each graph run is one probe (``refund_orders``, ``refund_redelivered``).
 """
 
-from grader.engine.checking import Abort, Counterexample, Failure, contrast, no_raise, show
+from grader.engine.checking import Abort, Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import contrast, show
 from grader.parts.branches.checks import (
     expect_decided,
     expect_decision,

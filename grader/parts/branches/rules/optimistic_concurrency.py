@@ -6,8 +6,9 @@ appending at one version, taking turns at the stream's lock, and what each
 one's append did (``scenarios_race``).
 """
 
-from grader.engine.checking import Failure, Raised, show
+from grader.engine.checking import Failure, Raised
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.branches.checks import on_a_stream, outcome_text
 from grader.parts.branches.strategies import case_ids, event_lists, stale_scripts, writer_counts
 

@@ -5,8 +5,9 @@ merged evidence. A call that raises here is the learner's error (``check.value``
 except where a collision must raise whichever way round.
 """
 
-from grader.engine.checking import Failure, Raised, show
+from grader.engine.checking import Failure, Raised
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.branches.checks import catching
 from grader.parts.branches.strategies import colliding_pair, consistent_lists
 

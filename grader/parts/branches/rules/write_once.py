@@ -1,8 +1,9 @@
 """Notebook 23, branches.write_once: ``write_once`` sets a value once; an equal write keeps it, a different one raises."""
 
-from grader.engine.checking import Failure, Raised, show
+from grader.engine.checking import Failure, Raised
 from grader.engine.expectations import expect_value
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.branches.checks import expect_raises
 from grader.parts.branches.strategies import decision_steps, once_values
 

@@ -1,13 +1,13 @@
 """Notebook 14 (append and retry): the rules of the SQLite event store, tasks events.append, .idempotent, .concurrency, .durable.
 
-Each rule runs ops on a new store of the learner's (scenario ``store_ops``:
-each reply what one of its calls returned), or races two writer processes
-(``race``), or kills a writer mid-append from the grading side
-(``durable_crash``), and judges the replies with ``checks``.
+Each rule runs ops on a new store of the learner's (scenario ``store_ops``: each reply what one of its
+calls returned), or races two writer processes (``race``), or kills a writer mid-append from the
+grading side (``durable_crash``), and judges the replies with ``checks``.
 """
 
-from grader.engine.checking import Counterexample, Failure, Raised, counted, no_raise, show
+from grader.engine.checking import Counterexample, Failure, Raised, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import counted, show
 from grader.parts.events.checks import (
     appended,
     expect_clock_after_check,

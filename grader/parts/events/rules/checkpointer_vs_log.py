@@ -7,8 +7,9 @@ learner's process killed, or a tool raising), then resumes it in the next
 process with ``invoke(None, config)``.
 """
 
-from grader.engine.checking import Counterexample, Failure, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import contrast, show
 from grader.parts.events.checks import crash_text
 from grader.parts.events.model import INVOICE, executions, invoice_expected, logged_results
 from grader.parts.events.strategies import amounts, customers, invoice_crashes

@@ -7,8 +7,9 @@ the grading process: ``call_tool_run`` calls ``call_tool`` on one log,
 killed), resumes it in the next process and calls it once more.
 """
 
-from grader.engine.checking import Counterexample, Failure, Raised, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, Raised, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import contrast, show
 from grader.parts.events.checks import describe_run, judge_resumed
 from grader.parts.events.model import executions, expected_output, last_point
 from grader.parts.events.strategies import kill_points, plans, raise_points, tool_calls

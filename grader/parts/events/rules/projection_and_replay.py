@@ -4,8 +4,9 @@ The probe ``project`` builds the learner's ``Event``s and folds every prefix
 of the log; the state of each is judged against ``model.model_state``.
 """
 
-from grader.engine.checking import Counterexample, Failure, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import contrast, show
 from grader.parts.events.clock import stamp
 from grader.parts.events.model import model_state
 from grader.parts.events.strategies import run_logs

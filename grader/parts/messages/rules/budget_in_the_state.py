@@ -1,7 +1,8 @@
 """Notebook 30, messages.budget: ChatState keeps its budget in the state definition; a graph's writes never exceed it."""
 
-from grader.engine.checking import Abort, Counterexample, Failure, no_raise, show
+from grader.engine.checking import Abort, Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import (
     brief,

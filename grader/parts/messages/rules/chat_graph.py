@@ -1,8 +1,9 @@
 """Notebook 32, messages.graph and messages.decisions: the chat agent over scripted runs, and why each key merges so."""
 
-from grader.engine.checking import Abort, Counterexample, Failure, counted, no_raise, show
+from grader.engine.checking import Abort, Counterexample, Failure, no_raise
 from grader.engine.expectations import expect_decision_keys
 from grader.engine.registry import task
+from grader.engine.showing import counted, show
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import brief, briefs, expect_history, trim_blamed
 from grader.parts.messages.model import comparable, in_rounds, simulate_chat

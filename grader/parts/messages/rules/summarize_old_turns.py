@@ -1,7 +1,8 @@
 """Notebook 31, messages.summary: ``summarize_removals`` says what it removes, and removes whole old turns."""
 
-from grader.engine.checking import Counterexample, Failure, Raised, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, Raised, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import contrast, show
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import briefs, ids
 from grader.parts.messages.model import model_summary

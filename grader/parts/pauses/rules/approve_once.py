@@ -7,8 +7,9 @@ fake's call, then goes on in the next one: resumed while paused,
 ``invoke(None, config)`` otherwise.
 """
 
-from grader.engine.checking import Counterexample, Failure, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import approval, case_rule, judge_asked, judge_completes, judge_outcome, judge_paid_after, judge_pauses
 

@@ -6,8 +6,9 @@ thread of the grader's own ``ReviewState`` graph, paused at its ``review``
 node, then resumes it with the person's answer.
 """
 
-from grader.engine.checking import Counterexample, Failure, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import case_rule, written, written_update
 from grader.parts.pauses.model import REDUCED, meant, misfit

@@ -5,8 +5,9 @@ probe); what they must return is ``grader.parts.pauses.model``'s, written
 from docs/reference/part-f.md, and each rule compares one part of it.
 """
 
-from grader.engine.checking import Failure, show
+from grader.engine.checking import Failure
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import case_rule, same
 from grader.parts.pauses.model import CURRENT, model_migrate, model_upgrade

@@ -8,8 +8,9 @@ learner's release 3 graph (once on one thread, twice on another), and
 confirms.
 """
 
-from grader.engine.checking import Counterexample, Failure, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import case_rule, interrupt_hint, same, written, written_update
 from grader.parts.pauses.model import CURRENT, VERSIONS, model_migrate, new_line, total_of

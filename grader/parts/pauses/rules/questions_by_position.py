@@ -6,8 +6,9 @@ every other question of the form after that; each pause is answered with
 the answer drawn for the question it shows.
 """
 
-from grader.engine.checking import Counterexample, Failure, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import case_rule, judge_completes, raised_in_run
 from grader.parts.pauses.model import FORM

@@ -1,8 +1,9 @@
 """Notebook 04, keep_max: the larger value, ``None`` as absence, its laws; ``State.best_score`` uses it."""
 
-from grader.engine.checking import Failure, show
+from grader.engine.checking import Failure
 from grader.engine.expectations import expect_value
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import state_key_graph
 from grader.parts.state.model import MISSING, model_keep_max

@@ -1,7 +1,8 @@
 """Notebook 01, the overwrite: ``NaiveState.trace`` has no merge rule, and the rules show what follows."""
 
-from grader.engine.checking import Failure, Raised, no_raise, show
+from grader.engine.checking import Failure, Raised, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import describe_graph, require_keys
 

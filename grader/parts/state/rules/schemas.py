@@ -1,8 +1,9 @@
 """Notebook 06, schemas: State, InputState and OutputState, the research graph built on them, and DECISIONS."""
 
-from grader.engine.checking import Abort, Counterexample, Failure, no_raise, show
+from grader.engine.checking import Abort, Counterexample, Failure, no_raise
 from grader.engine.expectations import expect_decision_keys
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import expect_keys, lookup_rounds, research_run, state_key_graph
 from grader.parts.state.model import OUTPUT_KEYS, SPEC_STATE_KEYS, model_append, model_trace

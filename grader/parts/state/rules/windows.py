@@ -1,8 +1,9 @@
 """Notebook 05, windows: ``keep_recent`` and the factory ``windowed(n)``; ``State.recent`` keeps the last WINDOW items."""
 
-from grader.engine.checking import Counterexample, Failure, Raised, show
+from grader.engine.checking import Counterexample, Failure, Raised
 from grader.engine.expectations import expect_list_result, expect_pure
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import learner_window, state_key_graph
 from grader.parts.state.model import model_fold, model_window
