@@ -2,7 +2,7 @@
 
 from grader.engine.expectations import expect_list_result, expect_pure
 from grader.engine.registry import task
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import state_key_graph
 from grader.parts.state.model import model_add, model_append
@@ -46,7 +46,7 @@ def trace_graph(check):
                   first=gen.small_graph("trace", ["x"], ["y"], "z"))
     def accumulates(case):
         state_key_graph(check, "State", "trace", *case, start=[], reducer=model_append,
-                        why="every write is kept")
+                        why=_("every write is kept"))
 
 
 # -- state.budget -------------------------------------------------------------------------------
@@ -59,7 +59,7 @@ def budget_sums(check):
                   first=gen.small_graph("used_calls", 1, 2, 3))
     def sums(case):
         state_key_graph(check, "State", "used_calls", *case, start=0, reducer=model_add,
-                        why="each writer adds the calls it spent")
+                        why=_("each writer adds the calls it spent"))
 
 
 @budget.rule(N_("State.used_calls starts at 0 and counts a write of 0 as nothing spent"))
@@ -68,4 +68,4 @@ def budget_zero(check):
     def zeros(steps):
         writes = {name: {"used_calls": 0} for step in steps for name in step}
         state_key_graph(check, "State", "used_calls", steps, writes, {}, start=0, reducer=model_add,
-                        why="an int channel starts at 0 and 0 + 0 is 0")
+                        why=_("an int channel starts at 0 and 0 + 0 is 0"))

@@ -3,7 +3,7 @@
 from grader.engine.checking import Abort, Failure, no_raise
 from grader.engine.expectations import expect_list_result, expect_pure
 from grader.engine.registry import task
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import state_key_graph
 from grader.parts.state.model import model_merge
@@ -66,4 +66,4 @@ def sources_graph(check):
                   first=gen.small_graph("sources", ["x", "y"], ["y"], ["x", "z"]))
     def merged(case):
         state_key_graph(check, "State", "sources", *case, start=[], reducer=model_merge,
-                        why="each source is listed once, where it first appeared")
+                        why=_("each source is listed once, where it first appeared"))

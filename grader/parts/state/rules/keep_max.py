@@ -3,7 +3,7 @@
 from grader.engine.checking import Failure, show
 from grader.engine.expectations import expect_value
 from grader.engine.registry import task
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import state_key_graph
 from grader.parts.state.model import MISSING, model_keep_max
@@ -59,7 +59,7 @@ def keep_max_laws(check):
 
 
 # An int channel starts at 0, and max(0, -3) is 0: the first score must be int | None.
-_SWALLOWED = "an int channel starts at 0 and swallows a first negative score; use int | None"
+_SWALLOWED = N_("an int channel starts at 0 and swallows a first negative score; use int | None")
 
 
 @keep_max_task.rule(N_("State.best_score keeps the best score, a first negative score included"))
@@ -67,10 +67,10 @@ def best_score_graph(check):
     @check.forall(gen.graph_case("best_score", gen.graph_scores), examples=check.budget("graph"),
                   first=gen.small_graph("best_score", -3, -7, -5))
     def best(case):
-        state_key_graph(check, "State", "best_score", *case, start=MISSING, reducer=model_keep_max, why=_SWALLOWED)
+        state_key_graph(check, "State", "best_score", *case, start=MISSING, reducer=model_keep_max, why=_(_SWALLOWED))
 
     @check.forall(gen.supersteps(max_width=1, max_steps=1), gen.negative_scores, examples=check.budget("graph"))
     def first_negative(steps, score):
         writes = {steps[0][0]: {"best_score": score}}
         state_key_graph(check, "State", "best_score", steps, writes, {}, start=MISSING, reducer=model_keep_max,
-                        why=_SWALLOWED)
+                        why=_(_SWALLOWED))

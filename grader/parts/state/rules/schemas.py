@@ -3,7 +3,7 @@
 from grader.engine.checking import Abort, Counterexample, Failure, no_raise, show
 from grader.engine.expectations import expect_decision_keys
 from grader.engine.registry import task
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import expect_keys, lookup_rounds, research_run, state_key_graph
 from grader.parts.state.model import OUTPUT_KEYS, SPEC_STATE_KEYS, model_append, model_trace
@@ -27,7 +27,7 @@ def notes_graph(check):
                   first=gen.small_graph("notes", ["x"], ["y"], ["z"]))
     def notes_accumulate(case):
         state_key_graph(check, "State", "notes", *case, start=[], reducer=model_append,
-                        why="every scratch note is kept, as with append")
+                        why=_("every scratch note is kept, as with append"))
 
 
 @schemas.rule(N_("InputState has exactly the key question"))

@@ -3,7 +3,7 @@
 from grader.engine.checking import Counterexample, Failure, Raised, show
 from grader.engine.expectations import expect_list_result, expect_pure
 from grader.engine.registry import task
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import learner_window, state_key_graph
 from grader.parts.state.model import model_fold, model_window
@@ -83,4 +83,4 @@ def recent_graph(check):
                   first=gen.small_graph("recent", ["p", "q"], ["r", "s"], ["t"]))
     def recent(case):
         state_key_graph(check, "State", "recent", *case, start=[], reducer=model_window(size),
-                        why=f"only the last WINDOW={size} items stay")
+                        why=_("only the last WINDOW={size} items stay").format(size=size))
