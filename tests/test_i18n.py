@@ -2,7 +2,11 @@
 translated, English untouched. Unit tier: no learner process (about 2 s in all)."""
 
 import html
+import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 from conftest import ROOT
@@ -134,3 +138,37 @@ def test_the_kernel_and_the_students_page_speak_the_language_too(monkeypatch, la
     report = {**_report(), "tasks": [{**task, "feedback": "x"} for task in _report()["tasks"]]}
     page = student_page_html("ana", report, {})
     assert html.escape(catalog.gettext("not implemented")) in page and "autograded points" not in page
+
+
+@pytest.mark.part
+def test_a_check_in_each_language_says_its_rules_in_it_and_keeps_the_reports_shape(tmp_path):
+    """One task of a broken submission graded at a few examples in each language: the rule lines translated, the JSON
+    keys, statuses, scores and counterexamples as in English (about 10 s)."""
+    from mutants.state_mutants import MUTANTS, mutant_source
+    from submissions import build_submission
+
+    from grader.engine.registry import TASKS
+
+    bug = next(m for m in MUTANTS if m.name == "keep_max_zero_is_absent")
+    submission = build_submission(tmp_path / "bug", modules={"state.py": mutant_source(bug)})
+    reports = {}
+    for lang in ("en", *LANGS):
+        done = subprocess.run([sys.executable, "-m", "grader", str(submission), "--task", "state.keep_max", "--examples", "5",
+                               "--seed", "3", "--json"], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                              env={**os.environ, "AGSTATE_LANG": lang})
+        reports[lang] = json.loads(done.stdout)
+
+    def shape(report):
+        return [(sorted(task), task["status"], task["score"], task["counterexample"],
+                 [(sorted(rule), rule["status"], rule.get("counterexample")) for rule in task["rules"]])
+                for task in report["tasks"]]
+
+    english = reports["en"]["tasks"][0]
+    sentences = [rule.sentence for rule in TASKS["state.keep_max"].rules]
+    assert [rule["rule"] for rule in english["rules"]] == sentences and english["status"] == "failed"
+    assert english["feedback"].count("Rule: ") == 1
+    for lang in LANGS:
+        assert shape(reports[lang]) == shape(reports["en"]), lang
+        said = reports[lang]["tasks"][0]
+        assert [rule["rule"] for rule in said["rules"]] == [i18n.translation(lang).gettext(s) for s in sentences], lang
+        assert i18n.translation(lang).gettext("Rule: {rule}.").split("{rule}")[0] in said["feedback"], lang
