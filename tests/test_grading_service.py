@@ -59,6 +59,8 @@ def test_a_file_name_outside_the_package_is_refused_and_named(name):
     (_body({"a.py": "x" * (MAX_BYTES // 2), "b.py": "é" * (MAX_BYTES // 4 + 1)}), f"at most {MAX_BYTES:,}"),
     (b"[" * 100_000 + b"]" * 100_000, "nested too deep"),  # a RecursionError in the parser, not a 500
     (json.dumps({"files": {}, "padding": [[]] * 1000}).encode(), "and nothing else"),
+    (json.dumps({"files": {}, "lang": "fr"}).encode(), '"lang" must be one of en, es, zh_CN, ru'),  # none the grader has
+    (json.dumps({"files": {}, "lang": "es_ES.UTF-8"}).encode(), '"lang"'),  # its own name, not a locale's
     (_body({"state.py": "\ud800"}), "must be text"),  # a lone surrogate no file's bytes give
 ])
 def test_a_malformed_or_oversized_request_is_refused_with_its_reason(body, says):
@@ -67,8 +69,8 @@ def test_a_malformed_or_oversized_request_is_refused_with_its_reason(body, says)
 
 
 def test_the_package_is_written_as_sent_and_nothing_else(tmp_path):
-    files, target = parse_upload(_body({"state.py": STATE, "helpers/text.py": "\udcff not UTF-8"}, "state"))
-    assert target == "state"
+    files, target, lang = parse_upload(_body({"state.py": STATE, "helpers/text.py": "\udcff not UTF-8"}, "state"))
+    assert target == "state" and lang is None  # a kit older than the translations sends none: the service's language
     write_package(files, tmp_path)
     assert (tmp_path / "agstate" / "state.py").read_text() == STATE
     assert (tmp_path / "agstate" / "helpers" / "text.py").read_bytes() == b"\xff not UTF-8"  # the student's own byte
@@ -123,6 +125,26 @@ def test_a_check_is_graded_with_the_students_practice_seed_and_logged(running):
     assert mine[0]["digest"] == digest({name: text.encode() for name, text in _package(STATE).items()})
     assert running.results("nobody-yet").json() == {"results": []}
     assert not list(running.settings.work.glob("check-*"))  # each check's folder is gone with it
+
+
+@pytest.mark.part
+def test_a_check_is_graded_in_the_language_the_student_sends(running):
+    from grader.engine.registry import TASKS
+    from grader.i18n import translation
+
+    english = running.post("ana", _package(BUG), "state.keep_max").json()
+    russian = running.post("ana", _package(BUG), "state.keep_max", lang="ru").json()  # the warm grader's fork: ru
+
+    def shape(report):  # the keys, statuses and scores: never the language's
+        return [(sorted(task), task["status"], task["score"], [(sorted(rule), rule["status"]) for rule in task["rules"]])
+                for task in report["tasks"]]
+
+    assert shape(russian) == shape(english) and russian["seed"] == english["seed"]
+    sentences = [rule.sentence for rule in TASKS["state.keep_max"].rules]
+    assert [rule["rule"] for rule in english["tasks"][0]["rules"]] == sentences
+    assert [rule["rule"] for rule in russian["tasks"][0]["rules"]] == [translation("ru").gettext(s) for s in sentences]
+    assert "Правило: " in russian["tasks"][0]["feedback"]
+    assert running.post("ana", _package(BUG), "state.keep_max", lang="xx").status_code == 400
 
 
 @pytest.mark.part
@@ -439,7 +461,7 @@ def test_the_bytes_on_the_students_disk_are_the_bytes_graded(tmp_path):
     (workspace / "agstate" / "notes.py").write_bytes(latin)
     sent = package_files(workspace)
     assert sorted(sent) == ["__init__.py", "notes.py", "state.py"]
-    files, _ = parse_upload(json.dumps({"files": sent, "target": None}).encode("ascii"))
+    files, _target, _lang = parse_upload(json.dumps({"files": sent, "target": None}).encode("ascii"))
     write_package(files, tmp_path / "graded")
     assert (tmp_path / "graded" / "agstate" / "notes.py").read_bytes() == latin
 
@@ -467,13 +489,14 @@ def test_check_sends_the_package_with_the_servers_token_and_shows_the_report(tmp
     monkeypatch.setenv("AGSTATE_GRADING_SERVICE", stand_in.url.rstrip("/"))
     monkeypatch.setenv("AGSTATE_WORKSPACE", str(workspace))
     monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "the-servers-token")
+    monkeypatch.setenv("AGSTATE_LANG", "es")
     try:
         assert notebook.check("state.keep_max") == 15.0
     finally:
         stand_in.close()
     [(path, authorization, sent)] = stand_in.sent
     assert path == "/services/agstate-grader/api/check" and authorization == "token the-servers-token"
-    assert sent == {"files": {"__init__.py": "", "state.py": STATE}, "target": "state.keep_max"}
+    assert sent == {"files": {"__init__.py": "", "state.py": STATE}, "target": "state.keep_max", "lang": "es"}
     assert "state.keep_max" in capsys.readouterr().out
 
 

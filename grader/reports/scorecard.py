@@ -14,7 +14,7 @@ import html
 from grader.catalog import MODULES, PARTS, TASKS, part_title, whole_parts
 from grader.i18n import N_, _, ngettext
 from grader.reports.report import Report, TaskResult, points
-from grader.reports.safe import ALSO, for_terminal, other_causes
+from grader.reports.safe import first_cause, for_terminal, other_causes
 
 __all__ = ["render_text", "scorecard_html", "student_page_html", "next_step", "untouched", "status_text", "NO_SANDBOX_WARNING",
            "GRADER_FAILED_WARNING"]
@@ -128,7 +128,7 @@ def render_text(report: Report, verbose: bool = False, footer: str | None = None
                          f"{_(_STATUS_KEY.get(task['status'], task['status']))}")
             if task["status"] == "passed":
                 continue
-            lines.append(f"  {'':<{width}}  {task['feedback'].split(ALSO)[0]}")
+            lines.append(f"  {'':<{width}}  {first_cause(task['feedback'])}")
             for number, rule in other_causes(task.get("rules", [])):  # the same failure's rules are said in the feedback
                 text = f"({number}) {rule['rule']}: {rule['feedback']}"
                 if not verbose and len(text) > _ONE_LINE:
@@ -166,7 +166,7 @@ def _others_html(task: TaskResult) -> str:
 
 def _task_row(task: TaskResult) -> str:
     known = TASKS.get(task["id"])
-    feedback = "" if task["status"] == "passed" else html.escape(task["feedback"].split(ALSO)[0]) + _others_html(task)
+    feedback = "" if task["status"] == "passed" else html.escape(first_cause(task["feedback"])) + _others_html(task)
     notebook = html.escape(known.notebook) if known is not None else ""
     return (f"<tr><td>{_STATUS_MARK.get(task['status'], '')}</td><td><code>{html.escape(task['id'])}</code></td>"
             f"<td>{notebook}</td><td>{task['score']:g} / {task['max_score']:g}</td><td>{status_word(task['status'])}</td>"
