@@ -42,7 +42,20 @@ DEAR_TESTS: dict[str, tuple[float, str]] = {
     "tests/test_kit.py::test_the_wheel_installed_in_a_fresh_environment_gives_a_working_lab_without_the_answers":
         (60, "the learner's kit built and installed in a fresh environment from the registry, as a learner gets it"),
     "tests/test_unsandboxed.py::test_every_mutant_scores_without_user_namespaces_what_it_scores_in_the_sandbox":
-        (60, "a part graded in the sandbox and again where no user namespace can be made, from a private checkout"),
+        (80, "a part graded in the sandbox and again where no user namespace can be made, from a private checkout; "
+             "events' includes a writer that holds the lock for good, stopped at its time limit"),
+    "tests/test_unsandboxed.py::test_without_bubblewrap_the_cli_and_check_grade_and_say_so":
+        (45, "agstate-grade and check() from an ordinary user's checkout with no bubblewrap on the path"),
+    "tests/test_private_checkout.py::test_a_private_checkout_grades_the_reference_with_full_marks":
+        (60, "every part's reference graded from a checkout in a 0700 folder, as root's tests and as an ordinary user"),
+    "tests/test_reference_and_stub.py::test_untouched_stub_is_not_implemented_everywhere":
+        (50, "the learner's untouched stubs through agstate-grade, every part at the default examples"),
+    "tests/test_parts.py::test_the_reference_gets_full_marks":
+        (35, "a part's reference at the learner's default examples: the same cost as a learner's own check of it"),
+    "tests/test_class_report.py::test_the_report_counts_exactly_the_tasks_and_rules_the_mutants_break":
+        (35, "a class of mutants graded once for the report and its browser screenshot"),
+    "tests/test_mutants.py::test_grader_fails_exactly_the_broken_tasks":
+        (30, "a mutant whose rule runs to its time limit (a board op that never settles) on a part's every task"),
 }
 
 
