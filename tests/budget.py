@@ -54,6 +54,11 @@ DEAR_TESTS: dict[str, tuple[float, str]] = {
         (35, "a part's reference at the learner's default examples: the same cost as a learner's own check of it"),
     "tests/test_class_report.py::test_the_report_counts_exactly_the_tasks_and_rules_the_mutants_break":
         (35, "a class of mutants graded once for the report and its browser screenshot"),
+    "tests/test_forging.py::test_a_forging_block_on_the_stubs_earns_what_the_stubs_earn":
+        (80, "the stubs and a forging block per part graded in one batch, as root and as an ordinary user; the first test "
+             "to use that account's checkout builds its venv (about a minute)"),
+    "tests/test_batch.py::test_logs_gathered_from_several_machines_give_one_gradebook":
+        (30, "a class graded whole and again in shards whose logs are joined: the at-scale page's procedure"),
     "tests/test_mutants.py::test_grader_fails_exactly_the_broken_tasks":
         (30, "a mutant whose rule runs to its time limit (a board op that never settles) on a part's every task"),
 }
