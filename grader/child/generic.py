@@ -3,9 +3,9 @@
 The engine asks them for any part (``Checker.call``, ``call_made``,
 ``call_catching``; ``attr`` to import the module and read constants); a
 scenario asks the operations at the end (``Remote.method``, ``attribute``,
-``lend_locks``, ``lend_clock``): a method of one of the learner's objects,
+``lend_locks``, ``lend_clock``, ``lend_log``): a method of one of the learner's objects,
 one of its attributes, plain data held for the grading side, a folder of
-this process's /tmp, and the grading side's locks and clock lent. Each is
+this process's /tmp, and the grading side's locks, clock and log lent. Each is
 one call of the learner's code, or none. Like every probe, they report plain
 data and judge nothing, and import nothing of the grading side.
 """
@@ -20,7 +20,7 @@ from grader.child.lent import Held
 from grader.child.probes import Raised, operation, probe
 
 __all__ = ["call", "call_reducer", "attr", "call_made", "call_catching", "attribute", "call_method", "tamper", "hold",
-           "scratch", "unscratch", "lend_locks", "lend_clock"]
+           "scratch", "unscratch", "lend_locks", "lend_clock", "lend_log"]
 
 
 @probe
@@ -137,3 +137,9 @@ def lend_locks(ctx, factory):
 def lend_clock(ctx, clock):
     """The learner's module reads the grading side's ``clock()`` for ``time.time()`` until ``take_back``."""
     lent.lend_clock(ctx, clock)
+
+
+@operation
+def lend_log(ctx, name, heard):
+    """Each warning logged on logger ``name`` is the grading side's ``heard(message)`` until ``take_back``."""
+    lent.lend_log(ctx, str(name), heard)

@@ -16,6 +16,7 @@ import copy
 from langgraph.graph import START, StateGraph
 
 from grader.engine.remote import LearnerRaised, Remote, scenario
+from grader.parts.board import scenarios_reducer  # noqa: F401 - registers the reducer's scenarios
 
 __all__ = ["board_graph", "board_graph_calls", "board_first_write"]
 
