@@ -331,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     students = [plan.students.get(plans[i][0]) for i in todo]
     seeds = [student_seed(seed, student) for student in students] if plan.per_student else seed
     if args.regrade:
-        for path, _ in plans:
+        for path, _task_ids in plans:  # not "_": gettext's _ would be a local of main, unbound when this loop never ran
             if display_path(path) not in plan.logged:
                 print(f"agstate-grade: {for_terminal(display_path(path))} is not in {gradebook.log_path(args.out)}: "
                       "graded as a new submission, not a regrade", file=sys.stderr)
