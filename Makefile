@@ -1,6 +1,9 @@
 # agstate lab — `make lab` opens the lab, `make test` runs every test.
 # Both create the virtual environment in .venv the first time.
 
+# bash: the test target keeps pytest's status through a pipe (pipefail).
+SHELL := /bin/bash
+
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -38,9 +41,13 @@ LAB_LANG ?=
 lab: $(STAMP) sandbox kernel
 	AGSTATE_LANG=$(LAB_LANG) $(VENV)/bin/jupyter lab --notebook-dir=notebooks/$(LAB_LANG) $(ROOT_FLAG)
 
-# The slowest tests are listed at the end: where the time goes when the whole run grows.
+# The slowest tests are listed at the end, and the run is held to its budget from those very lines (tests/budget.py):
+# 30 minutes on CI's two cores, and every dear test named with why it is worth its time.
+TEST_LOG := artifacts/test-run.log
 test: $(STAMP) browser sandbox kernel hub-proxy
-	$(PY) -m pytest -n auto --durations=25
+	@mkdir -p $(dir $(TEST_LOG))
+	set -o pipefail; $(PY) -m pytest -n auto --durations=25 2>&1 | tee $(TEST_LOG)
+	$(PY) tests/budget.py $(TEST_LOG)
 
 # The inner loop: the unit tier (tests/README.md): no learner process, no notebook, server, corpus or browser.
 test-fast: $(STAMP)

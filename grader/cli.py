@@ -20,12 +20,12 @@ from grader.catalog import MODULES, TASKS, whole_parts
 from grader.engine import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
 from grader.i18n import _
 from grader.reports import gradebook, lms, owned
-from grader.reports.report import GRADER_ERROR, without_seconds
+from grader.reports.report import GRADER_ERROR, Report, without_seconds
 from grader.reports.safe import clean, display_path, for_terminal
 from grader.reports.scorecard import NO_SANDBOX_WARNING, render_text
 from grader.reports.students import StudentIdError, student_ids, student_seed
 from grader.sandbox import bubblewrap
-from grader.sandbox.containment import DEFAULT_MEMORY_MB
+from grader.sandbox.limits import DEFAULT_MEMORY_MB
 
 __all__ = ["main", "select_tasks", "render_text", "expand_paths"]
 
@@ -42,10 +42,10 @@ def parser() -> argparse.ArgumentParser:
         epilog="Repeat any run exactly with the --seed it prints.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="submission directories or globs (default: .)")
-    # --lab: the flag's first name, kept so earlier commands still run.
+    # --lab: the flag's first name, kept so earlier commands still run, until docs/contributing/deprecations.md's date.
     parser.add_argument("--part", "--lab", dest="part", nargs="+", action="extend", metavar="PART",
                         help=f"grade these parts: {', '.join(MODULES)} (default: every part, for every submission; "
-                             "--lab is the same flag)")
+                             "--lab is the same flag until it is removed on 2027-03-01)")
     parser.add_argument("--task", nargs="+", action="extend", metavar="ID",
                         help="grade only these task ids, e.g. state.dedupe (the flag may be repeated)")
     parser.add_argument("--seed", type=int, help="randomization seed (default: fresh, printed)")
@@ -129,7 +129,7 @@ def select_tasks(parts: list[str] | None, task_ids: list[str] | None) -> list[st
     return [t for t in TASKS if (not task_ids or t in task_ids) and (not parts or TASKS[t].part in parts)]
 
 
-def _summary_line(report: dict) -> str:
+def _summary_line(report: Report) -> str:
     """One line per submission in a batch: score, path, and what did not pass."""
     broken = ", ".join(f"{t['id']} {t['status']}" for t in report["tasks"] if t["status"] != "passed")
     where = report["submission"].replace("\n", "\\n").replace("\r", "\\r")  # one line per submission, whatever its name
@@ -324,25 +324,25 @@ def main(argv: list[str] | None = None) -> int:
     zygote.shared()  # starts importing LangGraph in the zygote while this process imports the tasks
     from grader.engine.batch import grade_many  # the heavy imports, only once the arguments are known
 
-    reports: list[dict | None] = [done.get(display_path(path)) for path, _ in plans]
+    reports: list[dict | None] = [done.get(display_path(path)) for path, _tasks in plans]
     reports = [r if r is None else _printed(gradebook.unlogged(r), args.timings) for r in reports]
     todo = [i for i, report in enumerate(reports) if report is None]
     book = gradebook.Gradebook(args.out, plan.logged, regrading=args.regrade) if args.out else None
     students = [plan.students.get(plans[i][0]) for i in todo]
     seeds = [student_seed(seed, student) for student in students] if plan.per_student else seed
     if args.regrade:
-        for path, _task_ids in plans:  # not "_": gettext's _ would be a local of main, unbound when this loop never ran
+        for path, _tasks in plans:
             if display_path(path) not in plan.logged:
                 print(f"agstate-grade: {for_terminal(display_path(path))} is not in {gradebook.log_path(args.out)}: "
                       "graded as a new submission, not a regrade", file=sys.stderr)
     progress = _progress(len(plans), initial=len(plans) - len(todo))
     single = len(plans) == 1
 
-    def finished(position: int, report: dict) -> None:
+    def finished(position: int, report: Report) -> None:
         with _ctrl_c_after():
             _record(position, report)
 
-    def _record(position: int, report: dict) -> None:
+    def _record(position: int, report: Report) -> None:
         if unsandboxed:  # why, for the scorecards: a learner told to install a bubblewrap they have is lost
             report = {**report, "unsandboxed": unsandboxed}
         if students[position] is not None:  # whose it is (for the LMS, told apart from the batch's others), and
@@ -409,7 +409,7 @@ def _lms_export(args, roster, book: gradebook.Gradebook) -> bool:
     return True
 
 
-def _printed(report: dict, timings: bool) -> dict:
+def _printed(report: Report, timings: bool) -> Report:
     """A report as printed: without its seconds unless asked for (the log keeps them; what is printed repeats)."""
     return report if timings else without_seconds(report)
 

@@ -5,7 +5,7 @@ An environment set up before the grader was cut into rooms has an
 ``import grader.lab_kernel``; without this every kernel of it would print an
 ImportError at start and lose the one-line "not written yet" errors and the
 warm grader. ``make lab`` and ``agstate-workspace`` rewrite the config with
-the new name.
+the new name. Removed on 2027-03-01 (``docs/contributing/deprecations.md``).
 """
 
 from grader.notebook.kernel import show_unwritten, start_grader

@@ -1,6 +1,6 @@
 """What a check sends to the course's grading service: the Python files of ``agstate/``, named and sized alike on both sides.
 
-The student's ``check()`` (``grader.notebook.service``, in the course kit)
+The student's ``check()`` (``grader.notebook.remote_check``, in the course kit)
 and the service (``grader.service.upload``) hold the same rules, from here:
 
 - a file is named by a relative path of Python identifiers ending in

@@ -165,7 +165,7 @@ def encode(value, depth: int = 0, keep=None):
     or that opaque tag when it gives None. A call across the boundary keeps
     the learner's objects in the learner's process and sends a ``handle``
     tag (``grader.child.remote``); the grading side sends its own as
-    ``handle`` and ``callback`` tags (``grader.engine.remote``).
+    ``handle`` and ``callback`` tags (``grader.engine.handles``).
     """
     if depth > _MAX_DEPTH:
         return {"$": "opaque", "type": "nested too deep", "text": "<nested too deep>"}

@@ -1,5 +1,6 @@
 """Shared fixtures: the repo's paths and a helper to build submissions from the reference."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +10,10 @@ from submissions import REFERENCE, apply_edits, build_submission
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
+
+# The tests compare the grader's English sentences, across runs and with the docs: a developer's locale (LANG=es_ES)
+# must not translate them. Every process a test starts inherits it; a test of another language sets its own.
+os.environ["AGSTATE_LANG"] = "en"
 
 
 def run_cli(*args: str, timeout: float = 300, cwd: Path = ROOT) -> subprocess.CompletedProcess:

@@ -11,7 +11,8 @@ import sys
 import time
 
 import pytest
-from conftest import ROOT, SOLUTIONS, run_cli
+from conftest import ROOT, SOLUTIONS
+from conftest import run_cli as run_agstate_grade
 from submissions import LEARNER, REFERENCE, build_submission
 
 from grader.engine.registry import MODULES, TASKS
@@ -20,6 +21,12 @@ from grader.reports.students import student_seed
 pytestmark = pytest.mark.part
 
 PART_A = [task_id for task_id in TASKS if task_id.startswith("state.")]
+EXAMPLES = 20  # these tests hold the batch's mechanics, not the rules: a quarter of the default's examples, as many each run
+
+
+def run_cli(*args: str, **options):
+    """``agstate-grade`` as in conftest, at ``EXAMPLES`` examples per rule (a regrade or resume grades as the batch did)."""
+    return run_agstate_grade(*args, "--examples", str(EXAMPLES), **options)
 
 
 @pytest.fixture
@@ -219,7 +226,8 @@ def test_an_interrupted_batch_keeps_every_finished_result(classroom):
     scratch = classroom / "tmp"  # the batch's TMPDIR: where its staged copies and sandbox folders go
     scratch.mkdir()
     batch = subprocess.Popen([sys.executable, "-m", "grader", str(classroom / "submitted" / "*" / "agstate-lab"),
-                              "--seed", "12", "--out", str(out), "--jobs", "2", "--timeout", "60"],
+                              "--seed", "12", "--out", str(out), "--jobs", "2", "--timeout", "60",
+                              "--examples", str(EXAMPLES)],
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                              env={**os.environ, "TMPDIR": str(scratch)})
     log = out.with_suffix(".jsonl")

@@ -8,6 +8,8 @@
   of the README, exists;
 - the report's page names every field of the report's shape, and the
   environment's page every variable the lab reads;
+- the contributor's map of ``grader/`` has a row for each of its entries and
+  none for an entry that is gone; each deprecated name says the day it goes;
 - nothing cites a specification the repository does not hold.
 """
 
@@ -96,3 +98,44 @@ def test_nothing_cites_a_specification_the_repository_does_not_hold():
     cited = [str(path.relative_to(ROOT)) for path in [*ROOT.glob("grader/**/*.py"), *ROOT.glob("tests/**/*.py"), *PAGES,
                                                       ROOT / "README.md"] if ("LAB" + "-SPEC") in path.read_text(encoding="utf-8")]
     assert cited == []
+
+
+def entries_of_grader() -> set[str]:
+    """The top-level entries of ``grader/``: its modules, and its folders that hold more than Python's bytecode cache."""
+    return {path.name for path in (ROOT / "grader").iterdir()
+            if path.is_file() or any(inside.name != "__pycache__" for inside in path.iterdir())} - {"__pycache__"}
+
+
+def test_the_layout_page_has_a_row_for_each_entry_of_grader_and_no_other():
+    section = TEXTS[ROOT / "docs" / "contributing" / "layout.md"].split("## grader/, by side and by reader", 1)[1]
+    first_cells = [line.split("|")[1] for line in section.splitlines() if line.startswith("| `")]
+    named = {name.split("/")[0] for cell in first_cells for name in re.findall(r"`([^`]+)`", cell)}  # parts/<part>/: parts
+    entries = entries_of_grader()
+    assert sorted(entries - named) == [], "docs/contributing/layout.md has no row for these entries of grader/"
+    assert sorted(named - entries) == [], "docs/contributing/layout.md has a row for these, which grader/ no longer holds"
+
+
+def test_each_deprecated_name_says_the_day_it_goes(capsys):
+    """Every row of the deprecations page, and what the old name's users read: its help, its docstring, its page."""
+    import grader.autograde
+    import grader.lab_kernel
+    from grader import cli
+    from grader.course import cli as course_cli
+    from grader.course.autograde import ScoreChecks
+
+    with pytest.raises(SystemExit):
+        course_cli.parser().parse_args(["init", "--help"])
+    said = {
+        "agstate-grade --lab": cli.parser().format_help(),
+        "agstate-course init --lab": capsys.readouterr().out,
+        '"lab"': TEXTS[ROOT / "docs" / "reference" / "report.md"]
+                 + next(line for line in (ROOT / "grader" / "reports" / "report.py").read_text().splitlines() if "lab: str" in line),
+        "ScoreChecks.labs": ScoreChecks.class_traits()["labs"].help,
+        "grader.autograde": grader.autograde.__doc__,
+        "grader.lab_kernel": grader.lab_kernel.__doc__,
+    }
+    page = TEXTS[ROOT / "docs" / "contributing" / "deprecations.md"]
+    rows = dict(re.findall(r"^\| `([^`]+)`[^|]*\|[^|]*\|[^|]*\| (\d{4}-\d{2}-\d{2}) \|$", page, re.M))
+    assert sorted(rows) == sorted(said), "a deprecated name is missing from docs/contributing/deprecations.md, or from this test"
+    for name, day in rows.items():
+        assert day in " ".join(said[name].split()), f"{name} does not say that it is removed on {day}"

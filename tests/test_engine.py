@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from grader import wire
 from grader.engine import bank
-from grader.engine.checking import Abort, Checker, Counterexample, Failure, contrast, no_raise, show
+from grader.engine.checking import Abort, Checker, Counterexample, Failure, no_raise
+from grader.engine.showing import contrast, show
 from grader.wire import Raised
 
 pytestmark = pytest.mark.unit

@@ -23,7 +23,7 @@ from service_in_thread import ServiceInThread, settings
 from grader.package_files import MAX_BYTES, MAX_FILES, MAX_PART
 from grader.service import app as service
 from grader.service.app import practice_seed
-from grader.service.limits import StudentLimits
+from grader.service.quota import StudentLimits
 from grader.service.upload import UploadError, digest, parse_upload, write_package
 
 pytestmark = pytest.mark.unit
@@ -59,6 +59,8 @@ def test_a_file_name_outside_the_package_is_refused_and_named(name):
     (_body({"a.py": "x" * (MAX_BYTES // 2), "b.py": "é" * (MAX_BYTES // 4 + 1)}), f"at most {MAX_BYTES:,}"),
     (b"[" * 100_000 + b"]" * 100_000, "nested too deep"),  # a RecursionError in the parser, not a 500
     (json.dumps({"files": {}, "padding": [[]] * 1000}).encode(), "and nothing else"),
+    (json.dumps({"files": {}, "lang": "fr"}).encode(), '"lang" must be one of en, es, zh_CN, ru'),  # none the grader has
+    (json.dumps({"files": {}, "lang": "es_ES.UTF-8"}).encode(), '"lang"'),  # its own name, not a locale's
     (_body({"state.py": "\ud800"}), "must be text"),  # a lone surrogate no file's bytes give
 ])
 def test_a_malformed_or_oversized_request_is_refused_with_its_reason(body, says):
@@ -67,8 +69,8 @@ def test_a_malformed_or_oversized_request_is_refused_with_its_reason(body, says)
 
 
 def test_the_package_is_written_as_sent_and_nothing_else(tmp_path):
-    files, target = parse_upload(_body({"state.py": STATE, "helpers/text.py": "\udcff not UTF-8"}, "state"))
-    assert target == "state"
+    files, target, lang = parse_upload(_body({"state.py": STATE, "helpers/text.py": "\udcff not UTF-8"}, "state"))
+    assert target == "state" and lang is None  # a kit older than the translations sends none: the service's language
     write_package(files, tmp_path)
     assert (tmp_path / "agstate" / "state.py").read_text() == STATE
     assert (tmp_path / "agstate" / "helpers" / "text.py").read_bytes() == b"\xff not UTF-8"  # the student's own byte
@@ -123,6 +125,26 @@ def test_a_check_is_graded_with_the_students_practice_seed_and_logged(running):
     assert mine[0]["digest"] == digest({name: text.encode() for name, text in _package(STATE).items()})
     assert running.results("nobody-yet").json() == {"results": []}
     assert not list(running.settings.work.glob("check-*"))  # each check's folder is gone with it
+
+
+@pytest.mark.part
+def test_a_check_is_graded_in_the_language_the_student_sends(running):
+    from grader.engine.registry import TASKS
+    from grader.i18n import translation
+
+    english = running.post("ana", _package(BUG), "state.keep_max").json()
+    russian = running.post("ana", _package(BUG), "state.keep_max", lang="ru").json()  # the warm grader's fork: ru
+
+    def shape(report):  # the keys, statuses and scores: never the language's
+        return [(sorted(task), task["status"], task["score"], [(sorted(rule), rule["status"]) for rule in task["rules"]])
+                for task in report["tasks"]]
+
+    assert shape(russian) == shape(english) and russian["seed"] == english["seed"]
+    sentences = [rule.sentence for rule in TASKS["state.keep_max"].rules]
+    assert [rule["rule"] for rule in english["tasks"][0]["rules"]] == sentences
+    assert [rule["rule"] for rule in russian["tasks"][0]["rules"]] == [translation("ru").gettext(s) for s in sentences]
+    assert "Правило: " in russian["tasks"][0]["feedback"]
+    assert running.post("ana", _package(BUG), "state.keep_max", lang="xx").status_code == 400
 
 
 @pytest.mark.part
@@ -432,20 +454,20 @@ def _workspace(tmp_path: Path) -> Path:
 
 
 def test_the_bytes_on_the_students_disk_are_the_bytes_graded(tmp_path):
-    from grader.notebook.service import package_files
+    from grader.notebook.remote_check import package_files
 
     workspace = _workspace(tmp_path)
     latin = b"# caf\xe9, written in Latin-1\nx = 1\n"  # not UTF-8: the grader's own error to report, as it is
     (workspace / "agstate" / "notes.py").write_bytes(latin)
     sent = package_files(workspace)
     assert sorted(sent) == ["__init__.py", "notes.py", "state.py"]
-    files, _ = parse_upload(json.dumps({"files": sent, "target": None}).encode("ascii"))
+    files, _target, _lang = parse_upload(json.dumps({"files": sent, "target": None}).encode("ascii"))
     write_package(files, tmp_path / "graded")
     assert (tmp_path / "graded" / "agstate" / "notes.py").read_bytes() == latin
 
 
 def test_check_says_so_before_sending_more_than_the_service_takes(tmp_path):
-    from grader.notebook import service as client
+    from grader.notebook import remote_check as client
 
     workspace = _workspace(tmp_path)
     (workspace / "agstate" / "data.py").write_text("x" * MAX_BYTES)
@@ -459,7 +481,7 @@ _REPORT = {"submission": "ana", "seed": 5, "score": 15.0, "max_score": 15.0, "sa
 
 def test_check_sends_the_package_with_the_servers_token_and_shows_the_report(tmp_path, monkeypatch, capsys):
     from grader.notebook import check as notebook
-    from grader.notebook.service import package_files
+    from grader.notebook.remote_check import package_files
 
     workspace = _workspace(tmp_path)
     assert sorted(package_files(workspace)) == ["__init__.py", "state.py"]
@@ -467,18 +489,19 @@ def test_check_sends_the_package_with_the_servers_token_and_shows_the_report(tmp
     monkeypatch.setenv("AGSTATE_GRADING_SERVICE", stand_in.url.rstrip("/"))
     monkeypatch.setenv("AGSTATE_WORKSPACE", str(workspace))
     monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "the-servers-token")
+    monkeypatch.setenv("AGSTATE_LANG", "es")
     try:
         assert notebook.check("state.keep_max") == 15.0
     finally:
         stand_in.close()
     [(path, authorization, sent)] = stand_in.sent
     assert path == "/services/agstate-grader/api/check" and authorization == "token the-servers-token"
-    assert sent == {"files": {"__init__.py": "", "state.py": STATE}, "target": "state.keep_max"}
+    assert sent == {"files": {"__init__.py": "", "state.py": STATE}, "target": "state.keep_max", "lang": "es"}
     assert "state.keep_max" in capsys.readouterr().out
 
 
 def test_a_refusal_is_the_services_sentence_and_a_restart_is_waited_for(tmp_path, monkeypatch):
-    from grader.notebook import service as client
+    from grader.notebook import remote_check as client
 
     workspace = _workspace(tmp_path)
     stand_in = _StandIn([(429, {"error": "a check of yours is still running: wait for its result; try again in 5 s"}),
@@ -503,7 +526,7 @@ def test_a_refusal_is_the_services_sentence_and_a_restart_is_waited_for(tmp_path
 
 def test_the_course_kit_without_a_service_says_so_in_one_line(tmp_path, monkeypatch, capsys):
     from grader.notebook import check as notebook
-    from grader.notebook import service as client
+    from grader.notebook import remote_check as client
 
     monkeypatch.delenv("AGSTATE_GRADING_SERVICE", raising=False)
     monkeypatch.setenv("AGSTATE_WORKSPACE", str(_workspace(tmp_path)))

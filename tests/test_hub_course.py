@@ -528,7 +528,8 @@ def _a_burst_is_refused_and_another_student_answered(term: Course):
     in_flight = threading.Thread(target=lambda: slow.update(answer=term.check(first, _SLOW + REFERENCE)))
     in_flight.start()
     term.wait_for(lambda: term.gradings() or not in_flight.is_alive(), "the slow check is graded", 60)
-    assert in_flight.is_alive(), f"the slow check was answered at once: {slow['answer'].status_code} {slow['answer'].text}; the service's processes: {term.last_listing}"
+    assert in_flight.is_alive(), (f"the slow check was answered at once: {slow['answer'].status_code} {slow['answer'].text}; "
+                                  f"the service's processes: {term.last_listing}")
     refused = term.check(first, REFERENCE)
     assert refused.status_code == 429 and "a check of yours is still running" in refused.json()["error"]
     assert refused.headers["Retry-After"].isdigit()

@@ -27,7 +27,8 @@ def lab(tmp_path, monkeypatch):
     shutil.copytree(ROOT / "agstate", tmp_path / "lab" / "agstate", ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setenv("AGSTATE_WORKSPACE", str(tmp_path / "lab"))
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    monkeypatch.setattr(check_module.service, "grades_on_service", lambda: False)
+    monkeypatch.setenv("AGSTATE_LANG", "en")  # the sentences compared are English, whatever the developer's locale
+    monkeypatch.setattr(check_module.remote_check, "grades_on_service", lambda: False)
     return tmp_path / "lab"
 
 
@@ -64,6 +65,16 @@ def test_a_part_started_is_graded_then_shown_from_its_check_until_its_files_chan
     assert len(asked) == 1 and progress.plan(lab)[0] == []
     (lab / "agstate" / "pauses.py").write_text((lab / "agstate" / "pauses.py").read_text() + "\n# changed\n")
     assert progress.plan(lab)[0] == ["pauses"]
+
+
+def test_a_check_kept_in_another_language_is_graded_again_and_not_started_is_said_in_the_learners(lab, monkeypatch):
+    (lab / "agstate" / "pauses.py").write_bytes((SOLUTIONS / "agstate" / "pauses.py").read_bytes())
+    progress.remember(lab, _report_of(lab, "pauses", 0.0))
+    assert progress.plan(lab)[0] == []
+    monkeypatch.setenv("AGSTATE_LANG", "es")
+    to_grade, known = progress.plan(lab)
+    assert to_grade == ["pauses"]  # its sentences were English: the learner reads Spanish now
+    assert known["state.overwrite"]["result"]["feedback"].startswith("sin empezar: agstate/state.py")
 
 
 def test_the_view_holds_every_task_in_the_catalogs_order(lab):

@@ -1,4 +1,4 @@
-"""The call boundary (grader.engine.remote, grader.child.remote): graphs the learner builds, run in the grading process.
+"""The call boundary (grader.engine.remote, .rebuild, grader.child.remote): graphs the learner builds, run in the grading process.
 
 The oracle is LangGraph itself: each learner module here is also imported in
 this test's own process, and its graph run there directly; the graph rebuilt
@@ -18,8 +18,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 from submissions import build_submission
 
-from grader.engine.remote import SAVER, Callback, CallbackObject, Killed, LearnerRaised, Remote, _mirror, run_scenario, scenario
-from grader.sandbox.containment import Limits
+from grader.engine.handles import SAVER, Callback, CallbackObject, Killed, LearnerRaised
+from grader.engine.rebuild import mirror
+from grader.engine.remote import Remote, run_scenario, scenario
+from grader.sandbox.limits import Limits
 from grader.sandbox.session import MissingName, Session
 from grader.sandbox.staging import staged
 from grader.wire import Raised
@@ -86,7 +88,7 @@ GRAPHS = textwrap.dedent('''
         return builder.compile(checkpointer=checkpointer)
 
 
-    def build_huge(checkpointer=None):  # far past what the grader rebuilds (engine.remote.GRAPH_LIMIT)
+    def build_huge(checkpointer=None):  # far past what the grader rebuilds (engine.rebuild.GRAPH_LIMIT)
         builder = StateGraph(Loop)
         for number in range(100):
             builder.add_node(f"n{number}", lambda state: {})
@@ -536,17 +538,17 @@ def test_a_prestarted_process_is_the_one_the_next_probe_asks_and_close_ends_it_u
 def test_mirror_changes_our_containers_in_place_as_the_learners_code_changed_its_copies():
     inner = ["a"]
     state = {"trace": inner, "gone": 1, "same": (1, 2)}
-    _mirror(state, {"trace": ["a", "b"], "same": (1, 2), "new": {3}})
+    mirror(state, {"trace": ["a", "b"], "same": (1, 2), "new": {3}})
     assert state == {"trace": ["a", "b"], "same": (1, 2), "new": {3}} and state["trace"] is inner
     items, kept = [[1], [2]], None
     kept = items[0]
-    _mirror(items, [[1, 9], [2]])
+    mirror(items, [[1, 9], [2]])
     assert items == [[1, 9], [2]] and items[0] is kept
     shrunk = [1, 2, 3]
-    _mirror(shrunk, [1])
+    mirror(shrunk, [1])
     assert shrunk == [1]
     same = [True]
-    _mirror(same, [1])  # equal but not the same type: the learner's value wins
+    mirror(same, [1])  # equal but not the same type: the learner's value wins
     assert type(same[0]) is int
 
 

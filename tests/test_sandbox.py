@@ -20,7 +20,7 @@ from conftest import ROOT, SOLUTIONS, run_cli
 from submissions import REFERENCE, build_submission
 
 from grader.sandbox import bubblewrap, cgroups, zygote
-from grader.sandbox.containment import Limits
+from grader.sandbox.limits import Limits
 from grader.sandbox.reach import INTEGRITY
 from grader.sandbox.session import Session
 from grader.sandbox.staging import staged

@@ -9,7 +9,7 @@ probes say what is checked and how. A graded course's students get this
 wheel instead, ``agstate-lab-course-kit``: the notebooks, the stubs and
 provided helpers (``agstate/``), and of the grader only what a student's
 kernel runs — ``check()``, which sends the files to the course's grading
-service (``grader.notebook.service``), the scorecard that shows its answer,
+service (``grader.notebook.remote_check``), the scorecard that shows its answer,
 the catalog of task names and points, the kernel's reload, and the
 scheduler the race notebooks demonstrate with — and what the students'
 nbgrader needs: the lab's exchange classes that their configuration names
@@ -57,7 +57,7 @@ KIT_MODULES = [
     "grader/notebook/__init__.py",
     "grader/notebook/check.py",
     "grader/notebook/kernel.py",
-    "grader/notebook/service.py",
+    "grader/notebook/remote_check.py",
     "grader/package_files.py",  # what check() sends: the service's own rules
     "grader/reports/__init__.py",
     "grader/reports/report.py",

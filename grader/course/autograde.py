@@ -48,7 +48,7 @@ from grader.course.inspection import inspect_submission, irregular_entries
 from grader.course.permissions import course_problems, reference_package
 from grader.course.tampering import findings, restore
 from grader.engine import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
-from grader.reports.report import GRADER_ERROR, SANDBOX
+from grader.reports.report import GRADER_ERROR, SANDBOX, Report, points
 from grader.reports.safe import display_path
 from grader.reports.scorecard import scorecard_html, student_page_html
 from grader.sandbox import bubblewrap
@@ -125,7 +125,8 @@ class ScoreChecks(NbGraderPreprocessor):
     examples = Integer(DEFAULT_EXAMPLES, help="random examples per rule (agstate-grade --examples)").tag(config=True)
     grader_timeout = Float(DEFAULT_TIMEOUT, help="seconds per task (agstate-grade --timeout)").tag(config=True)
     parts = List(Unicode(), help="the parts graded (default: every part)").tag(config=True)
-    labs = List(Unicode(), help="the parts graded: the old name of ScoreChecks.parts, read when parts is not set").tag(config=True)
+    labs = List(Unicode(), help="the parts graded: the old name of ScoreChecks.parts, read when parts is not set; "
+                                "removed on 2027-03-01").tag(config=True)
     jobs = Integer(len(os.sched_getaffinity(0)), help="submissions graded at once (agstate-grade --jobs)").tag(config=True)
     seed_per_student = Bool(False, help="each student their own variant: a seed derived from seed and the student id "
                                         "(agstate-grade --seed-per-student)").tag(config=True)
@@ -187,7 +188,7 @@ class _ClassGrading:
                 chosen.append(path)
         return chosen
 
-    def report(self, student: str, autograded: Path) -> dict:
+    def report(self, student: str, autograded: Path) -> Report:
         submitted = Path(self.coursedir.format_path(self.coursedir.submitted_directory, student, self.assignment))
         self._inspect(student, submitted, autograded)
         key, digest = display_path(str(submitted)), package_digest(autograded / "agstate")
@@ -230,7 +231,7 @@ class _ClassGrading:
                 copy.unlink()
 
 
-def _grader_failures(report: dict) -> str:
+def _grader_failures(report: Report) -> str:
     """What in ``report`` may be the grader's rather than the student's: grader errors, and time-outs."""
     return ", ".join(f"{task['id']} {task['status']}" for task in report["tasks"] if task["status"] in (GRADER_ERROR, "timeout"))
 
@@ -247,14 +248,14 @@ def _class_batch(step: ScoreChecks, student: str, assignment: str) -> _ClassGrad
 GRADED_FOOTER = "graded on the course's own examples; the counterexamples above are those that decided"
 
 
-def _check_outputs(report: dict, target: str, execution_count) -> list:
+def _check_outputs(report: Report, target: str, execution_count) -> list:
     """A check cell's outputs: the scorecard, then the points as the cell's value."""
     tasks = [task for task in report["tasks"] if target in (task["id"], task["part"])]
     if not tasks:
         reason = f"the grader's report has no task {target!r}"
         return [new_output("error", ename="GraderError", evalue=reason, traceback=[f"GraderError: {reason}"])]
-    part = {**report, "tasks": tasks, "score": sum(t["score"] for t in tasks),
-            "max_score": sum(t["max_score"] for t in tasks)}
+    score, max_score = points(tasks)
+    part = {**report, "tasks": tasks, "score": score, "max_score": max_score}
     summary = f"{part['score']:g} / {part['max_score']:g} — " + ", ".join(f"{t['id']} {t['status']}" for t in tasks)
     return [new_output("display_data", data={"text/html": scorecard_html(part, footer=GRADED_FOOTER), "text/plain": summary}),
             new_output("execute_result", data={"text/plain": repr(float(part["score"]))},

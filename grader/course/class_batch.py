@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from grader.reports.gradebook import read_records
+from grader.reports.report import Report
 from grader.reports.safe import display_path
 
 __all__ = ["BackgroundBatch", "package_digest"]
@@ -58,7 +59,7 @@ class BackgroundBatch:
         self.errors.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
-    def report(self, key: str) -> dict | None:
+    def report(self, key: str) -> Report | None:
         while key not in self.reports:
             finished = self.process.poll() is not None
             self._read()

@@ -47,7 +47,8 @@ def parser() -> argparse.ArgumentParser:
     init.add_argument("directory", metavar="DIR", type=Path)
     init.add_argument("--assignment", default="agstate-lab", help="assignment name (default agstate-lab)")
     init.add_argument("--part", "--lab", dest="part", nargs="+", action="extend", metavar="PART",
-                      help=f"parts to include: {', '.join(MODULES)} (default: all; --lab is the same flag)")
+                      help=f"parts to include: {', '.join(MODULES)} (default: all; --lab is the same flag until it is removed on "
+                           "2027-03-01)")
     init.add_argument("--seed", type=int, help="grading seed (default: a fresh one, written to the config)")
     init.add_argument("--examples", type=int, help="examples per rule (default: agstate-grade's)")
     init.add_argument("--timeout", type=float, help="seconds per task (default: agstate-grade's)")

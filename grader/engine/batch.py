@@ -25,7 +25,7 @@ from grader.engine import predraw as drawing
 from grader.engine.runner import grade_submission
 from grader.lifetime import die_with_parent
 from grader.reports import report as reports
-from grader.reports.report import GRADER_ERROR, grader_failed
+from grader.reports.report import GRADER_ERROR, Report, grader_failed
 from grader.reports.safe import clean, display_path
 from grader.sandbox import zygote
 
@@ -33,7 +33,7 @@ __all__ = ["grade_many", "failed_report"]
 
 
 def failed_report(submission: str, task_ids: list[str], seed: int, status: str, feedback: str,
-                  sandbox: bool = True) -> dict:
+                  sandbox: bool = True) -> Report:
     """A report for a submission whose grading process itself did not come back (``grader.reports.report``)."""
     return clean(reports.failed_report(display_path(submission), task_ids, seed, status, feedback, sandbox))
 
@@ -69,7 +69,7 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int | list[int], exampl
     context = multiprocessing.get_context("fork")  # workers start warm; the zygote is a fresh interpreter
     zygote.shared()
 
-    def deliver(index: int, report: dict) -> None:
+    def deliver(index: int, report: Report) -> None:
         if costs:  # a report made here (its grading process did not come back) timed nothing: null seconds
             report = {**report, "tasks": [{"seconds": None, **task} for task in report["tasks"]]}
         on_report(index, report)

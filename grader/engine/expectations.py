@@ -5,7 +5,8 @@ learner exception is the rule's error) and raises ``Failure`` with the call
 in the learner's words and both answers.
 """
 
-from grader.engine.checking import Abort, Checker, Counterexample, Failure, contrast, show
+from grader.engine.checking import Abort, Checker, Counterexample, Failure
+from grader.engine.showing import contrast, show
 from grader.wire import Opaque
 
 __all__ = ["expect_decision_keys", "expect_value_error", "expect_list_result", "expect_pure", "expect_value"]

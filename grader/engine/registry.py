@@ -18,7 +18,8 @@ __all__ = ["Rule", "Task", "TASKS", "MODULES", "PARTS", "part_title", "RegistryE
 
 @dataclass
 class Rule:
-    """One rule of a task, in the words the learner reads when it breaks."""
+    """One rule of a task, in the words the learner reads when it breaks: English, marked ``N_()`` where the part
+    declares it, translated where the report names it (``grader.engine.runner``)."""
 
     sentence: str
     check: Callable

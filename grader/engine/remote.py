@@ -9,37 +9,31 @@ learner's callables (``call``), a TypedDict's keys and merge rules
 The learner's process (``grader.child.remote``) answers with plain data, or
 with a ``Handle`` for an object that stays there; the grading side passes a
 handle back to call it, and a ``Callback`` to let the learner's code call one
-of its fakes. A graph the learner built is rebuilt here from its
-description, each node, branch and reducer a call of the learner's function,
-and run here on a checkpointer of the grader's: no fact a rule judges is
-computed in the learner's process except what the learner's own functions
-return.
+of its fakes (``grader.engine.handles``). A graph the learner built is
+rebuilt here from its description (``grader.engine.rebuild``). A scenario may
+also lend the learner's module a lock, a clock or LangGraph's ``interrupt``,
+and end the learner's process as a crash would (``kill``).
 """
 
 import copy
 import functools
-import itertools
 import re
 import time
 import weakref
 from collections.abc import Callable
-from typing import Annotated, Any, NoReturn, Optional
+from typing import NoReturn
 
 from langchain_core.messages import BaseMessage
-from langgraph.channels.binop import BinaryOperatorAggregate
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import GraphInterrupt
-from langgraph.graph import StateGraph
-from langgraph.graph.state import _is_field_binop  # LangGraph's reading of Annotated[type, reducer] (FACTS: 1.2)
 from langgraph.types import Command, Overwrite, Send, interrupt
-from typing_extensions import TypedDict
 
 from grader import wire
+from grader.engine import rebuild
+from grader.engine.handles import SAVER, Built, Callback, CallbackObject, Handle, Killed, LearnerRaised, LentLock
 from grader.sandbox.session import ChildFailed, LoadFailed, MissingName
 from grader.wire import Opaque, Raised
 
-__all__ = ["SCENARIOS", "CALLS", "scenario", "run_scenario", "Remote", "Handle", "Callback", "CallbackObject", "LentLock", "Built",
-           "Killed", "LearnerRaised", "SAVER"]
+__all__ = ["SCENARIOS", "CALLS", "scenario", "run_scenario", "Remote"]
 
 SCENARIOS: dict[str, Callable] = {}
 
@@ -62,134 +56,11 @@ def scenario(fn):
     return fn
 
 
-class LearnerRaised(Exception):
-    """The learner's code raised (in its process, or LangGraph here on what it returned): ``raised`` says what."""
-
-    def __init__(self, raised: Raised):
-        super().__init__(raised.sentence())
-        self.raised = raised
-
-    @classmethod
-    def saying(cls, kind: str, message: str) -> "LearnerRaised":
-        """What the learner's code gave, refused here as a ``kind`` error (a TypeError: not a compiled graph)."""
-        return cls(Raised(kind, (kind, "Exception"), message))
-
-
 _NO_DEFAULT = object()
 
 
 class _Missing(Exception):
     """The learner's module lacks a name a scenario needs: the probe's answer is a ``MissingName``."""
-
-
-class Handle:
-    """One of the learner's objects, held in its process: it equals nothing but itself, and calls it there."""
-
-    __slots__ = ("remote", "generation", "id", "type_name", "text", "name", "params", "callable", "__weakref__")
-
-    def __init__(self, remote: "Remote", tag: dict):
-        self.remote = remote
-        self.generation = remote.session.generation  # the learner process that holds it
-        self.id = tag.get("id")
-        self.type_name, self.text = str(tag.get("type")), str(tag.get("text"))
-        self.callable = tag.get("callable") is True
-        name = tag.get("name")
-        self.name = name if type(name) is str and name.isidentifier() else None
-        self.params = tag.get("params")
-
-    def __call__(self, *args, **kwargs):
-        return self.remote.call(self, *args, **kwargs)
-
-    def __eq__(self, other):
-        return self is other
-
-    __hash__ = object.__hash__
-
-    def __deepcopy__(self, memo):
-        return self  # it names an object over there; a copy would name nothing
-
-    def __repr__(self):
-        return self.text
-
-
-class Callback:
-    """A function of the grading side the learner's code may call (a fake tool): it runs here, where its ledger is."""
-
-    def __init__(self, name: str, function: Callable):
-        self.name = name
-        self.function = function
-
-    def tag(self) -> dict:
-        params = wire.params_of(self.function)
-        doc = self.function.__doc__  # a tool's description, for whoever reads it (LangGraph's ToolNode)
-        return {"$": "callback", "name": self.name, "params": params,
-                "doc": doc if isinstance(doc, str) else None}
-
-
-class CallbackObject:
-    """An object of the grading side the learner's code may call methods of (a chat model's ``invoke``): each runs here.
-
-    ``properties``: the methods read as attributes over there (a stream's
-    ``version``), each read a call of the method here.
-    """
-
-    def __init__(self, name: str, methods: dict[str, Callable], properties: tuple = ()):
-        self.name = name
-        self.methods = methods
-        self.properties = tuple(properties)
-        self.key = f"{name}#{next(_OBJECTS)}"  # two objects of one name in a scenario (two streams) are two objects
-
-    def callbacks(self) -> dict[str, Callable]:
-        return {f"{self.key}.{method}": function for method, function in self.methods.items()}
-
-    def tag(self) -> dict:
-        return {"$": "callback", "object": self.name, "properties": list(self.properties),
-                "methods": {method: Callback(f"{self.key}.{method}", function).tag() for method, function in self.methods.items()}}
-
-
-class LentLock(CallbackObject):
-    """A lock of the grading side the learner's code holds (made by ``threading.Lock()`` while ``Remote.lend_locks``):
-    its ``acquire(blocking, timeout)``, ``release()`` and ``locked()`` run here, so the grading side decides when each
-    returns: the turns of a race (``grader.child.lent.LentLock`` over there)."""
-
-    def __init__(self, name: str, acquire: Callable, release: Callable, locked: Callable):
-        super().__init__(name, {"acquire": acquire, "release": release, "locked": locked})
-
-    def tag(self) -> dict:
-        return {"$": "callback", "lock": {method: f"{self.key}.{method}" for method in self.methods}}
-
-
-_OBJECTS = itertools.count(1)
-
-
-class Built:
-    """An object of the learner's module a callback answers with, made over there: ``name(**fields)`` (an ``Event``).
-
-    What the grader's own store gives the learner's code is the learner's kind
-    of object, as a store written in the learner's module would give.
-    """
-
-    def __init__(self, name: str, fields: dict):
-        self.name = name
-        self.fields = fields
-
-
-class Killed(BaseException):
-    """A scenario ended the learner's process on purpose, a crash it stages (``Remote.kill``).
-
-    A BaseException: it goes up through the learner's call that was running
-    and through LangGraph, as the process's death would, to the scenario.
-    """
-
-
-class _Saver:
-    def tag(self) -> dict:
-        return {"$": "callback", "saver": True}
-
-
-# The grading side's checkpointer, as an argument of the learner's builder: the learner compiles with a stand-in,
-# and the graph rebuilt here runs on the scenario's own (``Remote.graph``).
-SAVER = _Saver()
 
 
 class Remote:
@@ -224,7 +95,7 @@ class Remote:
             return value.tag()
         if isinstance(value, BaseMessage):  # rebuilt as LangChain's message over there (grader.child.probes.Context.resolve)
             return {"$": "handle", "kind": "message", "data": wire.encode(value.model_dump(mode="python"), keep=self._keep)}
-        if isinstance(value, _Saver):
+        if isinstance(value, type(SAVER)):
             return value.tag()
         if isinstance(value, Built):
             return {"$": "handle", "kind": "built", "name": value.name, "fields": wire.encode(value.fields, keep=self._keep)}
@@ -374,8 +245,9 @@ class Remote:
         here, and LangGraph's own answers it in the node running (the resume
         values of a re-run node, by position), or pauses. A pause raised here
         goes back as an exception named GraphInterrupt; when the learner's node
-        lets it go, ``_Rebuild.step`` raises LangGraph's own pause in its place
-        (one that node swallowed swallows the pause, as it would in LangGraph).
+        lets it go, the rebuilt node (``grader.engine.rebuild``) raises
+        LangGraph's own pause in its place (one that node swallowed swallows
+        the pause, as it would in LangGraph).
         """
         return self.lend(module, {"interrupt": Callback("interrupt", self._interrupt)})
 
@@ -386,7 +258,7 @@ class Remote:
             self._paused = pause
             raise
 
-    def _pausing(self, call: Callable):
+    def pausing(self, call: Callable):
         """``call()`` of a learner's node: its result, or the pause LangGraph's ``interrupt`` raised here during it."""
         self._paused = None
         try:
@@ -480,12 +352,16 @@ class Remote:
         """A Runnable node of the learner's (a ToolNode) run over there on ``state``, as ``call_in_place`` does."""
         return self._in_place(self._facts(self._ask("run_node", runnable, state, config), (state,)), (state,))
 
+    def fold_in_place(self, reducer: Handle, args: tuple):
+        """A reducer's merges of ``args[0]`` with each of the rest in turn, in one call over there, as ``call_in_place`` does."""
+        return self._in_place(self._facts(self._ask("fold", reducer, list(args)), args), args)
+
     @staticmethod
     def _in_place(facts: dict, args):
         after, returned = facts["args_after"], facts["returned_an_argument"]
         if not facts.get("unchanged") and isinstance(after, list) and len(after) == len(args):
             for arg, changed in zip(args, after):
-                _mirror(arg, changed)
+                rebuild.mirror(arg, changed)
         if isinstance(returned, list) and len(returned) == len(args):
             for arg, same in zip(args, returned):
                 if same is True:
@@ -530,7 +406,7 @@ class Remote:
                 if key not in found["keys"]:
                     raise _Missing(f"{target} has no key '{key}'")
             found = {**found, "keys": {key: found["keys"][key] for key in keys}}
-        return self._typeddict(found, target)
+        return rebuild.typeddict(self, found, target)
 
     def reducer_of(self, schema_target, key):
         """The function LangGraph calls to merge ``key`` of the learner's schema, or None (the last write stays)."""
@@ -544,29 +420,13 @@ class Remote:
         """A function of the grading side that calls the learner's callable ``handle``, with its name and parameters.
 
         Its ``fold(start, values)``: ``start`` merged with each of ``values`` in turn, as a reducer channel merges a
-        superstep's writes, in one call of the learner's process (``_FoldingAggregate``).
+        superstep's writes, in one call of the learner's process (``grader.engine.rebuild``).
         """
-        if not isinstance(handle, Handle) or not handle.callable:
-            raise LearnerRaised.saying("TypeError", f"{handle!r} is not callable")
-        if handle.id in self._functions:
+        if isinstance(handle, Handle) and handle.callable and handle.id in self._functions:
             return self._functions[handle.id]
-
-        def call(*args):
-            return self.call_in_place(handle, *args)
-
-        def fold(start, values):
-            args = (start, *values)
-            return self._in_place(self._facts(self._ask("fold", handle, list(args)), args), args)
-
-        call.fold = fold
-
-        call.__name__ = call.__qualname__ = handle.name or "reducer"
-        signature = wire.signature_of(handle.params)
-        if signature is None:
-            raise LearnerRaised.saying("ValueError", f"no signature found for {handle.text}")
-        call.__signature__ = signature
-        self._functions[handle.id] = call
-        return call
+        made = rebuild.function(self, handle)  # refuses what is not a callable Handle
+        self._functions[handle.id] = made
+        return made
 
     # -- graphs -------------------------------------------------------------------------------------
     def graph(self, built, checkpointer=None):
@@ -576,118 +436,7 @@ class Remote:
         here on ``checkpointer``; one compiled with a checkpointer of its own on a
         private one; one compiled without, on none.
         """
-        found = self._ask("describe_graph", built) if isinstance(built, Handle) else {"graph": False, "type": type(built).__name__}
-        if not isinstance(found, dict) or found.get("graph") is not True:
-            kind = found.get("type") if isinstance(found, dict) else "something else"
-            raise LearnerRaised.saying("TypeError", f"expected a compiled StateGraph (builder.compile(...)), got a {kind}")
-        return _Rebuild(self, found).compile(checkpointer)
-
-    def _typeddict(self, found, what) -> type:
-        if not isinstance(found, dict) or found.get("typeddict") is not True or not isinstance(found.get("keys"), dict):
-            kind = found.get("type") if isinstance(found, dict) else "something else"
-            raise LearnerRaised.saying("TypeError", f"{what} is a {kind}, not a TypedDict")
-        if len(found["keys"]) > GRAPH_LIMIT:
-            raise LearnerRaised.saying("ValueError", f"{what} has {len(found['keys'])} keys: the lab's states have a "
-                                                     f"handful, and the grader rebuilds none with more than {GRAPH_LIMIT}")
-        fields = {}
-        for key, channel in found["keys"].items():
-            if type(key) is not str or not isinstance(channel, dict):
-                raise LearnerRaised.saying("TypeError", f"{what} has a key {key!r} LangGraph cannot use")
-            kind = channel.get("kind")
-            if kind == "reducer":
-                fields[key] = _folding(_start_type(channel), self.function(channel.get("reducer")))
-            elif kind == "value":
-                fields[key] = Any
-            else:
-                raise LearnerRaised.saying("TypeError", f"{what}.{key} is annotated with {channel.get('what')!r}: the lab's graphs use "
-                                                        f"reducers, not LangGraph's channel classes")
-        name = found.get("name") if type(found.get("name")) is str and str(found.get("name")).isidentifier() else "State"
-        return TypedDict(name, fields, total=False)
-
-def _folding(start_type, reducer: Callable):
-    """``Annotated[start_type, reducer]`` as LangGraph reads it, its channel folding a superstep's writes in one call.
-
-    A reducer LangGraph refuses (not two positional parameters) stays as it is, for LangGraph to refuse in its words.
-    """
-    annotated = Annotated[start_type, reducer]
-    try:
-        made = _is_field_binop(annotated)
-    except ValueError:
-        return annotated
-    return Annotated[start_type, _FoldingAggregate(made.typ, reducer)]
-
-
-class _FoldingAggregate(BinaryOperatorAggregate):
-    """LangGraph's reducer channel, whose writes of one superstep are merged in one call of the learner's process.
-
-    LangGraph merges a superstep's writes to a key one at a time,
-    ``value = reducer(value, write)``; a round trip each would make a graph
-    with parallel writers cost a round trip per write. Here LangGraph's own
-    ``update`` runs on a stand-in reducer that notes each merge it asks for,
-    then the learner's process runs those merges in turn, in one call, as
-    one process would (``fold``). An ``Overwrite`` that replaces the merged
-    value, or a second one that LangGraph refuses, comes after the merges
-    before it have run, as in LangGraph.
-    """
-
-    def update(self, values) -> bool:
-        reducer, start, writes = self.operator, [], []
-
-        def note(value, write):
-            if not writes:  # the value before the first merge (the ones after are merges noted)
-                start.append(value)
-            writes.append(write)
-            return _NOTED
-
-        self.operator = note
-        try:
-            changed = super().update(values)
-        except BaseException:
-            if writes:
-                reducer.fold(start[0], writes)  # what the merges raise comes first
-            raise
-        finally:
-            self.operator = reducer
-        if writes:
-            merged = reducer.fold(start[0], writes)
-            if self.value is _NOTED:  # not replaced by an Overwrite afterwards
-                self.value = merged
-        return changed
-
-
-_NOTED = object()  # the stand-in reducer's value: a merge noted, not yet run
-
-
-def _mirror(ours, theirs) -> None:
-    """Make ``ours`` (a list, dict or set) hold what ``theirs`` holds, in place, keeping what did not change.
-
-    Containers inside are changed in place too, so a list a state shares with a
-    channel is the one that changes, as it would be in one process.
-    """
-    if type(ours) is list and type(theirs) is list:
-        if len(ours) != len(theirs):
-            ours[:] = theirs
-            return
-        for index, (mine, other) in enumerate(zip(ours, theirs)):
-            if type(mine) is type(other) and type(mine) in (list, dict, set):
-                _mirror(mine, other)
-            elif not (type(mine) is type(other) and mine == other):
-                ours[index] = other
-    elif type(ours) is dict and type(theirs) is dict:
-        for key in [key for key in ours if key not in theirs]:
-            del ours[key]
-        for key, other in theirs.items():
-            mine = ours.get(key, _ABSENT)
-            if type(mine) is type(other) and type(mine) in (list, dict, set):
-                _mirror(mine, other)
-            elif not (type(mine) is type(other) and mine == other):
-                ours[key] = other
-    elif type(ours) is set and type(theirs) is set and ours != theirs:
-        ours.clear()
-        ours.update(theirs)
-
-
-_ABSENT = object()
+        return rebuild.graph(self, built, checkpointer)
 
 
 def _goto(goto):
@@ -699,109 +448,6 @@ def _rebuilt(make: Callable, what: str):
         return make()
     except Exception:
         return Opaque(what, f"<a {what} that could not be rebuilt>")
-
-
-def _start_type(channel: dict):
-    """A type LangGraph's reducer channel starts from as the learner's did: ``start`` (a copy each time), or nothing."""
-    if "start" not in channel:
-        return Optional[Any]  # noqa: UP045 -- typ() raises: the channel starts empty, as for ``int | None``
-    start = channel["start"]
-    return type("Start", (), {"__new__": lambda cls: copy.deepcopy(start)})
-
-
-# The most nodes, edges, branches, schemas or keys of one schema the grader rebuilds. The lab's graphs have a handful;
-# compiling costs the grading process about nodes x keys in time and memory, so a description of a few megabytes
-# could otherwise take it gigabytes and seconds no time limit interrupts.
-GRAPH_LIMIT = 64
-
-
-def _oversized(found: dict) -> str | None:
-    """What of a graph description is past ``GRAPH_LIMIT``, in words (``"5000 nodes"``), or None. (The keys of a
-    schema are counted where each schema is made, ``Remote._typeddict``.)"""
-    def size(items) -> int:
-        return len(items) if isinstance(items, (list, tuple, dict)) else 0
-
-    nodes = found.get("nodes") if isinstance(found.get("nodes"), dict) else {}
-    branches = found.get("branches") if isinstance(found.get("branches"), list) else []
-    counts = {"nodes": size(nodes), "edges": size(found.get("edges")), "waiting edges": size(found.get("waiting_edges")),
-              "conditional edges": size(branches), "schemas": size(found.get("schemas")),
-              "destinations of a node or branch": max((size(part.get("ends")) for part in [*nodes.values(), *branches]
-                                                       if isinstance(part, dict)), default=0)}
-    return next((f"{count} {what}" for what, count in counts.items() if count > GRAPH_LIMIT), None)
-
-
-class _Rebuild:
-    """A graph description from ``describe_graph``, turned back into a StateGraph whose functions are the learner's."""
-
-    def __init__(self, remote: Remote, found: dict):
-        self.remote = remote
-        self.found = found
-        self.schemas = {}
-
-    def schema(self, schema_id):
-        if schema_id is None:
-            return None
-        if schema_id not in self.schemas:
-            described = self.found.get("schemas", {}).get(schema_id) if isinstance(self.found.get("schemas"), dict) else None
-            self.schemas[schema_id] = self.remote._typeddict(described, "the graph's schema")
-        return self.schemas[schema_id]
-
-    def compile(self, checkpointer):
-        found = self.found
-        if (size := _oversized(found)) is not None:
-            raise LearnerRaised.saying("ValueError", f"the graph has {size}: the lab's graphs have a handful, and the "
-                                                     f"grader rebuilds none with more than {GRAPH_LIMIT}")
-        builder = StateGraph(self.schema(found.get("state")), input_schema=self.schema(found.get("input")),
-                             output_schema=self.schema(found.get("output")))
-        nodes = found.get("nodes")
-        for name, node in (nodes.items() if isinstance(nodes, dict) else ()):
-            if node.get("unsupported"):
-                raise LearnerRaised.saying("ValueError", f"node {name!r} has {', '.join(map(str, node['unsupported']))}, which the lab's "
-                                                         f"graphs do not use")
-            ends = node.get("ends")
-            builder.add_node(str(name), self.step(name, node), input_schema=self.schema(node.get("input")),
-                             destinations=(tuple(ends) if isinstance(ends, list) else ends) or None)
-        for start, end in found.get("edges") or ():
-            builder.add_edge(start, end)
-        for starts, end in found.get("waiting_edges") or ():
-            builder.add_edge(list(starts), end)
-        for branch in found.get("branches") or ():
-            path = self.step(branch.get("name"), branch)
-            path.__annotations__ = {"state": self.schema(branch.get("input")) or builder.state_schema}
-            builder.add_conditional_edges(branch.get("source"), path, branch.get("ends"))
-        saver = {"given": checkpointer, "own": InMemorySaver(), "none": None}.get(found.get("checkpointer"))
-        return builder.compile(checkpointer=saver, interrupt_before=found.get("interrupt_before") or None,
-                               interrupt_after=found.get("interrupt_after") or None)
-
-    def step(self, name, described: dict) -> Callable:
-        """A node's or a branch's function here: the learner's, called with the state (and ``config``, if it takes one)."""
-        target = described.get("call")
-        accepts = described.get("accepts") if isinstance(described.get("accepts"), list) else []
-        remote = self.remote
-        if "runnable" in accepts:
-            def run(state, config):
-                return remote._pausing(lambda: remote.node_in_place(target, state, _plain_config(config)))
-        else:
-            others = [kw for kw in accepts if kw != "config"]
-            if others:
-                raise LearnerRaised.saying("TypeError", f"{name!r} takes {', '.join(map(repr, others))}: the lab's graphs give a node or "
-                                                        f"a router the state, and config if it asks for it")
-
-            if "config" in accepts:
-                def run(state, config):
-                    return remote._pausing(lambda: remote.call_in_place(target, state, config=_plain_config(config)))
-            else:
-                def run(state):
-                    return remote._pausing(lambda: remote.call_in_place(target, state))
-        run.__name__ = run.__qualname__ = name if type(name) is str and name.isidentifier() else "node"
-        return run
-
-
-def _plain_config(config) -> dict:
-    """What a learner's node sees of its config: the thread and the run's limits, as plain data."""
-    configurable = (config or {}).get("configurable", {})
-    keep = {key: configurable[key] for key in ("thread_id", "checkpoint_ns") if type(configurable.get(key)) is str}
-    return {"configurable": keep, "recursion_limit": (config or {}).get("recursion_limit", 25)}
 
 
 # The answers a learner process gives once for all (Remote._ask): a name's value, a schema's keys and merge rules.

@@ -13,9 +13,10 @@ from grader.engine.checking import Abort, Checker, Failure
 from grader.engine.costs import RuleCost, TaskCost
 from grader.engine.registry import MODULES, PARTS, TASKS, Task
 from grader.engine.remote import CALLS
-from grader.reports.report import GRADER_ERROR, NO_SANDBOX, SANDBOX, grader_failed, task_result
-from grader.reports.safe import ALSO, clean, display_path, other_causes, shared_sentence
-from grader.sandbox.containment import DEFAULT_MEMORY_MB, Limits
+from grader.i18n import _, ngettext
+from grader.reports.report import GRADER_ERROR, NO_SANDBOX, SANDBOX, Report, RuleVerdict, TaskResult, grader_failed, task_result
+from grader.reports.safe import also_sentence, clean, display_path, other_causes, shared_sentence
+from grader.sandbox.limits import DEFAULT_MEMORY_MB, Limits
 from grader.sandbox.reach import findings, integrity
 from grader.sandbox.session import ChildFailed, LoadFailed, Session
 from grader.sandbox.shared import shared_folder
@@ -26,7 +27,7 @@ __all__ = ["grade_submission", "DEFAULT_EXAMPLES", "DEFAULT_TIMEOUT"]
 
 def grade_submission(submission: str, task_ids: list[str], seed: int, examples: int = DEFAULT_EXAMPLES,
                      timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB, sandbox: bool = True,
-                     costs: str | None = None) -> dict:
+                     costs: str | None = None) -> Report:
     """The JSON report for one submission directory.
 
     Its ``agstate/`` is copied once (``grader.sandbox.staging``); every task runs in a
@@ -71,7 +72,7 @@ def rests_on(task: Task, asked: set[str]) -> str:
 
 
 def _grade_tasks(copy: Path, skipped: list[str], task_ids: list[str], seed: int, examples: int, timeout: float,
-                 limits: Limits, sandbox: bool, costs: str | None) -> list[dict]:
+                 limits: Limits, sandbox: bool, costs: str | None) -> list[TaskResult]:
     results = []
     part_problems: dict[str, dict | None] = {}  # each part's files are looked at and read once
     for task_id in task_ids:
@@ -132,7 +133,7 @@ def _reaches_in(copy: Path, part: str) -> dict | None:
 
 
 def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: float, limits: Limits,
-             sandbox: bool = True, cost: TaskCost | None = None) -> dict:
+             sandbox: bool = True, cost: TaskCost | None = None) -> TaskResult:
     """The task's result; ``cost`` (``grader.engine.costs``), when given, is filled in with where its time went."""
     cost = cost if cost is not None else TaskCost()
     base = task_result(task.id)
@@ -163,7 +164,7 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
     broken = [v for v in verdicts if v["status"] != "passed"]
     if not broken:
         return {**base, "score": score, "status": "passed", "rules": verdicts,
-                "feedback": f"all {len(verdicts)} rules hold."}
+                "feedback": ngettext("all {count} rules hold.", "all {count} rules hold.", len(verdicts)).format(count=len(verdicts))}
     # A rule the grader could not check says so first: the task's status names the grader, never the learner.
     first = next((verdict for verdict in broken if verdict["status"] == GRADER_ERROR), broken[0])
     if first["status"] == "not_implemented":
@@ -171,11 +172,11 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
     else:
         # A feedback cut short ends with "...": the cut stays visible, no full stop is added to it.
         stop = " " if first["feedback"].endswith("...") else ". "
-        feedback = f"{first['feedback']}{stop}Rule: {first['rule']}."
+        feedback = first["feedback"] + stop + _("Rule: {rule}.").format(rule=first["rule"])
     feedback += shared_sentence(verdicts)  # rules broken by the same failure: said once, not as separate bugs
     others = other_causes(verdicts)
     if others:  # every rule's own feedback and counterexample are in "rules"; the scorecard shows them
-        feedback += ALSO + "; ".join(f"({number}) {verdict['rule']}" for number, verdict in others) + "."
+        feedback += also_sentence(others)
     # A task some of whose rules hold is under way, not "not started": it fails until its stubbed rule is written too.
     status = "failed" if first["status"] == "not_implemented" and earned else first["status"]
     return {**base, "score": score, "status": status, "feedback": feedback,
@@ -188,7 +189,7 @@ def _not_written(said: str, task: Task) -> str:
     A stub of a task of another notebook is a task to finish first, there: its
     notebook is named once, not beside this task's own.
     """
-    owner, _, rest = said.partition(": ")
+    owner, _colon, rest = said.partition(": ")
     other = TASKS.get(owner)
     if other is not None and other.notebook != task.notebook:
         return f"needs {other.id} first: {rest}"
@@ -200,8 +201,9 @@ def _without_full_stop(text: str) -> str:
     return text if text.endswith("...") or not text.endswith(".") else text[:-1]
 
 
-def _run_rule(rule, checker: Checker, task_cost: TaskCost) -> dict:
-    verdict = {"rule": rule.sentence, "status": "passed"}
+def _run_rule(rule, checker: Checker, task_cost: TaskCost) -> RuleVerdict:
+    # The sentence is marked N_() where the part declares it: the report says it in the learner's language.
+    verdict = {"rule": _(rule.sentence), "status": "passed"}
     session = checker.session
     checker.cost, checker.shrinking_waited = RuleCost(), 0.0
     task_cost.rules.append(checker.cost)

@@ -1,6 +1,6 @@
 """The scenarios every part uses, run in the grading process: a schema's merge rules as LangGraph builds them.
 
-``channels`` rebuilds the learner's TypedDict here (``grader.engine.remote``)
+``channels`` rebuilds the learner's TypedDict here (``grader.engine.rebuild``)
 and lets LangGraph build a channel for each key: which keys there are, which
 merge as they are written (a reducer, named as the learner's function is)
 and which keep the last write. A part's own scenarios are in its

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from grader.catalog import target_options
 from grader.i18n import LANGUAGES, N_, _
-from grader.notebook import service
+from grader.notebook import remote_check
+from grader.reports.report import Report
 from grader.reports.scorecard import render_text, scorecard_html, status_text
 
 __all__ = ["check", "grade", "Points", "warm_up", "workspace", "target_options", "scorecard_html", "STARTING", "GRADING"]
@@ -122,7 +123,7 @@ class _Slot:
         else:
             self._handle = display(shown, display_id=True)
 
-    def show(self, report: dict, repeat: str | None = None, footer: str | None = None) -> None:
+    def show(self, report: Report, repeat: str | None = None, footer: str | None = None) -> None:
         if not _in_kernel():
             print(render_text(report, footer=footer) + (f"\n{repeat}" if repeat else ""))
             return
@@ -169,7 +170,7 @@ def check(target: str | None = None, *, seed: int | None = None) -> float | None
     (``grader.notebook.progress``); the others are graded.
     """
     options = target_options(target)  # an unknown target is refused here, whoever grades
-    if service.grades_on_service():
+    if remote_check.grades_on_service():
         return _check_on_service(target, seed)
     # Imported here, past the service: the course kit grades on the service and ships no progress view of its own.
     from grader.notebook import progress
@@ -218,19 +219,19 @@ def _graded(folder: Path, options: list[str], slot: _Slot) -> dict:
 def _check_on_service(target: str | None, seed: int | None) -> float | None:
     """A graded course's check: the course's grading service grades, with the student's practice seed; same scorecard."""
     slot = _Slot()
-    url = service.service_url()
+    url = remote_check.service_url()
     if url is None:  # the course kit, with no service named: one line, not a traceback
-        slot.say(_(service.NO_SERVICE))
+        slot.say(_(remote_check.NO_SERVICE))
         return None
     if seed is not None:
         slot.say(_("the course's grading service chooses the seed (your practice seed): seed= is not used"))
         slot = _Slot()
-    for sentence in service.left_at_home(workspace()):  # what the service cannot take, said before it says "missing"
+    for sentence in remote_check.left_at_home(workspace()):  # what the service cannot take, said before it says "missing"
         _Slot().say(sentence)
     slot.say(_(GRADING))
     try:
-        report = service.grade_on_service(url, workspace(), target)
-    except service.ServiceRefusal as refusal:
+        report = remote_check.grade_on_service(url, workspace(), target)
+    except remote_check.ServiceRefusal as refusal:
         slot.say(str(refusal))
         return None
     except BaseException:
@@ -246,11 +247,11 @@ def grade(target: str | None = None, *, folder: Path | str | None = None, seed: 
     workspace): graded here, or on the course's grading service, which chooses the seed (a student's practice seed)."""
     folder = workspace() if folder is None else Path(folder).resolve()
     options = target_options(target)
-    if service.grades_on_service():
-        url = service.service_url()
+    if remote_check.grades_on_service():
+        url = remote_check.service_url()
         if url is None:
-            raise RuntimeError(_(service.NO_SERVICE))
-        return service.grade_on_service(url, folder, target)
+            raise RuntimeError(_(remote_check.NO_SERVICE))
+        return remote_check.grade_on_service(url, folder, target)
     done = _grade([str(folder), "--json", *options, *(["--seed", str(seed)] if seed is not None else [])])
     try:
         return json.loads(done.stdout)

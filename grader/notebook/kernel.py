@@ -189,9 +189,9 @@ def start_grader() -> None:
     (``grader.notebook.check.workspace``); another notebook of the environment starts nothing.
     """
     from grader.notebook import check as notebook
-    from grader.notebook import service
+    from grader.notebook import remote_check
 
-    if service.grades_on_service():
+    if remote_check.grades_on_service():
         return  # the course's grading service grades: nothing to start here
     if (notebook.workspace() / "agstate").is_dir():
         notebook.warm_up()

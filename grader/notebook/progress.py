@@ -10,7 +10,8 @@ it is spent where nothing is new:
 - a part whose every task was checked before, from a kernel of this
   environment, on exactly the files of ``agstate/`` there are now, is shown
   with those results (``remember`` keeps each check's results, per
-  workspace, in the user's cache: ``grader.caches.cache_home``).
+  workspace, in the user's cache: ``grader.caches.cache_home``), when they
+  were said in the language the learner reads now.
 
 Only the other parts are graded, as ``check("<part>")`` grades them. It is
 the learner's own view of their progress: the instructor's grading never
@@ -24,10 +25,12 @@ from pathlib import Path
 
 from grader.caches import cache_home
 from grader.catalog import MODULES, PARTS, TASKS
+from grader.i18n import _, language
+from grader.reports.report import Report
 
 __all__ = ["plan", "remember", "assemble", "not_started"]
 
-_VERSION = 1  # of the cache's shape: a change forgets what older checks kept
+_VERSION = 2  # of the cache's shape: a change forgets what older checks kept (2: each result's language)
 
 
 def _digest(workspace: Path) -> str:
@@ -59,13 +62,13 @@ def _load(workspace: Path) -> dict:
     return kept if isinstance(kept, dict) and kept.get("grader") == _grader_digest() else {}
 
 
-def remember(workspace: Path, report: dict) -> None:
+def remember(workspace: Path, report: Report) -> None:
     """Keep each task result of ``report`` (a local check of ``workspace``) against the files it was graded on."""
     kept = _load(workspace)
     tasks = kept.get("tasks") if isinstance(kept.get("tasks"), dict) else {}
     files = _digest(workspace)
     for task in report.get("tasks", []):
-        tasks[task["id"]] = {"files": files, "result": task, "seed": report.get("seed"),
+        tasks[task["id"]] = {"files": files, "lang": language(), "result": task, "seed": report.get("seed"),
                              "sandbox": report.get("sandbox"), "integrity": report.get("integrity")}
     path = _cache_file(workspace)
     try:
@@ -91,7 +94,8 @@ def not_started(part: str) -> list[dict]:
     first = next(p.first_notebook for p in PARTS if p.name == part)
     return [{"id": task.id, "part": part, "lab": part, "score": 0.0, "max_score": float(task.max_score), "cases": 0,
              "status": "not_implemented", "integrity": "calls", "counterexample": None,
-             "feedback": f"not started: agstate/{MODULES[part]}.py is as released; begin with notebook {first}"}
+             "feedback": _("not started: agstate/{module}.py is as released; begin with notebook {notebook}").format(
+                 module=MODULES[part], notebook=first)}
             for task in TASKS.values() if task.part == part]
 
 
@@ -111,7 +115,9 @@ def plan(workspace: Path) -> tuple[list[str], dict[str, dict]]:
             known.update({task["id"]: {"result": task} for task in not_started(part)})
             continue
         ids = [task_id for task_id in TASKS if TASKS[task_id].part == part]
-        if all(isinstance(kept.get(task_id), dict) and kept[task_id].get("files") == files for task_id in ids):
+        # A result kept in another language is graded again: its sentences would not be the learner's now.
+        if all(isinstance(kept.get(task_id), dict) and kept[task_id].get("files") == files
+               and kept[task_id].get("lang") == language() for task_id in ids):
             known.update({task_id: kept[task_id] for task_id in ids})
         else:
             to_grade.append(part)

@@ -57,7 +57,7 @@ def tasks_in_order(notebook: str | None) -> list[str]:
 
 def _sweep() -> None:
     """Remove the drawers' folders of warm graders that were killed before they could (a check interrupted)."""
-    from grader.sandbox.containment import alive
+    from grader.sandbox.limits import alive
 
     for path in glob.glob(os.path.join(tempfile.gettempdir(), "agstate-warm-*-*")):
         owner = os.path.basename(path).split("-")[2]

@@ -24,7 +24,7 @@ class TaskSpec:
 class Part:
     """One part of the lab; its folder ``grader/parts/<name>/`` holds its rules, model and probes."""
 
-    name: str  # the word in task ids and on the command line: "state" in "state.dedupe", --lab state
+    name: str  # the word in task ids and on the command line: "state" in "state.dedupe", --part state
     letter: str  # "A": how the notebooks and the docs name it
     title: str
     module: str  # the learner's exercise module: agstate/<module>.py

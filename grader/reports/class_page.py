@@ -18,6 +18,7 @@ from pathlib import Path
 from grader.catalog import TASKS, part_title
 from grader.reports import gradebook
 from grader.reports.class_summary import ClassSummary, summarize
+from grader.reports.report import Report
 from grader.reports.safe import atomic_write
 
 __all__ = ["main", "render", "scores_plot"]
@@ -164,7 +165,7 @@ class ReportError(Exception):
     pass
 
 
-def load(log: str) -> list[dict]:
+def load(log: str) -> list[Report]:
     """The reports of a batch log (``FILE.jsonl``, or the ``FILE.csv`` it belongs to), the last record of each."""
     path = Path(log)
     if path.suffix == ".csv":
@@ -177,7 +178,7 @@ def load(log: str) -> list[dict]:
     return reports
 
 
-def _whole(report: dict) -> bool:
+def _whole(report: Report) -> bool:
     """A record the report can read (a log edited by hand, or cut off, may hold others: they are left out)."""
     tasks = report.get("tasks")
     return isinstance(report.get("score"), (int, float)) and isinstance(report.get("seed"), int) and \

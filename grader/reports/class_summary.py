@@ -24,6 +24,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from grader.catalog import PARTS, TASKS
+from grader.reports.report import Report, points
 from grader.reports.students import student_of
 
 __all__ = ["ClassSummary", "RuleFailures", "Shape", "TaskMistakes", "summarize", "shape_of", "difference"]
@@ -80,7 +81,7 @@ class ClassSummary:
     total_scores: list = field(default_factory=list)  # percent of the whole, per student
 
 
-def summarize(reports: list[dict]) -> ClassSummary:
+def summarize(reports: list[Report]) -> ClassSummary:
     """The class's figures from its reports (the log's last record per submission)."""
     order = {part.name: index for index, part in enumerate(PARTS)}
     parts = sorted({task["part"] for report in reports for task in report["tasks"]}, key=lambda p: order.get(p, 99))
@@ -102,8 +103,8 @@ def summarize(reports: list[dict]) -> ClassSummary:
                 not_loaded[part].append((student, mine[0].get("feedback", "").split(". ")[0]))
                 continue
             started_counts[part] += 1
-            points = sum(task["max_score"] for task in mine)
-            scores[part].append(100.0 * sum(task["score"] for task in mine) / points if points else 0.0)
+            score, top = points(mine)
+            scores[part].append(100.0 * score / top if top else 0.0)
             for task in mine:
                 unwritten[task["id"]] += task["status"] == "not_implemented"
                 task_counts[task["id"]] += task["status"] not in ("passed", "not_implemented", "grader_error")
@@ -158,7 +159,7 @@ def _add(shapes: dict, text: str, example: str) -> None:
         found.example = example
 
 
-def _part_of(task_id: str, reports: list[dict]) -> str:
+def _part_of(task_id: str, reports: list[Report]) -> str:
     if task_id in TASKS:
         return TASKS[task_id].part
     return next(task["part"] for report in reports for task in report["tasks"] if task["id"] == task_id)

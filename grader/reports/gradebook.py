@@ -30,6 +30,7 @@ from pathlib import Path
 
 from grader.catalog import TASKS
 from grader.reports.owned import UntrustedLog, check_opened, check_owned
+from grader.reports.report import Report
 from grader.reports.safe import atomic_write, clean
 
 __all__ = ["Gradebook", "log_path", "lms_path", "read_log", "read_records", "record", "unlogged", "grader_version"]
@@ -44,12 +45,12 @@ def lms_path(out: str, lms: str) -> Path:
     return Path(out).with_suffix(f".{lms}.csv")
 
 
-def record(report: dict, logged: dict | None = None) -> str:
+def record(report: Report, logged: dict | None = None) -> str:
     """One log line: ASCII-only strict JSON, newline-terminated; ``logged`` (when, by what) added when given."""
     return json.dumps(clean({**report, "logged": logged} if logged else report), ensure_ascii=True, allow_nan=False) + "\n"
 
 
-def unlogged(report: dict) -> dict:
+def unlogged(report: Report) -> Report:
     """A logged report as grading gave it: without the log's own ``"logged"`` entry."""
     return {key: value for key, value in report.items() if key != "logged"}
 
@@ -69,7 +70,7 @@ def grader_version() -> str:
     return f"{version}+g{commit}" if commit else version
 
 
-def read_log(out: str) -> dict[str, dict]:
+def read_log(out: str) -> dict[str, Report]:
     """Reports already logged, by submission (the last record of each); a torn last line (an interrupted write) is
     ignored. What ``--resume`` and ``--regrade`` trust is checked first (``grader.reports.owned``)."""
     path = log_path(out)
@@ -78,7 +79,7 @@ def read_log(out: str) -> dict[str, dict]:
     return {report["submission"]: report for report in read_records(path)[0]}
 
 
-def read_records(path: Path, offset: int = 0) -> tuple[list[dict], int]:
+def read_records(path: Path, offset: int = 0) -> tuple[list[Report], int]:
     """The log's records from byte ``offset`` on, and where the next read starts: the one reader of a log, finished or
     still written (a line being written waits for the next read; a line that is not a report is skipped)."""
     with open(path, "rb") as handle:
@@ -124,7 +125,7 @@ def _cell(value):
 class Gradebook:
     """Keeps the log and the CSV of one ``--out FILE`` up to date."""
 
-    def __init__(self, out: str, resumed: dict[str, dict], regrading: bool = False):
+    def __init__(self, out: str, resumed: dict[str, Report], regrading: bool = False):
         self.csv_path = Path(out)
         self.log_path = log_path(out)
         self.reports = dict(resumed)
@@ -140,7 +141,7 @@ class Gradebook:
         if self.reports:
             self._write_csv()
 
-    def add(self, report: dict) -> None:
+    def add(self, report: Report) -> None:
         logged = {"at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "by": grader_version()}
         if self.regrading and report["submission"] in self.reports:  # one not in the log yet is new, not regraded
             logged["regraded"] = True

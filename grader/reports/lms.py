@@ -49,6 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.reports.report import Report
 from grader.reports.safe import atomic_write
 from grader.reports.students import student_of
 
@@ -160,7 +161,7 @@ def _id(cell: str) -> str:
     return unicodedata.normalize("NFC", cell.strip())
 
 
-def _graded(reports: list[dict], warnings: list[str]) -> dict[str, dict]:
+def _graded(reports: list[Report], warnings: list[str]) -> dict[str, Report]:
     """Each student's report; of a student graded in several submissions, the last report in the list."""
     graded, paths = {}, {}
     for report in reports:
@@ -215,7 +216,7 @@ def _canvas_column(roster: Roster, assignment: str, top: float, warnings: list[s
     return header, points
 
 
-def export(fmt: str, reports: list[dict], roster: Roster, out_path: Path, assignment: str) -> list[str]:
+def export(fmt: str, reports: list[Report], roster: Roster, out_path: Path, assignment: str) -> list[str]:
     """Write ``out_path``, the grades ``fmt`` imports, for the roster's students; returns warnings, one line each."""
     lms = _format(fmt).name
     if roster.fmt != fmt:

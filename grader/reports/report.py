@@ -33,7 +33,7 @@ class RuleVerdict(TypedDict):
 class TaskResult(TypedDict):
     id: str  # "state.dedupe": public, stable
     part: str
-    lab: str  # the part's name again, for readers of earlier reports
+    lab: str  # the part's name again, for readers of earlier reports: removed on 2027-03-01 (docs/contributing/deprecations.md)
     score: float
     max_score: float
     cases: int  # random cases its rules ran
@@ -65,7 +65,7 @@ def grader_failed(why: str) -> str:
     return _("the grader failed, not your code: {why}. Grade again; if it happens again, tell your instructor").format(why=why)
 
 
-def task_result(task_id: str) -> dict:
+def task_result(task_id: str) -> TaskResult:
     """A task's result before it is graded: no points, no case run, no counterexample."""
     spec = TASKS[task_id]
     return {"id": spec.id, "part": spec.part, "lab": spec.part, "score": 0.0, "max_score": float(spec.max_score),
@@ -73,7 +73,7 @@ def task_result(task_id: str) -> dict:
 
 
 def failed_report(submission: str, task_ids: list[str], seed: int, status: str, feedback: str,
-                  sandbox: bool = True) -> dict:
+                  sandbox: bool = True) -> Report:
     """A report for a submission whose grading process itself did not come back: every task ``status``."""
     tasks = [{**task_result(task_id), "status": status, "feedback": feedback} for task_id in task_ids]
     tasks = [{key: task[key] for key in ("id", "part", "lab", "score", "max_score", "cases", "status", "feedback",
@@ -82,11 +82,11 @@ def failed_report(submission: str, task_ids: list[str], seed: int, status: str, 
             "sandbox": SANDBOX if sandbox else NO_SANDBOX, "tasks": tasks}
 
 
-def without_seconds(report: dict) -> dict:
+def without_seconds(report: Report) -> Report:
     """``report`` without its tasks' wall seconds (``--timings``), the one part of a report a seed does not repeat."""
     return {**report, "tasks": [{k: v for k, v in task.items() if k != "seconds"} for task in report["tasks"]]}
 
 
-def points(tasks: list[dict]) -> tuple[float, float]:
+def points(tasks: list[TaskResult]) -> tuple[float, float]:
     """What ``tasks`` scored, and of how much."""
     return sum(task["score"] for task in tasks), sum(task["max_score"] for task in tasks)

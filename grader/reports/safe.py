@@ -20,11 +20,15 @@ import tempfile
 import unicodedata
 from pathlib import Path
 
-__all__ = ["clean", "for_terminal", "display_path", "further_failing", "same_cause", "shared_sentence", "other_causes",
-           "atomic_write", "ALSO", "MAX_TEXT", "MAX_ITEMS"]
+from grader.i18n import LANGUAGES, N_, _, ngettext, translation
 
-# In a failing task's feedback, what follows its first failing rule: the other failing rules' sentences.
-ALSO = " Also not passing: "
+__all__ = ["clean", "for_terminal", "display_path", "further_failing", "same_cause", "shared_sentence", "other_causes",
+           "also_sentence", "first_cause", "atomic_write", "ALSO", "MAX_TEXT", "MAX_ITEMS"]
+
+# In a failing task's feedback, what follows its first failing rule: the other failing rules' sentences. A report
+# speaks its learner's language: the scorecard cuts the feedback there in any of them (first_cause).
+_ALSO_SAID = N_("Also not passing: {rules}.")
+ALSO = " " + _ALSO_SAID.split("{rules}", 1)[0]  # the English words that begin it: " Also not passing: "
 
 
 def further_failing(rules: list[dict]) -> list[dict]:
@@ -53,7 +57,21 @@ def shared_sentence(rules: list[dict]) -> str:
     if not alike:
         return ""
     named = "; ".join(f"({number}) {rule['rule']}" for number, rule in alike)
-    return f" The same failure breaks {len(alike)} more rule{'s' if len(alike) > 1 else ''}: {named}."
+    return " " + ngettext("The same failure breaks {count} more rule: {rules}.", "The same failure breaks {count} more rules: {rules}.",
+                          len(alike)).format(count=len(alike), rules=named)
+
+
+def also_sentence(numbered: list[tuple[int, dict]]) -> str:
+    """``" Also not passing: (2) ...; (3) ...."`` for ``other_causes``' rules, in the learner's language."""
+    return " " + _(_ALSO_SAID).format(rules="; ".join(f"({number}) {rule['rule']}" for number, rule in numbered))
+
+
+def first_cause(feedback: str) -> str:
+    """A task's feedback without its list of other failing rules (``also_sentence``), whichever language said it: a
+    report read later (a class page, another learner's scorecard) may be in another language than the reader's."""
+    for lang in LANGUAGES:
+        feedback = feedback.split(" " + translation(lang).gettext(_ALSO_SAID).split("{rules}", 1)[0])[0]
+    return feedback
 
 
 def other_causes(rules: list[dict]) -> list[tuple[int, dict]]:

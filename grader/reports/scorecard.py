@@ -13,8 +13,8 @@ import html
 
 from grader.catalog import MODULES, PARTS, TASKS, part_title, whole_parts
 from grader.i18n import N_, _, ngettext
-from grader.reports.report import points
-from grader.reports.safe import ALSO, for_terminal, other_causes
+from grader.reports.report import Report, TaskResult, points
+from grader.reports.safe import first_cause, for_terminal, other_causes
 
 __all__ = ["render_text", "scorecard_html", "student_page_html", "next_step", "untouched", "status_text", "NO_SANDBOX_WARNING",
            "GRADER_FAILED_WARNING"]
@@ -39,12 +39,12 @@ _STATUS_KEY = {"passed": N_("passed"), "failed": N_("failed"), "not_implemented"
                "timeout": N_("timeout"), "crashed": N_("crashed"), "grader_error": N_("grader_error")}
 
 
-def untouched(tasks: list[dict]) -> bool:
+def untouched(tasks: list[TaskResult]) -> bool:
     """Whether none of ``tasks`` is started: every one is still its stub."""
     return bool(tasks) and all(task["status"] == "not_implemented" for task in tasks)
 
 
-def _parts(tasks: list[dict]) -> list[tuple[str, list[dict]]]:
+def _parts(tasks: list[TaskResult]) -> list[tuple[str, list[TaskResult]]]:
     """The report's tasks grouped by part, in the report's order."""
     groups: list[tuple[str, list[dict]]] = []
     for task in tasks:
@@ -60,7 +60,7 @@ def _first_lesson(part: str) -> str:
     return next((p.first_notebook for p in PARTS if p.name == part), "00_welcome.ipynb")
 
 
-def next_step(tasks: list[dict]) -> list[str]:
+def next_step(tasks: list[TaskResult]) -> list[str]:
     """Where to go next, as one line (none when everything passed).
 
     The part in progress first (started, not finished): its first task not
@@ -96,7 +96,7 @@ def _next(task_id: str) -> str:
     return _("next: {task}, in notebook {notebook}").format(task=task_id, notebook=TASKS[task_id].notebook)
 
 
-def render_text(report: dict, verbose: bool = False, footer: str | None = None) -> str:
+def render_text(report: Report, verbose: bool = False, footer: str | None = None) -> str:
     """A scorecard for a terminal, ending with the command that repeats the run (``footer`` instead, when given: a
     course's grading service chooses the seed, and a student has no agstate-grade to repeat it with).
 
@@ -128,7 +128,7 @@ def render_text(report: dict, verbose: bool = False, footer: str | None = None) 
                          f"{_(_STATUS_KEY.get(task['status'], task['status']))}")
             if task["status"] == "passed":
                 continue
-            lines.append(f"  {'':<{width}}  {task['feedback'].split(ALSO)[0]}")
+            lines.append(f"  {'':<{width}}  {first_cause(task['feedback'])}")
             for number, rule in other_causes(task.get("rules", [])):  # the same failure's rules are said in the feedback
                 text = f"({number}) {rule['rule']}: {rule['feedback']}"
                 if not verbose and len(text) > _ONE_LINE:
@@ -153,7 +153,7 @@ def render_text(report: dict, verbose: bool = False, footer: str | None = None) 
     return for_terminal("\n".join(lines))
 
 
-def _others_html(task: dict) -> str:
+def _others_html(task: TaskResult) -> str:
     """A failing task's further failing rules, each in full, folded under a line saying how many."""
     broken = other_causes(task.get("rules", []))  # the same failure's rules are said in the feedback
     if not broken:
@@ -164,16 +164,16 @@ def _others_html(task: dict) -> str:
     return f"<details><summary>{html.escape(more)}</summary><ol>{items}</ol></details>"
 
 
-def _task_row(task: dict) -> str:
+def _task_row(task: TaskResult) -> str:
     known = TASKS.get(task["id"])
-    feedback = "" if task["status"] == "passed" else html.escape(task["feedback"].split(ALSO)[0]) + _others_html(task)
+    feedback = "" if task["status"] == "passed" else html.escape(first_cause(task["feedback"])) + _others_html(task)
     notebook = html.escape(known.notebook) if known is not None else ""
     return (f"<tr><td>{_STATUS_MARK.get(task['status'], '')}</td><td><code>{html.escape(task['id'])}</code></td>"
             f"<td>{notebook}</td><td>{task['score']:g} / {task['max_score']:g}</td><td>{status_word(task['status'])}</td>"
             f"<td style='text-align:left'>{feedback}</td></tr>")
 
 
-def scorecard_html(report: dict, repeat: str | None = None, footer: str | None = None) -> str:
+def scorecard_html(report: Report, repeat: str | None = None, footer: str | None = None) -> str:
     """The scorecard as an HTML table: a row per task, its notebook, points, status and feedback; then where to go next,
     and the seed with the call that repeats the run (``footer`` instead, when given: a graded notebook's page shows no
     grading seed, and a grading service chooses the seed itself).
@@ -218,15 +218,15 @@ def scorecard_html(report: dict, repeat: str | None = None, footer: str | None =
     )
 
 
-def student_page_html(student: str, report: dict, tampered: dict[str, list[str]]) -> str:
+def student_page_html(student: str, report: Report, tampered: dict[str, list[str]]) -> str:
     """A graded student's summary page (nbgrader's feedback ``index.html``): score per part and task, links to each
     notebook's feedback page, the graded cells found changed (``tampered``: notebook -> findings)."""
     esc = html.escape
     rows = []
     for part in dict.fromkeys(task["part"] for task in report["tasks"]):
         tasks = [task for task in report["tasks"] if task["part"] == part]
-        rows.append(f"<tr class='part'><th colspan='3'>{esc(part)}</th><th>{sum(t['score'] for t in tasks):g} / "
-                    f"{sum(t['max_score'] for t in tasks):g}</th></tr>")
+        score, top = points(tasks)
+        rows.append(f"<tr class='part'><th colspan='3'>{esc(part)}</th><th>{score:g} / {top:g}</th></tr>")
         for task in tasks:
             page = TASKS[task["id"]].notebook.removesuffix(".ipynb") + ".html"
             rows.append(f"<tr><td><code>{esc(task['id'])}</code></td><td><a href='{esc(page)}'>{esc(page)}</a></td>"
@@ -248,7 +248,7 @@ def student_page_html(student: str, report: dict, tampered: dict[str, list[str]]
             f"<tbody>{''.join(rows)}</tbody></table>{tampering}</body></html>\n")
 
 
-def _student_status(task: dict) -> str:
+def _student_status(task: TaskResult) -> str:
     """A task's status as a student reads it: a module that is not there is "missing", not an "error"."""
     if task["feedback"].startswith("missing:"):
         return _("missing")

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 from grader.sandbox import namespaces
-from grader.sandbox.containment import Limits
+from grader.sandbox.limits import Limits
 
 __all__ = ["SUBMISSION", "SHARED", "UID_SLOTS", "Sandbox", "executable", "choice", "adopt", "CHOICE", "unavailable", "runtime_paths",
            "command", "read_until_eof",

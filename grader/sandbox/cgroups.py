@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.sandbox import containment
+from grader.sandbox.limits import alive
 
 __all__ = ["Cgroups", "TaskCgroup", "detect", "detected", "DISABLE"]
 
@@ -59,7 +59,7 @@ class Cgroups:
         for _, parent in self.parents:
             for path in parent.glob("agstate-*-*"):
                 match = _NAME.fullmatch(path.name)
-                if match and not containment.alive(int(match.group(1))):
+                if match and not alive(int(match.group(1))):
                     TaskCgroup(self.version, (("", path),)).close()
                     removed += 1
         return removed

@@ -37,8 +37,17 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from grader.child import serve
-from grader.sandbox import bubblewrap, cgroups, containment, namespaces
-from grader.sandbox.containment import Limits
+from grader.sandbox import bubblewrap, cgroups, namespaces
+from grader.sandbox.limits import (
+    Limits,
+    alive,
+    apply_in_child,
+    become_subreaper,
+    close_fds_except,
+    kill_descendants,
+    switch_uid,
+    tasks_of_uid,
+)
 
 __all__ = ["Task", "View", "keep_unsandboxed", "run_learner"]
 
@@ -91,7 +100,7 @@ class View:
         places = dict.fromkeys((tempfile.gettempdir(), _view_parent()))  # the same folder once
         for path in (found for place in places for found in Path(place).glob("agstate-sandbox-*-*")):
             owner = path.name.split("-")[2]
-            if owner.isdigit() and not containment.alive(int(owner)):
+            if owner.isdigit() and not alive(int(owner)):
                 for folder in (path / "view", path):
                     try:
                         folder.rmdir()
@@ -143,7 +152,7 @@ class Task:
         if isinstance(found, cgroups.Cgroups):
             self.group = found.create(os.getpid(), self.number, self.limits.memory_bytes, self.limits.processes + 1)
         self.sandbox = bubblewrap.Sandbox(sources, self.limits, self.uid, writable).__enter__()
-        running = containment.tasks_of_uid(self.uid)
+        running = tasks_of_uid(self.uid)
         found_ns = self.sandbox.namespaces()
         self.setup_r, setup_w = os.pipe()
         namespaces.enter_pid(found_ns)  # the next child is born in the sandbox's pid namespace
@@ -204,11 +213,11 @@ def _become_learner(found: namespaces.Namespaces, uid: int | None, group, reques
     try:
         RUNNING.clear()  # the other tasks' requests are nothing of this learner's
         gc.collect()
-        containment.close_fds_except((conn_fd, output_fd, setup_fd, *found.fds.values()))
+        close_fds_except((conn_fd, output_fd, setup_fd, *found.fds.values()))
         if group is not None:
             group.add(0)
         if uid is not None:
-            containment.switch_uid(uid)
+            switch_uid(uid)
         namespaces.enter(found)
         found.close()
         namespaces.drop_capabilities()
@@ -225,9 +234,9 @@ def keep_unsandboxed(request: dict, fds: list[int]) -> None:
     RUNNING.clear()
     try:
         # Counted before the fds are closed: an ordinary user's zygote counts through the machine's /proc, an fd.
-        running = containment.tasks_of_uid(os.getuid())
-        containment.close_fds_except(tuple(fds))
-        containment.become_subreaper()
+        running = tasks_of_uid(os.getuid())
+        close_fds_except(tuple(fds))
+        become_subreaper()
         learner = os.fork()
     except BaseException as exc:  # the grader's failure, not the learner's: said on the control socket
         _send(control_fd, {"error": f"{type(exc).__name__}: {exc}"})
@@ -245,7 +254,7 @@ def keep_unsandboxed(request: dict, fds: list[int]) -> None:
         pass
     if not pid:
         _, raw = os.waitpid(learner, 0)
-    containment.kill_descendants()  # ...then whatever it detached
+    kill_descendants()  # ...then whatever it detached
     _send(control_fd, {"stopped": True} if stopping else _describe_status(raw))
     os._exit(0)
 
@@ -276,7 +285,7 @@ def run_learner(conn_fd: int, output_fd: int, request: dict, limits: Limits, pro
             os.environ.update(HOME="/tmp", TMPDIR="/tmp")
             tempfile.tempdir = None  # the zygote's choice was the host's
             os.chdir("/tmp")
-        containment.apply_in_child(limits, keep_fds=(conn_fd,), processes_running=processes_running)
+        apply_in_child(limits, keep_fds=(conn_fd,), processes_running=processes_running)
         serve.serve(Connection(conn_fd), request["learner_submission"], request["module"], request.get("hook", True))
     finally:
         os._exit(0)

@@ -21,7 +21,7 @@ from typing import NoReturn
 
 from grader import wire
 from grader.sandbox import bubblewrap, zygote
-from grader.sandbox.containment import Limits
+from grader.sandbox.limits import Limits
 from grader.sandbox.reach import integrity
 from grader.wire import Raised
 

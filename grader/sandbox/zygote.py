@@ -192,7 +192,7 @@ def _warm_up() -> None:
     graph.get_state({"configurable": {"thread_id": "warm"}})
 
 
-def _isolated(containment, namespaces) -> bool:
+def _isolated(limits, namespaces) -> bool:
     """Whether this ordinary user's process now owns new user, pid and mount namespaces.
 
     Only where bubblewrap can make a sandbox: without it (not installed, no
@@ -202,7 +202,7 @@ def _isolated(containment, namespaces) -> bool:
     """
     if bubblewrap.unavailable() is not None:
         return False
-    containment.keep_machine_proc()
+    limits.keep_machine_proc()
     try:
         namespaces.isolate_self()
     except OSError:
@@ -213,11 +213,11 @@ def _isolated(containment, namespaces) -> bool:
 def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grading side's to handle
     sock = socket.socket(fileno=int(argv[1]))
-    from grader.sandbox import containment, namespaces
+    from grader.sandbox import limits, namespaces
 
     bubblewrap.adopt(os.environ.pop(bubblewrap.CHOICE, ""))  # read once; the learner's environment never holds it
 
-    if os.geteuid() != 0 and _isolated(containment, namespaces):
+    if os.geteuid() != 0 and _isolated(limits, namespaces):
         # An ordinary user owns new user, pid and mount namespaces, so it can point a learner at a sandbox's
         # pid namespace and back, as root can. The zygote proper is this process's child, pid 1 there;
         # the machine's processes are still counted for RLIMIT_NPROC through the machine's /proc.

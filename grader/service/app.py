@@ -2,10 +2,11 @@
 
 Routes, under the prefix the hub gives the service (``/services/<name>/``):
 
-- ``POST api/check``: ``{"files": {"state.py": "<text>", ...}, "target": "state.keep_max"}``
-  (``target``: a task id, a part, or null for every part of the course) →
+- ``POST api/check``: ``{"files": {"state.py": "<text>", ...}, "target": "state.keep_max", "lang": "es"}``
+  (``target``: a task id, a part, or null for every part of the course;
+  ``lang``: the student's language, ``grader.i18n.LANGUAGES``, optional) →
   the JSON report ``agstate-grade --json`` prints, graded in the sandbox
-  with the student's practice seed;
+  with the student's practice seed, its sentences in that language;
 - ``GET api/results``: the caller's own checks, from the log;
 - ``GET api/health``: no login; says the service is up (so does the prefix itself, which the hub asks now and then).
 
@@ -49,9 +50,10 @@ from tornado import httpserver, ioloop, web
 
 from grader.catalog import MODULES, TASKS, target_options
 from grader.package_files import MAX_BODY
+from grader.reports.report import SANDBOX
 from grader.service.connections import HEADER_DEADLINE, Connections, GuardedServer, connection_cap
-from grader.service.limits import StudentLimits
 from grader.service.privacy import privacy_problems
+from grader.service.quota import StudentLimits
 from grader.service.upload import UploadError, digest, parse_upload, write_package
 from grader.warm.client import WarmGrader, WarmGraderGone
 
@@ -162,12 +164,12 @@ class Checks:
             options += ["--timeout", repr(self.settings.timeout)]
         return options
 
-    async def grade(self, student: str, files: dict[str, bytes], target: str | None) -> dict:
+    async def grade(self, student: str, files: dict[str, bytes], target: str | None, lang: str | None = None) -> dict:
         options = ["--json", "--require-sandbox", "--seed", str(practice_seed(self.settings.practice_secret, student)),
                    "--jobs", "1", *self.course_options(), *self.options(target)]
         async with self.slots:
             try:  # over time, or the student gone (cancelled): the grading is stopped with all it started
-                answer = await asyncio.wait_for(self.graders.check(files, options, self.settings.check_limit),
+                answer = await asyncio.wait_for(self.graders.check(files, options, self.settings.check_limit, lang),
                                                 self.settings.check_limit)
             except TimeoutError:
                 raise OverTime() from None
@@ -179,7 +181,7 @@ class Checks:
             report = None
         if not isinstance(report, dict) or "tasks" not in report:
             raise GraderFailure(answer["stderr"].strip()[-2000:] or f"agstate-grade exited {answer['returncode']}")
-        if report.get("sandbox") != "bubblewrap":  # --require-sandbox says so already: a second lock, not the first
+        if report.get("sandbox") != SANDBOX:  # --require-sandbox says so already: a second lock, not the first
             raise GraderFailure(f"agstate-grade graded without the sandbox ({report.get('sandbox')!r})")
         report["submission"] = student  # not the service's folder, which is gone
         return report
@@ -244,13 +246,15 @@ class _OnThisMachine:
     async def start(self) -> None:
         await self.grader.start()
 
-    async def check(self, files: dict[str, bytes], options: list[str], limit: float) -> dict:
-        """``agstate-grade <files as a package> options``, as the warm grader answers (``limit``: the caller's)."""
+    async def check(self, files: dict[str, bytes], options: list[str], limit: float, lang: str | None = None) -> dict:
+        """``agstate-grade <files as a package> options``, as the warm grader answers (``limit``: the caller's), in
+        ``lang`` (None: the service's own environment's language)."""
         with tempfile.TemporaryDirectory(prefix=_CHECK_PREFIX, dir=self.work) as folder:
             write_package(files, Path(folder) / "submission")
             scratch = Path(folder) / "tmp"  # the grader's own temporary files: gone with the folder, whatever happens
             scratch.mkdir()
-            return await self.grader.grade({"check": [str(Path(folder) / "submission"), *options], "tmp": str(scratch)})
+            return await self.grader.grade({"check": [str(Path(folder) / "submission"), *options], "tmp": str(scratch),
+                                            "lang": lang})
 
     async def close(self) -> None:
         await self.grader.close()
@@ -373,10 +377,10 @@ class CheckHandler(_Handler):
     async def _grade(self, student: str, sent: dict) -> dict:
         """The body parsed (off the loop: a 6 MB body takes a JSON parser most of a second, every other student
         waiting) and graded; ``sent`` gets the target and the files' digest, for the log."""
-        files, target = await asyncio.get_running_loop().run_in_executor(None, parse_upload, bytes(self.body))
+        files, target, lang = await asyncio.get_running_loop().run_in_executor(None, parse_upload, bytes(self.body))
         self.body = bytearray()
         sent.update(target=target, digest=digest(files))
-        return await self.checks.grade(student, files, target)
+        return await self.checks.grade(student, files, target, lang)
 
     def release(self) -> None:
         """The student's turn given back, once (a body never finished, a refusal, an answer)."""

@@ -13,6 +13,7 @@ import json
 import os
 from pathlib import Path
 
+from grader.i18n import LANGUAGES
 from grader.package_files import MAX_BODY, MAX_BYTES, MAX_FILES, file_bytes, name_problem
 
 __all__ = ["UploadError", "parse_upload", "write_package", "digest"]
@@ -22,8 +23,9 @@ class UploadError(ValueError):
     """A request the service refuses, with the reason a student can act on."""
 
 
-def parse_upload(body: bytes) -> tuple[dict[str, bytes], str | None]:
-    """The files (relative path -> bytes) and the target (a task id, a part, or None for everything) of a request."""
+def parse_upload(body: bytes) -> tuple[dict[str, bytes], str | None, str | None]:
+    """The files (relative path -> bytes), the target (a task id, a part, or None for everything) and the student's
+    language (one of ``grader.i18n.LANGUAGES``, or None: a kit older than the translations sends none) of a request."""
     if len(body) > MAX_BODY:
         raise UploadError(f"the request holds {len(body):,} bytes; the service takes at most {MAX_BYTES:,} of files")
     try:
@@ -33,12 +35,16 @@ def parse_upload(body: bytes) -> tuple[dict[str, bytes], str | None]:
     except RecursionError:  # "[[[[...": nested deeper than the parser goes
         raise UploadError("the request is not JSON the service reads: nested too deep") from None
     if not isinstance(request, dict) or not isinstance(request.get("files"), dict) or \
-            not request.keys() <= {"files", "target"}:
-        raise UploadError('the request must be a JSON object with "files": {"state.py": "<text>", ...} and '
-                          'an optional "target", and nothing else')
+            not request.keys() <= {"files", "target", "lang"}:
+        raise UploadError('the request must be a JSON object with "files": {"state.py": "<text>", ...}, '
+                          'an optional "target" and an optional "lang", and nothing else')
     target = request.get("target")
     if target is not None and (not isinstance(target, str) or len(target) > 200):
         raise UploadError('"target" must be a task id, a part, or null')
+    # It becomes the grading's AGSTATE_LANG (grader.warm.server): only a language the grader has, by its own name.
+    lang = request.get("lang")
+    if lang is not None and lang not in LANGUAGES:
+        raise UploadError(f'"lang" must be one of {", ".join(LANGUAGES)}, or null')
     sent = request["files"]
     if len(sent) > MAX_FILES:
         raise UploadError(f"the package holds {len(sent)} files; the service takes at most {MAX_FILES}")
@@ -54,7 +60,7 @@ def parse_upload(body: bytes) -> tuple[dict[str, bytes], str | None]:
     total = sum(map(len, files.values()))
     if total > MAX_BYTES:
         raise UploadError(f"the package's files hold {total:,} bytes; the service takes at most {MAX_BYTES:,}")
-    return files, target
+    return files, target, lang
 
 
 def write_package(files: dict[str, bytes], folder: Path) -> None:

@@ -73,7 +73,7 @@ def _warm_grader() -> tuple[InThread, Callable[[], bool]]:
     return worker.plugins[_PLUGIN].grader, cancelled
 
 
-def grade_files(files: dict[str, bytes], options: list[str], limit: float) -> dict:
+def grade_files(files: dict[str, bytes], options: list[str], limit: float, lang: str | None = None) -> dict:
     """A Dask task: ``files`` (an ``agstate/`` package) graded as ``agstate-grade <package> options`` would; the
     warm grader's answer. Stopped with all it started past ``limit`` seconds, or when its client cancels it."""
     from grader.service.upload import write_package
@@ -84,7 +84,7 @@ def grade_files(files: dict[str, bytes], options: list[str], limit: float) -> di
         write_package(files, Path(folder) / "submission")
         scratch = os.path.join(folder, "tmp")
         os.mkdir(scratch)
-        request = {"check": [os.path.join(folder, "submission"), *options], "tmp": scratch}
+        request = {"check": [os.path.join(folder, "submission"), *options], "tmp": scratch, "lang": lang}
         try:
             return grader.grade(request, stop=lambda: cancelled() or time.monotonic() > deadline)
         except Stopped:
@@ -150,9 +150,9 @@ class ClusterChecks:
             self.client = await Client(self.address, asynchronous=True)
             await self.client.register_plugin(WarmGraders())
 
-    async def check(self, files: dict[str, bytes], options: list[str], limit: float) -> dict:
+    async def check(self, files: dict[str, bytes], options: list[str], limit: float, lang: str | None = None) -> dict:
         await self.start()
-        future = self.client.submit(grade_files, files, options, limit, pure=False)
+        future = self.client.submit(grade_files, files, options, limit, lang, pure=False)
         try:
             return await future
         except asyncio.CancelledError:

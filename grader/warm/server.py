@@ -18,8 +18,9 @@ sandboxed children, as in every grading.
 Protocol, one JSON line each way (``grader.warm.client`` speaks it):
 
 - out first: ``{"ready": true}``, once the zygote takes requests;
-- ``{"id": 1, "check": [<agstate-grade's arguments, --seed among them>], "tmp": "<folder>"}``: ``agstate-grade`` as a
-  cold run with those arguments would grade (``grader.cli.main``);
+- ``{"id": 1, "check": [<agstate-grade's arguments, --seed among them>], "tmp": "<folder>", "lang": "es"}``:
+  ``agstate-grade`` as a cold run with those arguments would grade (``grader.cli.main``), with ``AGSTATE_LANG``
+  set to ``lang`` when it is given (one of ``grader.i18n.LANGUAGES``);
 - ``{"id": 2, "batch": {"plans": [[<submission>, [<task id>, ...]], ...], "seeds": [...], "examples": 80,
   "timeout": 20.0, "memory": 1024, "jobs": 2, "sandbox": true, "costs": "seconds", "cwd": "<folder>"}, "tmp": "<folder>"}``:
   ``grader.engine.batch.grade_many``, a shard of a class; its stdout is ``{"reports": [...]}`` in the plans' order;
@@ -37,6 +38,7 @@ import sys
 import tempfile
 from collections import OrderedDict
 
+from grader.i18n import LANGUAGES, translation
 from grader.lifetime import die_with_parent
 
 __all__ = ["serve", "KEPT_SEEDS"]
@@ -47,7 +49,7 @@ KEPT_SEEDS = 256  # seeds whose examples are kept (a whole part's at 80 examples
 class _Grading:
     """One request graded in a fork of this process; its output, errors and newly drawn examples in three files."""
 
-    def __init__(self, request_id, seeds: list[int], tmp: str, job, running: dict):
+    def __init__(self, request_id, seeds: list[int], tmp: str, job, running: dict, lang: str | None = None):
         from grader.engine import bank
 
         self.id, self.seeds = request_id, seeds
@@ -64,6 +66,8 @@ class _Grading:
                 bank.keep_only(seeds)
                 tempfile.tempdir = tmp  # its staged copies and scratch: in the requester's folder, gone with it
                 os.environ["TMPDIR"] = tmp
+                if lang is not None:  # the student's language, for this grading only: the fork's own environment
+                    os.environ["AGSTATE_LANG"] = lang
                 quiet = os.open(os.devnull, os.O_RDONLY)
                 os.dup2(quiet, 0)
                 os.dup2(self.files[0].fileno(), 1)
@@ -157,6 +161,8 @@ def _warm_up() -> None:
 
     predraw.draw_ahead([next(iter(TASKS))], 0, DEFAULT_EXAMPLES)
     bank.keep_only([])
+    for lang in LANGUAGES:  # each catalog read once here, not again in every fork that grades in its language
+        translation(lang)
 
 
 def serve(requests: int, replies, kept_seeds: int = KEPT_SEEDS) -> None:
@@ -228,11 +234,14 @@ def _take(line: bytes, running: dict, answer) -> None:
     try:
         job, seeds = _job(request)
         tmp = str(request["tmp"])
+        lang = request.get("lang")
+        if lang is not None and lang not in LANGUAGES:
+            raise ValueError(f"lang {str(lang)[:20]!r} is none of {', '.join(LANGUAGES)}")
     except (ValueError, KeyError, TypeError) as exc:
         answer({"id": request_id, "returncode": 2, "stdout": "", "stderr": f"agstate-grade: a bad request to the warm "
                                                                            f"grader: {type(exc).__name__}: {exc}"})
         return
-    grading = _Grading(request_id, seeds, tmp, job, running)
+    grading = _Grading(request_id, seeds, tmp, job, running, lang)
     running[grading.pidfd] = grading
 
 

@@ -10,7 +10,8 @@ every kind of defect on every seed. ``brief`` and ``reducer_text`` are how a boa
 read in feedback. Each helper raises the ``Failure`` the learner reads.
 """
 
-from grader.engine.checking import Counterexample, Failure, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
+from grader.engine.showing import show
 from grader.parts.board.model import model_apply, model_problems
 from grader.parts.board.strategies import one_of_each_defect
 

@@ -6,7 +6,8 @@ stub; ``expect_board_error`` judges ``parse_update`` on a broken update
 one); ``said`` is all the learner's exception said.
 """
 
-from grader.engine.checking import Counterexample, Failure, Raised, show
+from grader.engine.checking import Counterexample, Failure, Raised
+from grader.engine.showing import show
 from grader.parts.board.model import model_problems
 
 __all__ = ["parse", "require_parse", "said", "expect_board_error", "expect_problems_listed", "expect_new_object"]

@@ -4,7 +4,7 @@ Each step is one call of the learner's code in its process (the operations
 of ``grader.parts.board.probes``); the boards it returns stay there, named by
 handle, and cross as data only when a rule reads them (``board_dump``). The
 graph ``build_board_graph()`` returns is rebuilt and run here
-(``grader.engine.remote``); what its run must equal — the learner's own
+(``grader.engine.rebuild``); what its run must equal — the learner's own
 reducer folded over the commands, the commands its ``validate_update``
 rejects — is asked of the learner's code apart from the run, a call at a time
 (``_own_fold``), so its process never reports a run's result beside what it
@@ -15,7 +15,8 @@ import copy
 
 from langgraph.graph import START, StateGraph
 
-from grader.engine.remote import LearnerRaised, Remote, scenario
+from grader.engine.handles import LearnerRaised
+from grader.engine.remote import Remote, scenario
 from grader.parts.board import scenarios_reducer  # noqa: F401 - registers the reducer's scenarios
 
 __all__ = ["board_graph", "board_graph_calls", "board_first_write"]

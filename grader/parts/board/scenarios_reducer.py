@@ -14,7 +14,8 @@ round trips: the reducer's call and the dumps around it go in one batch.
 
 import copy
 
-from grader.engine.remote import Callback, Handle, LearnerRaised, Raised, Remote, scenario
+from grader.engine.handles import Callback, Handle, LearnerRaised, Raised
+from grader.engine.remote import Remote, scenario
 
 __all__ = ["board_reduce", "board_fold", "board_hostile"]
 

@@ -8,7 +8,8 @@ and the runs in other delivery orders.
 
 from collections import Counter
 
-from grader.engine.checking import Counterexample, Failure, Raised, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, Raised, no_raise
+from grader.engine.showing import contrast, show
 from grader.parts.branches.model import BRANCHES, OUTPUT_KEYS, model_classify, model_refund, table_rows
 from grader.parts.branches.strategies import DUPLICATED, PERMUTATIONS
 

@@ -2,7 +2,7 @@
 (``scenarios_resolvers``) and the learner's own stream (``scenarios_race``), all run in the grading process.
 
 The refund graph ``build_refund_graph`` returns is rebuilt and run here on a
-checkpointer of the grader's (``grader.engine.remote``), its side effects
+checkpointer of the grader's (``grader.engine.rebuild``), its side effects
 the grader's own, lent to the learner's graph: their ledger is kept here.
 Its branches run one at a time in a fixed order, and LangGraph applies
 their writes in node-name order, as it would whatever order they finished
@@ -16,7 +16,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
-from grader.engine.remote import SAVER, Callback, Remote, scenario
+from grader.engine.handles import SAVER, Callback
+from grader.engine.remote import Remote, scenario
 from grader.parts.branches import scenarios_race, scenarios_resolvers  # noqa: F401 - each registers its scenarios
 
 __all__ = ["write_once_graph", "refund_orders", "refund_redelivered"]

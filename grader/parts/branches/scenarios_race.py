@@ -21,7 +21,8 @@ what it says is the learner's calls' return values.
 
 import itertools
 
-from grader.engine.remote import Handle, LearnerRaised, LentLock, Raised, Remote, scenario
+from grader.engine.handles import Handle, LearnerRaised, LentLock, Raised
+from grader.engine.remote import Remote, scenario
 
 __all__ = ["stream_script", "stream_race"]
 

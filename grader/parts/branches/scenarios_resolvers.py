@@ -11,7 +11,8 @@ the order the grader's (no thread runs them).
 
 import copy
 
-from grader.engine.remote import CallbackObject, LearnerRaised, Raised, Remote, scenario
+from grader.engine.handles import CallbackObject, LearnerRaised, Raised
+from grader.engine.remote import Remote, scenario
 
 __all__ = ["resolve_sequence", "resolve_interleaved", "resolve_threads", "GraderStream", "StaleVersion"]
 

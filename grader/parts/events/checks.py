@@ -8,7 +8,8 @@ what a correct answer is comes from ``model``.
 
 from collections import Counter
 
-from grader.engine.checking import Counterexample, Failure, Raised, contrast, counted, no_raise, show
+from grader.engine.checking import Counterexample, Failure, Raised, no_raise
+from grader.engine.showing import contrast, counted, show
 from grader.parts.events.model import EVENT_KEYS, args_text, executions, logged_results
 
 

@@ -11,7 +11,8 @@ part C has no probe of its own there.
 
 import contextlib
 
-from grader.engine.remote import Built, Handle, LearnerRaised, Raised, Remote, scenario
+from grader.engine.handles import Built, Handle, LearnerRaised, Raised
+from grader.engine.remote import Remote, scenario
 from grader.parts.events import scenarios_race, scenarios_runs, scenarios_writers  # noqa: F401 - each registers its scenarios
 from grader.parts.events.clock import in_order
 from grader.parts.events.scenarios_store import answer, new_store, request, store_call

@@ -18,7 +18,8 @@ from builtins import type as type_of  # ``type`` is an event's field in the stor
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from grader.engine.remote import SAVER, Built, Callback, CallbackObject, Killed, Remote, scenario
+from grader.engine.handles import SAVER, Built, Callback, CallbackObject, Killed
+from grader.engine.remote import Remote, scenario
 from grader.parts.events.clock import stamp
 from grader.parts.events.tools import INVOICE_TOOLS
 

@@ -8,7 +8,8 @@ as if asked alone. Nothing of part C runs in the learner's process but the
 learner's own code.
 """
 
-from grader.engine.remote import Handle, LearnerRaised, Raised, Remote
+from grader.engine.handles import Handle, LearnerRaised, Raised
+from grader.engine.remote import Remote
 
 __all__ = ["CONFLICT_ATTRS", "METHODS", "new_store", "store_call", "request", "answer"]
 

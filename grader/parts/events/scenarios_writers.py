@@ -20,7 +20,8 @@ import time
 import uuid
 from pathlib import Path
 
-from grader.engine.remote import LearnerRaised, Raised, Remote, scenario
+from grader.engine.handles import LearnerRaised, Raised
+from grader.engine.remote import Remote, scenario
 from grader.parts.events.clock import in_order
 from grader.parts.events.scenarios_store import answer, new_store, request, store_call
 from grader.sandbox import shared

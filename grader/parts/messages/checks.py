@@ -6,7 +6,8 @@ text in quotes, then what it calls or answers: ``human h1 'hi'``,
 shows only its calls), ``tool t3 'shipped' for c1``, ``remove h1``.
 """
 
-from grader.engine.checking import Abort, Counterexample, Failure, show
+from grader.engine.checking import Abort, Counterexample, Failure
+from grader.engine.showing import show
 from grader.parts.messages.model import fits, model_add, model_trim, problems
 
 __all__ = ["brief", "briefs", "contrast_briefs", "ids", "expect_history", "expect_messages", "how_many_kept", "trim_blamed"]

@@ -15,7 +15,8 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
-from grader.engine.remote import SAVER, Callback, CallbackObject, Raised, Remote, scenario
+from grader.engine.handles import SAVER, Callback, CallbackObject, Raised
+from grader.engine.remote import Remote, scenario
 from grader.parts.messages import scenarios_calls  # noqa: F401 - registers the single functions' scenarios
 from grader.parts.messages.plain import message, plain, plains, stable
 

@@ -9,7 +9,8 @@ made from here, each on the result the step before returned. The replies
 keep the shape the rules read: plain dicts, random ids renamed (``stable``).
 """
 
-from grader.engine.remote import Handle, Raised, Remote, scenario
+from grader.engine.handles import Handle, Raised
+from grader.engine.remote import Remote, scenario
 from grader.parts.messages.plain import message, plain, plains, stable
 
 __all__ = ["reduce", "trim", "summarize"]

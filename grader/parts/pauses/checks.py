@@ -1,6 +1,7 @@
 """Part F's judging shared by its rules: each run's words, and the judges of an approval run's ledger."""
 
-from grader.engine.checking import Counterexample, Failure, counted, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
+from grader.engine.showing import counted, show
 
 __all__ = ["case_rule", "same", "written", "written_update", "interrupt_hint", "approval_words", "approval", "judge_pauses", "judge_asked",
            "judge_paid_after", "judge_outcome", "judge_completes", "raised_in_run"]
@@ -26,7 +27,7 @@ class _Overwrite:
     def __init__(self, value):
         self.value = value
 
-    def shown_as(self, show_inner) -> str:  # grader.engine.checking.show
+    def shown_as(self, show_inner) -> str:  # grader.engine.showing.show
         return f"Overwrite({show_inner(self.value)})"
 
     def __repr__(self) -> str:

@@ -17,7 +17,8 @@ import secrets
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from grader.engine.remote import SAVER, CallbackObject, Killed, Raised, Remote, scenario
+from grader.engine.handles import SAVER, CallbackObject, Killed, Raised
+from grader.engine.remote import Remote, scenario
 from grader.parts.messages.plain import stable  # uuids renamed in reading order, as Part E's reports have them
 from grader.parts.pauses import scenarios_threads  # noqa: F401 - registers its scenarios
 from grader.parts.pauses.model import FORM

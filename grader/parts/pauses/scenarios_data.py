@@ -2,7 +2,7 @@
 
 from langgraph.types import Overwrite
 
-from grader.engine.remote import LearnerRaised
+from grader.engine.handles import LearnerRaised
 
 __all__ = ["plain", "NO_CHECKPOINTER", "OWN_CHECKPOINTER", "saver_problem"]
 

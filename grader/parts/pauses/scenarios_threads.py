@@ -16,7 +16,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, Overwrite, interrupt
 from typing_extensions import TypedDict
 
-from grader.engine.remote import SAVER, Raised, Remote, scenario
+from grader.engine.handles import SAVER, Raised
+from grader.engine.remote import Remote, scenario
 from grader.parts.pauses.model import CURRENT, VERSIONS, lines_key, merge_tags
 from grader.parts.pauses.scenarios_data import plain, saver_problem
 

@@ -8,7 +8,9 @@ and one run of the research graph (``research_run``). Checks of one call
 of a learner function are every part's: ``grader.engine.expectations``.
 """
 
-from grader.engine.checking import Abort, Checker, Counterexample, Failure, Raised, contrast, no_raise, show
+from grader.engine.checking import Abort, Checker, Counterexample, Failure, Raised, no_raise
+from grader.engine.showing import contrast, show
+from grader.i18n import _
 from grader.parts.state.model import MISSING, model_graph
 
 __all__ = ["lookup_rounds", "state_key_graph", "describe_graph", "show_missing",
@@ -24,16 +26,17 @@ def state_key_graph(check: Checker, schema: str, key: str, steps, writes, graph_
     run = check.probe("run_graph", schema, [key], steps, writes, graph_input)
     # Raised outside the learner's file: LangGraph calling the key's merge rule, e.g. operator.add on a tuple write.
     hint = "" if not isinstance(run, Raised) or run.where else \
-        f"the error is in {schema}.{key}'s merge rule: its Annotated[...] reducer must take each of these writes"
+        _("the error is in {schema}.{key}'s merge rule: its Annotated[...] reducer must take each of these writes").format(
+            schema=schema, key=key)
     got = no_raise(run, describe_graph(steps, writes, key, graph_input), hint=hint,
                    example=Counterexample("graph", [steps, writes, graph_input], None if expected is MISSING else expected, None))
     got_value = got.get(key, MISSING)
     if got_value != expected or (got_value is not MISSING and type(got_value) is not type(expected)):
         shown_got, shown_expected = (show_missing(got_value), show_missing(expected)) if MISSING is got_value or MISSING is expected \
             else contrast(got_value, expected)
-        raise Failure(
-            f"{describe_graph(steps, writes, key, graph_input)} ended with {key} = {shown_got}; "
-            f"expected {shown_expected} ({why})",
+        raise Failure(  # ``why``: the caller's reason, already in the learner's language
+            _("{graph} ended with {key} = {got}; expected {expected} ({why})").format(
+                graph=describe_graph(steps, writes, key, graph_input), key=key, got=shown_got, expected=shown_expected, why=why),
             Counterexample("graph", [steps, writes, graph_input], None if expected is MISSING else expected,
                            None if got_value is MISSING else got_value),
         )
@@ -41,15 +44,16 @@ def state_key_graph(check: Checker, schema: str, key: str, steps, writes, graph_
 
 def describe_graph(steps, writes, key, graph_input) -> str:
     """The graph in the learner's words: its input, then who writes what in each step."""
-    parts = [f"input {key}={show(graph_input[key])}"] if key in graph_input else []
+    parts = [_("input {key}={value}").format(key=key, value=show(graph_input[key]))] if key in graph_input else []
     for number, step in enumerate(steps, 1):
-        each = ", ".join(f"{name!r} writes {show(writes[name][key])}" for name in step)
-        parts.append(f"step {number}{' (parallel)' if len(step) > 1 else ''}: {each}")
-    return "a graph with " + "; ".join(parts)
+        each = ", ".join(_("{name} writes {value}").format(name=repr(name), value=show(writes[name][key])) for name in step)
+        said = _("step {number} (parallel): {writes}") if len(step) > 1 else _("step {number}: {writes}")
+        parts.append(said.format(number=number, writes=each))
+    return _("a graph with {steps}").format(steps="; ".join(parts))
 
 
 def show_missing(value) -> str:
-    return "no value" if value is MISSING else show(value)
+    return _("no value") if value is MISSING else show(value)
 
 
 # -- schemas ------------------------------------------------------------------------------------
@@ -64,7 +68,8 @@ def require_keys(check: Checker, schema: str, whole_schema: bool = True) -> dict
         return None
     info = no_raise(info, f"StateGraph({schema})")
     if not info["keys"]:
-        raise Abort("not_implemented", f"{schema} has no keys yet: declare them as its docstring in agstate/state.py says")
+        raise Abort("not_implemented", _("{schema} has no keys yet: declare them as its docstring in agstate/state.py says")
+                    .format(schema=schema))
     return info
 
 
@@ -74,8 +79,10 @@ def expect_keys(check, schema, expected):
     if sorted(info["keys"]) != sorted(expected):
         extra = sorted(set(info["keys"]) - set(expected))
         missing = sorted(set(expected) - set(info["keys"]))
-        detail = "; ".join(filter(None, [f"extra {extra}" if extra else "", f"missing {missing}" if missing else ""]))
-        raise Failure(f"{schema} has keys {info['keys']}; expected exactly {expected} ({detail})",
+        detail = "; ".join(filter(None, [_("extra {keys}").format(keys=extra) if extra else "",
+                                         _("missing {keys}").format(keys=missing) if missing else ""]))
+        raise Failure(_("{schema} has keys {keys}; expected exactly {expected} ({detail})").format(
+            schema=schema, keys=info["keys"], expected=expected, detail=detail),
                       Counterexample(schema, [], expected, info["keys"]))
     return info
 
@@ -85,7 +92,7 @@ def learner_window(check) -> int:
     """The learner's ``WINDOW``: the window rules are judged against it, once it is an int >= 1."""
     size = check.probe("attr", "WINDOW")
     if type(size) is not int or size < 1:
-        raise Failure(f"WINDOW is {show(size)}; expected an int >= 1 (the spec sets 3)")
+        raise Failure(_("WINDOW is {value}; expected an int >= 1 (the spec sets 3)").format(value=show(size)))
     return size
 
 
@@ -93,7 +100,7 @@ def lookup_rounds(check) -> int:
     """The learner's ``LOOKUP_ROUNDS``: an int of at least 2, or the rule fails saying so."""
     rounds = check.probe("attr", "LOOKUP_ROUNDS")
     if type(rounds) is not int or rounds < 2:
-        raise Failure(f"LOOKUP_ROUNDS is {show(rounds)}; expected an int >= 2")
+        raise Failure(_("LOOKUP_ROUNDS is {value}; expected an int >= 2").format(value=show(rounds)))
     return rounds
 
 

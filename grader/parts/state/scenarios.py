@@ -2,7 +2,7 @@
 
 Each scenario builds and runs its LangGraph graph here, each merge rule, node
 and router a call of the learner's function in its own process
-(``grader.engine.remote``), and returns plain data about what happened. A
+(``grader.engine.rebuild``), and returns plain data about what happened. A
 call of the learner's code that raises makes the scenario's reply the
 learner's ``Raised``, in place of the value it would have given (a final
 state, a run, a time). The fake tools the research graph calls are the
@@ -20,7 +20,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
-from grader.engine.remote import SAVER, Callback, Raised, Remote, scenario
+from grader.engine.handles import SAVER, Callback, Raised
+from grader.engine.remote import Remote, scenario
 from grader.parts.state import fakes
 
 __all__ = ["run_graph", "graph_accepts", "research_run", "time_merge", "tool_calls_run"]

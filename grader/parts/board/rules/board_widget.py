@@ -7,8 +7,9 @@ the learner's own reducer and validate_update give (``own_fold``,
 ``own_invalid``), which the run must equal.
 """
 
-from grader.engine.checking import Counterexample, Failure, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.board.checks import brief
 from grader.parts.board.model import EMPTY, card_ids, invariant_problems, model_problems
 from grader.parts.board.strategies import board_flags, few_commands, garbage, graph_starts, instance_flags, short_sequences

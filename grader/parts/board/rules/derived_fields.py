@@ -7,8 +7,9 @@ every kind in the learner's process (``board_fold``) and judges every step
 against the model.
 """
 
-from grader.engine.checking import Counterexample, Failure, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import contrast, show
 from grader.parts.board.checks import brief, counterexample, expect_board
 from grader.parts.board.model import card_ids, invariant_problems, model_apply
 from grader.parts.board.strategies import currents, miscounted, op_sequences, replacements

@@ -6,8 +6,9 @@ the ``Raised``); the reducer's rejections through ``checks.expect_rejected``;
 ``validate_update`` against the reducer it must agree with and the model.
 """
 
-from grader.engine.checking import Counterexample, Failure, Raised, no_raise, show
+from grader.engine.checking import Counterexample, Failure, Raised, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
 from grader.parts.board.checks import agree, brief, each_defect, expect_reason_logged, expect_rejected, mentions, problems_of
 from grader.parts.board.checks_parse import (
     expect_board_error,

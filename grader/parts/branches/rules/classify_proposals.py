@@ -6,6 +6,7 @@ the table gets more random cases than other rules (``check.budget("table")``).
 """
 
 from grader.engine.registry import task
+from grader.i18n import N_
 from grader.parts.branches.checks import expect_verdict, table_first
 from grader.parts.branches.model import APPROVAL, PROPOSAL_TYPES, REJECTION
 from grader.parts.branches.strategies import UNKNOWN_TYPES, classify_cases, currents, proposals, stale_offsets
@@ -13,8 +14,8 @@ from grader.parts.branches.strategies import UNKNOWN_TYPES, classify_cases, curr
 classify = task("branches.classify")
 
 
-@classify.rule("rule 1 comes first: an expected_revision other than the case's revision is a conflict "
-               "stale_revision with current_revision, whatever the proposal")
+@classify.rule(N_("rule 1 comes first: an expected_revision other than the case's revision is a conflict "
+               "stale_revision with current_revision, whatever the proposal"))
 def classify_stale(check):
     table_first(check, PROPOSAL_TYPES, stale=True)
 
@@ -23,8 +24,8 @@ def classify_stale(check):
         expect_verdict(check, current, {**proposal, "expected_revision": current["revision"] + offset})
 
 
-@classify.rule("evidence_added is accepted; payment_found conflicts with a different known payment id "
-               "(payment_id_mismatch); risk_assessed needs a level in RISK_LEVELS (else rejected invalid_risk_level)")
+@classify.rule(N_("evidence_added is accepted; payment_found conflicts with a different known payment id "
+               "(payment_id_mismatch); risk_assessed needs a level in RISK_LEVELS (else rejected invalid_risk_level)"))
 def classify_facts(check):
     table_first(check, ("evidence_added", "payment_found", "risk_assessed"))
 
@@ -33,8 +34,8 @@ def classify_facts(check):
         expect_verdict(check, *case)
 
 
-@classify.rule("an approval is checked in order: effect already applied, high risk (with required_inputs), "
-               "no payment id, amount above the payment; else accepted")
+@classify.rule(N_("an approval is checked in order: effect already applied, high risk (with required_inputs), "
+               "no payment id, amount above the payment; else accepted"))
 def classify_approval(check):
     table_first(check, (APPROVAL,))
 
@@ -43,7 +44,7 @@ def classify_approval(check):
         expect_verdict(check, *case)
 
 
-@classify.rule("a rejection conflicts only when effects were applied; any other type is rejected unknown_proposal_type")
+@classify.rule(N_("a rejection conflicts only when effects were applied; any other type is rejected unknown_proposal_type"))
 def classify_rejection(check):
     table_first(check, (REJECTION, "refund_requested"))
 

@@ -6,8 +6,10 @@ grader's (``scenarios_resolvers.GraderStream``, in the grading process), so a br
 the approvals already in that stream.
 """
 
-from grader.engine.checking import Failure, Raised, no_raise, show
+from grader.engine.checking import Failure, Raised, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
+from grader.i18n import N_
 from grader.parts.branches.checks import stream_built
 from grader.parts.branches.model import APPROVAL, RECORD_KEYS, model_conflict, model_resolution
 from grader.parts.branches.strategies import (
@@ -44,8 +46,8 @@ def _resolved(check, conflict, prior, calls):
     return no_raise(got, lambda: f"resolve_conflict(stream, {show(conflict)}, ...)")
 
 
-@conflicts.rule("open_conflict returns a record, never an error string: conflict_id, stream_id, status 'open', kind, "
-                "current_revision, proposals (their event ids, sorted), required_action, resolution None")
+@conflicts.rule(N_("open_conflict returns a record, never an error string: conflict_id, stream_id, status 'open', kind, "
+                "current_revision, proposals (their event ids, sorted), required_action, resolution None"))
 def conflict_record(check):
     @check.forall(conflict_inputs())
     def record(inputs):
@@ -64,7 +66,7 @@ def conflict_record(check):
             raise Failure(f"{call.text()} changed its arguments; open_conflict must not mutate the case or the proposals")
 
 
-@conflicts.rule("the same conflict always gets the same conflict_id; another kind gets another one")
+@conflicts.rule(N_("the same conflict always gets the same conflict_id; another kind gets another one"))
 def conflict_ids(check):
     @check.forall(conflict_inputs())
     def stable(inputs):
@@ -79,8 +81,8 @@ def conflict_ids(check):
                           f"{show(ids[2])} (kind {other_kind!r}); expected the first two equal and the third different")
 
 
-@conflicts.rule("resolve_conflict appends one conflict_resolved event naming the conflict, the decision, "
-                "who (actor), which rule and what was rejected, and returns the record resolved")
+@conflicts.rule(N_("resolve_conflict appends one conflict_resolved event naming the conflict, the decision, "
+                "who (actor), which rule and what was rejected, and returns the record resolved"))
 def conflict_resolution(check):
     @check.forall(case_ids, event_id_sets, picks_one, actors, resolution_rules)
     def resolves(case_id, ids, pick_one, actor, rule):
@@ -101,7 +103,7 @@ def conflict_resolution(check):
                           "and its resolution (the event)")
 
 
-@conflicts.rule("resolving never rewrites history: earlier events and the conflict passed in stay as they were")
+@conflicts.rule(N_("resolving never rewrites history: earlier events and the conflict passed in stay as they were"))
 def conflict_history(check):
     @check.forall(case_ids, event_id_sets, actors)
     def kept(case_id, ids, actor):
@@ -116,7 +118,7 @@ def conflict_history(check):
                           "return a new record, the open one is history")
 
 
-@conflicts.rule("a conflict is resolved once: resolving it again appends nothing and returns the first resolution")
+@conflicts.rule(N_("a conflict is resolved once: resolving it again appends nothing and returns the first resolution"))
 def conflict_once(check):
     @check.forall(case_ids, event_id_sets)
     def once(case_id, ids):
@@ -130,8 +132,8 @@ def conflict_once(check):
                           "and alice's resolution")
 
 
-@conflicts.rule("a resolver that loses the race re-reads the stream and decides again: "
-                "the conflict is resolved once, by the winner, never by a blind retry")
+@conflicts.rule(N_("a resolver that loses the race re-reads the stream and decides again: "
+                "the conflict is resolved once, by the winner, never by a blind retry"))
 def resolver_race(check):
     @check.forall(case_ids, event_id_sets, actors)
     def interleaved(case_id, ids, me):

@@ -7,8 +7,10 @@ once per idempotency key, also on a redelivered confirmation or a retried
 request. Each graph run is one probe (``refund_orders``, ``refund_redelivered``).
 """
 
-from grader.engine.checking import Abort, Counterexample, Failure, contrast, no_raise, show
+from grader.engine.checking import Abort, Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import contrast, show
+from grader.i18n import N_
 from grader.parts.branches.checks import (
     expect_decided,
     expect_decision,
@@ -37,8 +39,8 @@ REFUND_STATE = {"case": None, "signals": None, "evidence": "merge_evidence", "pr
                 "conflicts": None, "events": None, "effects_done": None}
 
 
-@order_task.rule("merge_proposals on its own: the union of two proposal lists by event_id, sorted by it, whichever "
-                 "comes first and when one comes again")
+@order_task.rule(N_("merge_proposals on its own: the union of two proposal lists by event_id, sorted by it, whichever "
+                 "comes first and when one comes again"))
 def proposals_merged(check):
     @check.forall(proposal_lists())
     def union(lists):
@@ -52,8 +54,8 @@ def proposals_merged(check):
                               "proposal change nothing (the laws of merge_evidence)")
 
 
-@order_task.rule("RefundState on its own: evidence merged by merge_evidence, proposals by merge_proposals; case, "
-                 "signals, conflicts, events and effects_done overwritten by their one writer")
+@order_task.rule(N_("RefundState on its own: evidence merged by merge_evidence, proposals by merge_proposals; case, "
+                 "signals, conflicts, events and effects_done overwritten by their one writer"))
 def refund_state(check):
     got = no_raise(check.probe("channels", "RefundState"), "building a StateGraph over RefundState")
     if not got["keys"]:  # the stub's class: not written yet, not a wrong answer
@@ -73,8 +75,8 @@ def refund_state(check):
                          "no merge rule: one node writes it, so its write is the value"))
 
 
-@order_task.rule("_decide on its own: facts first, then each decision against the case with the facts applied; one "
-                 "conflict record per kind; one accepted outcome and no conflict decides; the revision goes up by one")
+@order_task.rule(N_("_decide on its own: facts first, then each decision against the case with the facts applied; one "
+                 "conflict record per kind; one accepted outcome and no conflict decides; the revision goes up by one"))
 def decide_alone(check):
     @check.forall(decide_states())
     def decides(state):
@@ -94,8 +96,8 @@ def decide_alone(check):
         expect_decision_events(text, state["case"], got, expected, by_id)
 
 
-@order_task.rule("decide follows the table: facts first, then decisions against the case with the facts applied; "
-                 "conflicts become records; a high-risk case is never approved")
+@order_task.rule(N_("decide follows the table: facts first, then decisions against the case with the facts applied; "
+                 "conflicts become records; a high-risk case is never approved"))
 def graph_decides(check):
     def decided(inputs):
         case, signals = inputs
@@ -105,7 +107,7 @@ def graph_decides(check):
     check.forall(refund_cases(), examples=check.budget("refund"))(decided)
 
 
-@order_task.rule("the output is the same in every completion order of the four branches")
+@order_task.rule(N_("the output is the same in every completion order of the four branches"))
 def graph_every_order(check):
     @check.forall(refund_cases(), examples=check.budget("run"), first=(HIGH_RISK,))
     def every_order(inputs):
@@ -113,7 +115,7 @@ def graph_every_order(check):
         expect_same_everywhere(check, case, signals, PERMUTATIONS, "in the order")
 
 
-@order_task.rule("a branch result delivered twice changes nothing")
+@order_task.rule(N_("a branch result delivered twice changes nothing"))
 def graph_duplicates(check):
     @check.forall(refund_cases(), examples=check.budget("run"), first=(HIGH_RISK,))
     def duplicated(inputs):
@@ -121,7 +123,7 @@ def graph_duplicates(check):
         expect_same_everywhere(check, case, signals, DUPLICATED, "with one twice:")
 
 
-@order_task.rule("the four branch nodes run in parallel, all in the same step")
+@order_task.rule(N_("the four branch nodes run in parallel, all in the same step"))
 def graph_parallel(check):
     for case, signals in FIXED_REFUNDS:  # how the graph is wired does not depend on the case: the fixed ones suffice
         steps = refund_runs(check, case, signals, [])["branch_steps"]
@@ -131,7 +133,7 @@ def graph_parallel(check):
                           "expected all four in one step: connect each to START, and decide to all four")
 
 
-@order_task.rule("the branch nodes publish only evidence and proposals: they never write the case, decide does")
+@order_task.rule(N_("the branch nodes publish only evidence and proposals: they never write the case, decide does"))
 def graph_branch_writes(check):
     for case, signals in FIXED_REFUNDS:  # what a branch writes hardly depends on the case: the fixed ones suffice
         written = refund_runs(check, case, signals, [])["branch_keys"]
@@ -150,8 +152,8 @@ def _calls(ledger):
     return sorted((c.get("effect"), c.get("key")) for c in ledger)
 
 
-@effects_task.rule("an approved refund runs each effect once with idempotency key f'{case_id}:{effect_name}' and the case; "
-                   "a refund not approved runs none")
+@effects_task.rule(N_("an approved refund runs each effect once with idempotency key f'{case_id}:{effect_name}' and the case; "
+                   "a refund not approved runs none"))
 def effects_run(check):
     def once(inputs):
         case, signals = inputs
@@ -183,11 +185,11 @@ def _redelivered(check, how: str, what: str):
                           f"{show(_calls(got['ledger']))}; expected each once, {show(wanted)}: skip keys already done")
 
 
-@effects_task.rule("a redelivered approval_confirmed runs no effect again")
+@effects_task.rule(N_("a redelivered approval_confirmed runs no effect again"))
 def effects_confirmation(check):
     _redelivered(check, "confirmation", "decide's write (the confirmation) was delivered again")
 
 
-@effects_task.rule("a retried request on the same thread runs no effect again")
+@effects_task.rule(N_("a retried request on the same thread runs no effect again"))
 def effects_retried(check):
     _redelivered(check, "input", "the same request was invoked again on the same thread")

@@ -2,6 +2,7 @@
 
 from grader.engine.expectations import expect_pure
 from grader.engine.registry import task
+from grader.i18n import N_
 from grader.parts.branches.checks import expect_raises, expect_records
 from grader.parts.branches.model import model_union
 from grader.parts.branches.strategies import colliding_pair, consistent_lists
@@ -9,14 +10,14 @@ from grader.parts.branches.strategies import colliding_pair, consistent_lists
 merge_task = task("branches.merge_evidence")
 
 
-@merge_task.rule("merge_evidence returns the union of both lists by id, sorted by id")
+@merge_task.rule(N_("merge_evidence returns the union of both lists by id, sorted by id"))
 def merge_union(check):
     @check.forall(consistent_lists(2))
     def union(lists):
         expect_records(check, "merge_evidence", lists, model_union(*lists))
 
 
-@merge_task.rule("the same id with identical content is kept once, also when one list repeats it")
+@merge_task.rule(N_("the same id with identical content is kept once, also when one list repeats it"))
 def merge_identical(check):
     @check.forall(consistent_lists(2), first=([[{"id": "e1", "v": 1}], [{"id": "e1", "v": 1}]],))
     def kept_once(lists):
@@ -24,7 +25,7 @@ def merge_identical(check):
         expect_records(check, "merge_evidence", [left + right, right + left], model_union(left, right))
 
 
-@merge_task.rule("the same id with different content raises EvidenceCollision naming the id (its evidence_id)")
+@merge_task.rule(N_("the same id with different content raises EvidenceCollision naming the id (its evidence_id)"))
 def merge_collision(check):
     @check.forall(colliding_pair())
     def collides(pair):
@@ -33,14 +34,14 @@ def merge_collision(check):
                       f"two branches disagree about {shared!r} and nobody may pick one silently")
 
 
-@merge_task.rule("merge_evidence returns a new list and never mutates its arguments")
+@merge_task.rule(N_("merge_evidence returns a new list and never mutates its arguments"))
 def merge_pure(check):
     @check.forall(consistent_lists(2))
     def pure(lists):
         expect_pure(check, "merge_evidence", *lists, params=("left", "right"))  # its parameters, in the learner's words
 
 
-@merge_task.rule("None counts as no evidence: merging None with a list gives that list's union, sorted by id")
+@merge_task.rule(N_("None counts as no evidence: merging None with a list gives that list's union, sorted by id"))
 def merge_none(check):
     @check.forall(consistent_lists(1))
     def none_is_empty(lists):

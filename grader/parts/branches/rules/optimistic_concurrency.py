@@ -6,8 +6,10 @@ appending at one version, taking turns at the stream's lock, and what each
 one's append did (``scenarios_race``).
 """
 
-from grader.engine.checking import Failure, Raised, show
+from grader.engine.checking import Failure, Raised
 from grader.engine.registry import task
+from grader.engine.showing import show
+from grader.i18n import N_
 from grader.parts.branches.checks import on_a_stream, outcome_text
 from grader.parts.branches.strategies import case_ids, event_lists, stale_scripts, writer_counts
 
@@ -19,7 +21,7 @@ def _is_stale(outcome) -> bool:
     return isinstance(outcome, Raised) and outcome.is_a("StaleVersion")
 
 
-@optimistic.rule("append at the current version returns the new version; events() lists copies, oldest first")
+@optimistic.rule(N_("append at the current version returns the new version; events() lists copies, oldest first"))
 def stream_appends(check):
     @check.forall(case_ids, event_lists)
     def appends(stream_id, events):
@@ -35,7 +37,7 @@ def stream_appends(check):
                           f"to {show(got['events_after_tampering'])}; store and return copies")
 
 
-@optimistic.rule("an append at any other version raises StaleVersion(expected, actual) and appends nothing")
+@optimistic.rule(N_("an append at any other version raises StaleVersion(expected, actual) and appends nothing"))
 def stream_stale(check):
     @check.forall(stale_scripts)
     def stale(script):
@@ -60,7 +62,7 @@ def stream_stale(check):
                               f"{outcome['version']}; expected expected={expected}, actual={version}, nothing appended")
 
 
-@optimistic.rule("threads racing to append at the same version: exactly one wins, the others get StaleVersion")
+@optimistic.rule(N_("threads racing to append at the same version: exactly one wins, the others get StaleVersion"))
 def stream_race(check):
     @check.forall(writer_counts, examples=check.budget("threads"))
     def race(writers):

@@ -5,8 +5,10 @@ merged evidence. A call that raises here is the learner's error (``check.value``
 except where a collision must raise whichever way round.
 """
 
-from grader.engine.checking import Failure, Raised, show
+from grader.engine.checking import Failure, Raised
 from grader.engine.registry import task
+from grader.engine.showing import show
+from grader.i18n import N_
 from grader.parts.branches.checks import catching
 from grader.parts.branches.strategies import colliding_pair, consistent_lists
 
@@ -17,7 +19,7 @@ def merged(check, left, right):
     return check.value("merge_evidence", left, right).result
 
 
-@laws.rule("commutative: merge_evidence(a, b) == merge_evidence(b, a), so completion order cannot matter")
+@laws.rule(N_("commutative: merge_evidence(a, b) == merge_evidence(b, a), so completion order cannot matter"))
 def law_commutative(check):
     @check.forall(consistent_lists(2))
     def commutes(lists):
@@ -38,7 +40,7 @@ def law_commutative(check):
                           "a collision must be a collision whichever branch finished first (commutative)")
 
 
-@laws.rule("associative: merging (a, b) then c equals merging a with (b, c)")
+@laws.rule(N_("associative: merging (a, b) then c equals merging a with (b, c)"))
 def law_associative(check):
     @check.forall(consistent_lists(3))
     def associates(lists):
@@ -50,7 +52,7 @@ def law_associative(check):
                           f"is {show(right)} for a={show(a)}, b={show(b)}, c={show(c)} (associative)")
 
 
-@laws.rule("idempotent: merging a result again, or redelivering a branch's evidence, changes nothing")
+@laws.rule(N_("idempotent: merging a result again, or redelivering a branch's evidence, changes nothing"))
 def law_idempotent(check):
     @check.forall(consistent_lists(2))
     def idempotent(lists):

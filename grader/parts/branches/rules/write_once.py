@@ -1,29 +1,31 @@
 """Notebook 23, branches.write_once: ``write_once`` sets a value once; an equal write keeps it, a different one raises."""
 
-from grader.engine.checking import Failure, Raised, show
+from grader.engine.checking import Failure, Raised
 from grader.engine.expectations import expect_value
 from grader.engine.registry import task
+from grader.engine.showing import show
+from grader.i18n import N_
 from grader.parts.branches.checks import expect_raises
 from grader.parts.branches.strategies import decision_steps, once_values
 
 write_once_task = task("branches.write_once")
 
 
-@write_once_task.rule("write_once(None, new) takes the new value")
+@write_once_task.rule(N_("write_once(None, new) takes the new value"))
 def once_from_none(check):
     @check.forall(once_values)
     def takes(new):
         expect_value(check, "write_once", (None, new), new)
 
 
-@write_once_task.rule("an equal value keeps the stored one (a redelivered write is harmless)")
+@write_once_task.rule(N_("an equal value keeps the stored one (a redelivered write is harmless)"))
 def once_equal(check):
     @check.forall(once_values)
     def keeps(value):
         expect_value(check, "write_once", (value, value), value)
 
 
-@write_once_task.rule("a different value raises WriteOnceViolation carrying old and new")
+@write_once_task.rule(N_("a different value raises WriteOnceViolation carrying old and new"))
 def once_different(check):
     @check.forall(once_values, once_values, first=("approved", "rejected"))
     def raises(old, new):
@@ -33,7 +35,7 @@ def once_different(check):
                       "a write-once value never changes")
 
 
-@write_once_task.rule("in a graph, writers of one value agree, a different value raises, a redelivered write changes nothing")
+@write_once_task.rule(N_("in a graph, writers of one value agree, a different value raises, a redelivered write changes nothing"))
 def once_in_graph(check):
     @check.forall(decision_steps, examples=check.budget("graph"), first=([["approved"], ["approved", "approved"]],))
     def folds(steps):

@@ -1,13 +1,13 @@
 """Notebook 14 (append and retry): the rules of the SQLite event store, tasks events.append, .idempotent, .concurrency, .durable.
 
-Each rule runs ops on a new store of the learner's (scenario ``store_ops``:
-each reply what one of its calls returned), or races two writer processes
-(``race``), or kills a writer mid-append from the grading side
-(``durable_crash``), and judges the replies with ``checks``.
+Each rule runs ops on a new store of the learner's (``store_ops``: each reply what one of its calls returned), races two
+writer processes (``race``) or kills a writer mid-append from the grading side (``durable_crash``); ``checks`` judges.
 """
 
-from grader.engine.checking import Counterexample, Failure, Raised, counted, no_raise, show
+from grader.engine.checking import Counterexample, Failure, Raised, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import counted, show
+from grader.i18n import N_
 from grader.parts.events.checks import (
     appended,
     expect_clock_after_check,
@@ -44,7 +44,7 @@ def where(on_file: bool) -> str:
 append_task = task("events.append")
 
 
-@append_task.rule("append stores seq = last_seq + 1 with ts set; list returns the events as appended, in order, from from_seq on")
+@append_task.rule(N_("append stores seq = last_seq + 1 with ts set; list returns the events as appended, in order, from from_seq on"))
 def append_in_order(check):
     @check.forall(task_ids, logs(), from_seqs, on_files, examples=check.budget("store"),
                   first=("t", [(0, "agent.started", {"input": "x"}), (1, "agent.started", {}), (0, "tool.result", {"result": 0})],
@@ -73,7 +73,7 @@ def append_in_order(check):
         expect_listed(tail[4], [e for e in returned[tasks[0]] if e["seq"] >= from_seq], f"list({tasks[0]!r}, from_seq={from_seq})")
 
 
-@append_task.rule("a task without events has last_seq 0 and lists no events")
+@append_task.rule(N_("a task without events has last_seq 0 and lists no events"))
 def append_empty(check):
     @check.forall(task_ids, examples=check.budget("few"))
     def empty(task):
@@ -84,8 +84,8 @@ def append_empty(check):
                           f"{show(got[2])}; expected 0 and []")
 
 
-@append_task.rule("append refuses an unknown type, a seq that is not an int >= 1, or a payload that is not a JSON object "
-                  "(EventStoreError), before writing anything")
+@append_task.rule(N_("append refuses an unknown type, a seq that is not an int >= 1, or a payload that is not a JSON object "
+                  "(EventStoreError), before writing anything"))
 def append_rejects(check):
     @check.forall(bad_events, after_another, on_files, examples=check.budget("store"))
     def rejected(bad, after_one, on_file):
@@ -101,7 +101,7 @@ def append_rejects(check):
             raise Failure(f"{doing} raised, yet list('t') then returned {show(listed)}: a refused event must write nothing")
 
 
-@append_task.rule("the events append and list return are immutable: setting a field, as an attribute or an item, changes nothing")
+@append_task.rule(N_("the events append and list return are immutable: setting a field, as an attribute or an item, changes nothing"))
 def append_returns_immutable(check):
     @check.forall(on_files, examples=check.budget("few"))
     def refuses_changes(on_file):
@@ -118,8 +118,8 @@ def append_returns_immutable(check):
 idempotent = task("events.idempotent")
 
 
-@idempotent.rule("appending an existing seq again with the same type and payload returns the stored event (ts included) "
-                 "and writes nothing")
+@idempotent.rule(N_("appending an existing seq again with the same type and payload returns the stored event (ts included) "
+                 "and writes nothing"))
 def retry_returns_stored(check):
     @check.forall(task_ids, logs_and_seqs, on_files, examples=check.budget("store"))
     def retried(task, log_and_seq, on_file):
@@ -138,7 +138,7 @@ def retry_returns_stored(check):
             raise Failure(f"last_seq({task!r}) after {doing} returned {show(value_of(last))}; expected {len(log)}")
 
 
-@idempotent.rule("re-sending a whole log, event by event, returns each stored event and changes nothing")
+@idempotent.rule(N_("re-sending a whole log, event by event, returns each stored event and changes nothing"))
 def resend_whole_log(check):
     @check.forall(task_ids, logs_of_one, on_files, examples=check.budget("retry"))
     def resent(task, log, on_file):
@@ -156,8 +156,8 @@ def resend_whole_log(check):
 concurrency = task("events.concurrency")
 
 
-@concurrency.rule("an existing seq with another type or payload raises ConcurrencyError(task_id, expected=last_seq + 1, "
-                  "actual=seq) and changes nothing")
+@concurrency.rule(N_("an existing seq with another type or payload raises ConcurrencyError(task_id, expected=last_seq + 1, "
+                  "actual=seq) and changes nothing"))
 def conflict_raises(check):
     @check.forall(task_ids, conflicts, on_files, examples=check.budget("store"), first=look_alike_conflict)
     def conflicting(task, conflict, on_file):
@@ -171,7 +171,7 @@ def conflict_raises(check):
         expect_listed(listed, stored, f"list({task!r}) after {doing}")
 
 
-@concurrency.rule("a gap (seq > last_seq + 1) raises ConcurrencyError(task_id, expected=last_seq + 1, actual=seq) and writes nothing")
+@concurrency.rule(N_("a gap (seq > last_seq + 1) raises ConcurrencyError(task_id, expected=last_seq + 1, actual=seq) and writes nothing"))
 def gap_raises(check):
     @check.forall(task_ids, gap_logs, gap_skips, on_files, examples=check.budget("store"))
     def gap(task, log, skip, on_file):
@@ -182,8 +182,8 @@ def gap_raises(check):
         expect_listed(listed, stored, f"list({task!r}) after {doing}")
 
 
-@concurrency.rule("two writers in separate processes racing for one seq, the second coming between the first one's check "
-                  "and its write: exactly one wins, the other gets ConcurrencyError")
+@concurrency.rule(N_("two writers in separate processes racing for one seq, the second coming between the first one's check "
+                  "and its write: exactly one wins, the other gets ConcurrencyError"))
 def racing_writers(check):
     @check.forall(race_rounds, examples=check.budget("threads"))
     def raced(rounds):
@@ -208,8 +208,8 @@ def killed(check, rounds):
     return no_raise(check.probe("durable_crash", rounds, limit=4 * check.call_limit), "reopening the store after a killed writer")
 
 
-@durable.rule("a writer killed with SIGKILL mid-append loses at most that event: after reopening, every acknowledged "
-              "event is there, in order, unchanged")
+@durable.rule(N_("a writer killed with SIGKILL mid-append loses at most that event: after reopening, every acknowledged "
+              "event is there, in order, unchanged"))
 def killed_writer(check):
     @check.forall(kill_rounds, examples=check.budget("kill"))
     def survives(rounds):
@@ -237,7 +237,7 @@ def killed_writer(check):
             before = listed
 
 
-@durable.rule("(task_id, seq) is unique in the schema itself (PRIMARY KEY or UNIQUE), and the file is a sound SQLite database")
+@durable.rule(N_("(task_id, seq) is unique in the schema itself (PRIMARY KEY or UNIQUE), and the file is a sound SQLite database"))
 def unique_in_schema(check):
     rounds = [[[["agent.started", {}], ["tool.called", {"call_id": "0:x"}], ["tool.result", {"result": 0}]], 3]]
     schema = killed(check, rounds)["schema"]

@@ -7,8 +7,10 @@ learner's process killed, or a tool raising), then resumes it in the next
 process with ``invoke(None, config)``.
 """
 
-from grader.engine.checking import Counterexample, Failure, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import contrast, show
+from grader.i18n import N_
 from grader.parts.events.checks import crash_text
 from grader.parts.events.model import INVOICE, executions, invoice_expected, logged_results
 from grader.parts.events.strategies import amounts, customers, invoice_crashes
@@ -46,8 +48,8 @@ def invoice_run(check, customer, amount, crash):
     return got
 
 
-@graph.rule("the graph runs fetch_client → validate_amounts → create_invoice → send_invoice through call_tool, "
-            "writing client, amount, invoice_id and sent")
+@graph.rule(N_("the graph runs fetch_client → validate_amounts → create_invoice → send_invoice through call_tool, "
+            "writing client, amount, invoice_id and sent"))
 def graph_runs(check):
     @check.forall(customers, amounts, examples=check.budget("threads"))
     def runs(customer, amount):
@@ -57,8 +59,8 @@ def graph_runs(check):
                           f"expected one per node, the call id being the node's name: {INVOICE}")
 
 
-@graph.rule("after a crash (a tool raising, or the process killed after a tool's result was logged), invoke(None, config) "
-            "finishes the run; no logged tool runs twice; the invoice is sent at most once per idempotency key")
+@graph.rule(N_("after a crash (a tool raising, or the process killed after a tool's result was logged), invoke(None, config) "
+            "finishes the run; no logged tool runs twice; the invoice is sent at most once per idempotency key"))
 def graph_resumes(check):
     @check.forall(customers, amounts, invoice_crashes, examples=check.budget("invoice"),
                   first=("ACME", 0, ("kill_after_append", 4)))

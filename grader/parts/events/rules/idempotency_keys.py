@@ -7,8 +7,10 @@ the grading process: ``call_tool_run`` calls ``call_tool`` on one log,
 killed), resumes it in the next process and calls it once more.
 """
 
-from grader.engine.checking import Counterexample, Failure, Raised, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, Raised, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import contrast, show
+from grader.i18n import N_
 from grader.parts.events.checks import describe_run, judge_resumed
 from grader.parts.events.model import executions, expected_output, last_point
 from grader.parts.events.strategies import kill_points, plans, raise_points, tool_calls
@@ -16,8 +18,8 @@ from grader.parts.events.strategies import kill_points, plans, raise_points, too
 resume = task("events.resume")
 
 
-@resume.rule("call_tool returns a logged result without calling the tool, also a falsy one; another call id runs the "
-             "tool, even for the same tool and arguments")
+@resume.rule(N_("call_tool returns a logged result without calling the tool, also a falsy one; another call id runs the "
+             "tool, even for the same tool and arguments"))
 def call_tool_by_call_id(check):
     @check.forall(tool_calls(), examples=check.budget("resume"),
                   first=(([["0:lookup", "lookup", 1], ["1:lookup", "lookup", 2], ["0:lookup", "lookup", 1],
@@ -56,8 +58,8 @@ def resumed_run(check, plan, answers, keyed, crash):
     return got, what
 
 
-@resume.rule("run_task returns each step's result, falsy ones included; a tool called again with other arguments is another "
-             "call (call id f'{i}:{name}'); each step runs once; a completed task returns its output and calls nothing")
+@resume.rule(N_("run_task returns each step's result, falsy ones included; a tool called again with other arguments is another "
+             "call (call id f'{i}:{name}'); each step runs once; a completed task returns its output and calls nothing"))
 def resume_plain(check):
     @check.forall(plans(), examples=check.budget("resume"),
                   first=(([{"tool": "lookup", "args": {"n": 0}}, {"tool": "lookup", "args": {"n": 1}}],
@@ -81,8 +83,8 @@ def resume_plain(check):
                           f"expected one agent.started and a last task.completed {{'output': {show(expected)}}}")
 
 
-@resume.rule("a tool raising: run_task logs agent.crashed and re-raises; run again, it resumes: logged calls are not "
-             "run again (falsy results included), the failed one is")
+@resume.rule(N_("a tool raising: run_task logs agent.crashed and re-raises; run again, it resumes: logged calls are not "
+             "run again (falsy results included), the failed one is"))
 def resume_after_raise(check):
     @check.forall(raise_points, examples=check.budget("resume"),
                   first=((([{"tool": "charge", "args": {"n": 0}}, {"tool": "notify", "args": {"n": 0}}],
@@ -98,9 +100,9 @@ def resume_after_raise(check):
                           "an agent.crashed event {'reason': ...}")
 
 
-@resume.rule("the process killed at any point (after any append, or inside a tool after its effect): resumed, it "
+@resume.rule(N_("the process killed at any point (after any append, or inside a tool after its effect): resumed, it "
              "finishes; no step whose tool.result was logged runs again; the in-flight step runs again with the same "
-             "idempotency_key f'{task_id}:{call_id}'")
+             "idempotency_key f'{task_id}:{call_id}'"))
 def resume_after_kill(check):
     @check.forall(kill_points, examples=check.budget("resume"),
                   first=((([{"tool": "charge", "args": {"n": 1}}, {"tool": "charge", "args": {"n": 2}}],
@@ -121,8 +123,8 @@ def resume_after_kill(check):
                           f"{show(expected_keys)}, one per step, so the provider runs each effect exactly once")
 
 
-@resume.rule("call_tool logs tool.called {call_id, tool, args} (tool: the tool's name) and tool.result {call_id, result} "
-             "for each call it runs")
+@resume.rule(N_("call_tool logs tool.called {call_id, tool, args} (tool: the tool's name) and tool.result {call_id, result} "
+             "for each call it runs"))
 def call_tool_payloads(check):
     @check.forall(tool_calls(), examples=check.budget("resume"))
     def logged_payloads(case):
@@ -140,7 +142,7 @@ def call_tool_payloads(check):
                           Counterexample("call_tool", calls, expected, logged))
 
 
-@resume.rule("run_task logs agent.started {input}, a crash as agent.crashed {reason}, and task.completed {output} last")
+@resume.rule(N_("run_task logs agent.started {input}, a crash as agent.crashed {reason}, and task.completed {output} last"))
 def run_task_payloads(check):
     @check.forall(raise_points, examples=check.budget("resume"))
     def run_payloads(case_and_point):

@@ -4,8 +4,10 @@ The probe ``project`` builds the learner's ``Event``s and folds every prefix
 of the log; the state of each is judged against ``model.model_state``.
 """
 
-from grader.engine.checking import Counterexample, Failure, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import contrast, show
+from grader.i18n import N_
 from grader.parts.events.clock import stamp
 from grader.parts.events.model import model_state
 from grader.parts.events.strategies import run_logs
@@ -33,7 +35,7 @@ def projected(check, events):
     return no_raise(check.probe("project", events), "building the events or project_state")
 
 
-@project.rule("project_state(events[:k]) gives the state as of seq k: status, last_seq, tool_results by call id, output")
+@project.rule(N_("project_state(events[:k]) gives the state as of seq k: status, last_seq, tool_results by call id, output"))
 def fold_prefixes(check):
     @check.forall(run_logs(), examples=check.budget("fold"), first=(_EVERY_STATUS,))
     def every_prefix(events):
@@ -51,7 +53,7 @@ def fold_prefixes(check):
                 raise Failure(f"{doing} gave task_id {show(state.get('task_id'))}; expected {events[0]['task_id']!r}")
 
 
-@project.rule("project_state is pure: it never changes the events it folds")
+@project.rule(N_("project_state is pure: it never changes the events it folds"))
 def fold_is_pure(check):
     @check.forall(run_logs(), examples=check.budget("fold"))
     def untouched(events):
@@ -61,7 +63,7 @@ def fold_is_pure(check):
                           f"{show(events)} (build new dicts; never write into a payload)")
 
 
-@project.rule("with no events the status is 'new', last_seq 0, no tool results and no output")
+@project.rule(N_("with no events the status is 'new', last_seq 0, no tool results and no output"))
 def fold_empty(check):
     got = projected(check, [])
     state = no_raise(got["states"][0], "project_state([])")

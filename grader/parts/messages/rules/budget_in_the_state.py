@@ -1,7 +1,9 @@
 """Notebook 30, messages.budget: ChatState keeps its budget in the state definition; a graph's writes never exceed it."""
 
-from grader.engine.checking import Abort, Counterexample, Failure, no_raise, show
+from grader.engine.checking import Abort, Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
+from grader.i18n import N_
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import (
     brief,
@@ -96,7 +98,7 @@ def _cause(check, histories: list, merged: list, budget: int) -> str:
     return how_many_kept(wrong[0][1], model_reduce(wrong[0][0], _NEXT, budget), budget)
 
 
-@budget_task.rule("ChatState has exactly messages, merged by budgeted(MAX_MESSAGES), and summary, overwritten")
+@budget_task.rule(N_("ChatState has exactly messages, merged by budgeted(MAX_MESSAGES), and summary, overwritten"))
 def chat_state(check):
     budget = learner_budget(check)
     histories, got = channels(check, budget)
@@ -118,8 +120,8 @@ def chat_state(check):
                             _cause(check, histories, merged, budget))
 
 
-@budget_task.rule("through a graph, messages holds after every step what budgeted(MAX_MESSAGES) keeps: valid, "
-                  "within the budget, and no turn removed that still fits")
+@budget_task.rule(N_("through a graph, messages holds after every step what budgeted(MAX_MESSAGES) keeps: valid, "
+                  "within the budget, and no turn removed that still fits"))
 def through_a_graph(check):
     budget = learner_budget(check)
     channels(check, budget)
@@ -129,7 +131,7 @@ def through_a_graph(check):
         judged(check, [_filler(budget, "f-"), *writes], budget)
 
 
-@budget_task.rule("a node returning a shorter list or [] to messages changes nothing: only RemoveMessage removes")
+@budget_task.rule(N_("a node returning a shorter list or [] to messages changes nothing: only RemoveMessage removes"))
 def shorter_changes_nothing(check):
     budget = learner_budget(check)
     channels(check, budget)

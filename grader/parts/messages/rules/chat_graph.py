@@ -1,8 +1,10 @@
 """Notebook 32, messages.graph and messages.decisions: the chat agent over scripted runs, and why each key merges so."""
 
-from grader.engine.checking import Abort, Counterexample, Failure, counted, no_raise, show
+from grader.engine.checking import Abort, Counterexample, Failure, no_raise
 from grader.engine.expectations import expect_decision_keys
 from grader.engine.registry import task
+from grader.engine.showing import counted, show
+from grader.i18n import N_
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import brief, briefs, expect_history, trim_blamed
 from grader.parts.messages.model import comparable, in_rounds, simulate_chat
@@ -82,8 +84,8 @@ def before_the_resend(case, got) -> tuple[list, list]:
     return turns, got["received"][:sum(done["model_calls"] for done in turns)]
 
 
-@graph_rule("the model always receives the history budgeted(max_messages) keeps: valid, at most max_messages "
-            "messages, over scripted multi-turn runs")
+@graph_rule(N_("the model always receives the history budgeted(max_messages) keeps: valid, at most max_messages "
+            "messages, over scripted multi-turn runs"))
 def received(check, case):
     what, got, example = run(check, case)
     turns, histories = before_the_resend(case, got)
@@ -108,7 +110,7 @@ def received(check, case):
                       "asks for tools)", example)
 
 
-@graph_rule("each turn ends with the script's answer; each tool call gets a ToolMessage with str(result) and its tool_call_id")
+@graph_rule(N_("each turn ends with the script's answer; each tool call gets a ToolMessage with str(result) and its tool_call_id"))
 def answers(check, case):
     what, got, example = run(check, case)
     for done in got["turns"][:len(case["turns"])]:
@@ -141,14 +143,14 @@ def expect_tool_results(what, output, example, errors=False):
                                   f"and a content naming the error", example)
 
 
-@graph_rule("an unknown or raising tool gives a ToolMessage with status='error' that names the error")
+@graph_rule(N_("an unknown or raising tool gives a ToolMessage with status='error' that names the error"))
 def tool_errors(check, case):
     what, got, example = run(check, case)
     for done in got["turns"]:
         expect_tool_results(what, done["output"], example, errors=True)
 
 
-@graph_rule("the checkpoint holds the history budgeted(max_messages) keeps, and summary is never written")
+@graph_rule(N_("the checkpoint holds the history budgeted(max_messages) keeps, and summary is never written"))
 def stored(check, case):
     what, got, example = run(check, case)
     _, after = expected_run(case)
@@ -170,7 +172,7 @@ def stored(check, case):
             raise Failure(f"{what}: the graph wrote summary; it never does (summarizing is another node's job)", example)
 
 
-@graph_rule("re-invoking an answered turn with the same ids changes nothing and does not call the model")
+@graph_rule(N_("re-invoking an answered turn with the same ids changes nothing and does not call the model"))
 def reinvoked(check, case):
     what, got, example = run(check, case, resend_judged=True)
     before, again = got["turns"][len(case["turns"]) - 1], got["turns"][-1]
@@ -186,7 +188,7 @@ def reinvoked(check, case):
                       "is the AI answer)", example)
 
 
-@graph_rule("without a checkpointer, each turn sending the previous messages on gives the same answers")
+@graph_rule(N_("without a checkpointer, each turn sending the previous messages on gives the same answers"))
 def no_checkpointer(check, case):
     what, got, example = run(check, case, checkpointed=False)
     for done in got["turns"]:
@@ -198,7 +200,7 @@ def no_checkpointer(check, case):
         expect_history(f"{what}: the output of turn {named(turn)}", done["output"], case["budget"], example)
 
 
-@decisions.rule("DECISIONS has exactly the keys of ChatState")
+@decisions.rule(N_("DECISIONS has exactly the keys of ChatState"))
 def decision_keys(check):
     expect_decision_keys(check, "ChatState", ["messages", "summary"])
 
@@ -207,7 +209,7 @@ _RULES = {"messages": ("budgeted", "add_messages"), "summary": ("overwrite",)}  
 _SENTENCE = 8  # words: fewer name a merge rule, not why
 
 
-@decisions.rule("each decision names its merge rule (budgeted/add_messages, or overwrite) and why")
+@decisions.rule(N_("each decision names its merge rule (budgeted/add_messages, or overwrite) and why"))
 def decision_sentences(check):
     table = check.probe("attr", "DECISIONS")
     if type(table) is not dict or not table:

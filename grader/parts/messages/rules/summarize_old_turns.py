@@ -1,7 +1,9 @@
 """Notebook 31, messages.summary: ``summarize_removals`` says what it removes, and removes whole old turns."""
 
-from grader.engine.checking import Counterexample, Failure, Raised, contrast, no_raise, show
+from grader.engine.checking import Counterexample, Failure, Raised, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import contrast, show
+from grader.i18n import N_
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import briefs, ids
 from grader.parts.messages.model import model_summary
@@ -25,8 +27,8 @@ def summarized(check, history, keep_last):
     return what, got, text, gone, example
 
 
-@summary.rule("summarize_removals keeps the system message and the last keep_last messages, the cut moved earlier "
-              "to a human message")
+@summary.rule(N_("summarize_removals keeps the system message and the last keep_last messages, the cut moved earlier "
+              "to a human message"))
 def keeps(check):
     @check.forall(gen.conversations(), gen.keep_lasts)
     def summarized_case(history, keep_last):  # one name in every rule: shared examples, each answered once
@@ -51,8 +53,8 @@ def _why_words(history: list, said: str, text: str) -> str:
     return f" ({message['id']} has no text, only tool calls: it is named by its calls, calls NAME, …)"
 
 
-@summary.rule("the summary names every removed message as role: text [id] (calls NAME, … for an AI message with no "
-              "text, only tool calls), in order, joined by '; '")
+@summary.rule(N_("the summary names every removed message as role: text [id] (calls NAME, … for an AI message with no "
+              "text, only tool calls), in order, joined by '; '"))
 def words(check):
     @check.forall(gen.conversations(), gen.keep_lasts)
     def summarized_case(history, keep_last):  # one name in every rule: shared examples, each answered once
@@ -64,7 +66,7 @@ def words(check):
             raise Failure(f"{what} gave the summary {shown}; expected {wanted}{why}", example)
 
 
-@summary.rule("nothing to remove gives ('', [])")
+@summary.rule(N_("nothing to remove gives ('', [])"))
 def nothing(check):
     @check.forall(gen.conversations(max_turns=1), gen.keep_lasts)
     def empty(history, keep_last):
@@ -73,7 +75,7 @@ def nothing(check):
             raise Failure(f"{what} returned ({show(got['summary'])}, {ids(got['removals'])}); expected ('', [])", example)
 
 
-@summary.rule("summarize_removals raises ValueError unless keep_last is an int >= 0, and never mutates its arguments")
+@summary.rule(N_("summarize_removals raises ValueError unless keep_last is an int >= 0, and never mutates its arguments"))
 def strict(check):
     @check.forall(gen.bad_keep_lasts)
     def rejects(keep_last):

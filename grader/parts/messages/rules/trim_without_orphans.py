@@ -3,6 +3,7 @@
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.expectations import expect_value_error
 from grader.engine.registry import task
+from grader.i18n import N_
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import briefs, ids
 from grader.parts.messages.model import model_add, model_trim, problems
@@ -56,7 +57,7 @@ def _protected(history: list) -> list:
     return [m for i, m in enumerate(history) if i >= latest or m["type"] == "system"]
 
 
-@trim_rule("trim_removals returns [] when the history fits, else RemoveMessages of its ids in history order")
+@trim_rule(N_("trim_removals returns [] when the history fits, else RemoveMessages of its ids in history order"))
 def shape(check, history, budget):
     what, _, removed, expected, example = removals(check, history, budget)
     if len(history) <= budget and removed:
@@ -65,7 +66,7 @@ def shape(check, history, budget):
                       f"expected []{exactly}", example)
 
 
-@trim_rule("the system message, the latest human message and everything after it are never removed")
+@trim_rule(N_("the system message, the latest human message and everything after it are never removed"))
 def keeps(check, history, budget):
     what, _, removed, _, example = removals(check, history, budget)
     protected = _protected(history)
@@ -85,7 +86,7 @@ _FIXES = {  # the words of model.problems -> how a trim avoids it
 }
 
 
-@trim_rule("the removals leave a valid history: no tool result without its call, starting with a human turn")
+@trim_rule(N_("the removals leave a valid history: no tool result without its call, starting with a human turn"))
 def valid(check, history, budget):
     what, _, removed, _, example = removals(check, history, budget)
     left = model_add(history, removed)
@@ -114,7 +115,7 @@ def _why(history: list, budget: int, removed: list, expected: list) -> str:
     return "the cut is elsewhere: remove the oldest turns, whole, until the rest fits"
 
 
-@trim_rule("the shortest such prefix is removed: at most max_messages remain whenever the rules allow it")
+@trim_rule(N_("the shortest such prefix is removed: at most max_messages remain whenever the rules allow it"))
 def shortest(check, history, budget):
     what, _, removed, expected, example = removals(check, history, budget)
     if ids(removed) != expected:
@@ -122,14 +123,14 @@ def shortest(check, history, budget):
                       f"({_why(history, budget, ids(removed), expected)})", example)
 
 
-@trim_rule("trim_removals never mutates its arguments")
+@trim_rule(N_("trim_removals never mutates its arguments"))
 def untouched(check, history, budget):
     what, got, _, _, example = removals(check, history, budget)
     if not got["unchanged"]:
         raise Failure(f"{what} changed its argument messages; return removals and leave the history as it is", example)
 
 
-@trim.rule("trim_removals(messages, n) raises ValueError at once when n is not an int >= 4")
+@trim.rule(N_("trim_removals(messages, n) raises ValueError at once when n is not an int >= 4"))
 def bad_budget(check):
     @check.forall(gen.bad_budgets)
     def rejects(n):

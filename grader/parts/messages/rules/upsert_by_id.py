@@ -3,6 +3,7 @@
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.expectations import expect_value_error
 from grader.engine.registry import task
+from grader.i18n import N_
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import briefs, expect_messages
 from grader.parts.messages.model import model_reduce
@@ -67,7 +68,7 @@ def expect_untouched(what: str, step: dict, old: list | None, write: list, examp
         raise Failure(f"{what} returned its argument old itself; return a new list", example)
 
 
-@upsert.rule("budgeted(n) appends a message with a new id and replaces a message whose id is stored, in place")
+@upsert.rule(N_("budgeted(n) appends a message with a new id and replaces a message whose id is stored, in place"))
 def upserts(check):
     @check.forall(gen.write_sequences(), examples=check.budget("sequence"))  # each a sequence of writes
     def merged(writes):
@@ -75,7 +76,7 @@ def upserts(check):
             pass
 
 
-@upsert.rule("budgeted(n) removes the messages named by RemoveMessage; RemoveMessage(id=REMOVE_ALL_MESSAGES) clears the history")
+@upsert.rule(N_("budgeted(n) removes the messages named by RemoveMessage; RemoveMessage(id=REMOVE_ALL_MESSAGES) clears the history"))
 def removes(check):
     @check.forall(gen.write_sequences(), examples=check.budget("sequence"))  # each a sequence of writes
     def merged(writes):
@@ -83,7 +84,7 @@ def removes(check):
             pass
 
 
-@upsert.rule("removing an id the history does not hold raises ValueError, as add_messages does")
+@upsert.rule(N_("removing an id the history does not hold raises ValueError, as add_messages does"))
 def unknown_removal(check):
     @check.forall(gen.conversations())
     def raises(history):
@@ -96,7 +97,7 @@ def unknown_removal(check):
                           "as add_messages reports it", Counterexample(f"budgeted({gen.BIG})", writes, "ValueError", None))
 
 
-@upsert.rule("a re-sent write (the same messages, the same ids) changes nothing")
+@upsert.rule(N_("a re-sent write (the same messages, the same ids) changes nothing"))
 def resent(check):
     @check.forall(gen.conversations(), examples=check.budget("sequence"))  # three writes each
     def twice(history):
@@ -104,7 +105,7 @@ def resent(check):
             pass
 
 
-@upsert.rule("budgeted(n) never mutates its arguments: a message without an id gets one in the result only")
+@upsert.rule(N_("budgeted(n) never mutates its arguments: a message without an id gets one in the result only"))
 def pure(check):
     @check.forall(gen.conversations())
     def untouched(history):
@@ -123,7 +124,7 @@ def pure(check):
                           "with an id", example)
 
 
-@upsert.rule("old may be None: nothing stored yet")
+@upsert.rule(N_("old may be None: nothing stored yet"))
 def from_none(check):
     # The re-send rule's question (same name, same examples: the child answers it once); its first write is from None.
     @check.forall(gen.conversations(), examples=check.budget("sequence"))
@@ -136,7 +137,7 @@ def from_none(check):
         expect_messages(what, got["steps"][0]["result"], model_reduce(None, history, gen.BIG), example)
 
 
-@upsert.rule("budgeted(n) raises ValueError at once when n is not an int >= 4")
+@upsert.rule(N_("budgeted(n) raises ValueError at once when n is not an int >= 4"))
 def bad_budget(check):
     @check.forall(gen.bad_budgets)
     def rejects(n):

@@ -7,8 +7,10 @@ fake's call, then goes on in the next one: resumed while paused,
 ``invoke(None, config)`` otherwise.
 """
 
-from grader.engine.checking import Counterexample, Failure, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
+from grader.i18n import N_
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import approval, case_rule, judge_asked, judge_completes, judge_outcome, judge_paid_after, judge_pauses
 
@@ -33,17 +35,17 @@ def _judged(rule_sentence: str, judge):
     return case_rule(approval_task, rule_sentence, run, FIXED, gen.approval_cases, "invoice", "approval_case")
 
 
-pauses = _judged("every pause has exactly one interrupt, whose value is the request as given",
+pauses = _judged(N_("every pause has exactly one interrupt, whose value is the request as given"),
                  lambda what, got, request, answer, example: judge_pauses(what, got, request, example))
-asked = _judged("the person is asked exactly once: inbox.send under one key only, with the request as the message, "
-                "before the run first pauses",
+asked = _judged(N_("the person is asked exactly once: inbox.send under one key only, with the request as the message, "
+                "before the run first pauses"),
                 lambda what, got, request, answer, example: judge_asked(what, got, request, example))
-paid_after = _judged("nothing is paid before an approving answer, and nothing at all after a denial",
+paid_after = _judged(N_("nothing is paid before an approving answer, and nothing at all after a denial"),
                      lambda what, got, request, answer, example: judge_paid_after(what, got, answer, example))
-completes = _judged("the run never gets stuck: once answered it completes, within 25 steps (the grader's recursion_limit)",
+completes = _judged(N_("the run never gets stuck: once answered it completes, within 25 steps (the grader's recursion_limit)"),
                     lambda what, got, request, answer, example: judge_completes(what, got, example))
-outcome = _judged("after an approval the request is paid exactly once (one key, its payee and amount) and receipt is "
-                  "the receipt; after a denial receipt is None; decision is 'approved' or 'denied'",
+outcome = _judged(N_("after an approval the request is paid exactly once (one key, its payee and amount) and receipt is "
+                  "the receipt; after a denial receipt is None; decision is 'approved' or 'denied'"),
                   lambda what, got, request, answer, example: judge_completes(what, got, example) or
                   judge_outcome(what, got, request, answer, example))
 
@@ -57,9 +59,9 @@ def _crashed_run(check, request, answer, crash):
     judge_outcome(what, got, request, answer, example)
 
 
-crashes = case_rule(approval_task, "killed inside any call of inbox.send or payments.pay, before or after it takes "
+crashes = case_rule(approval_task, N_("killed inside any call of inbox.send or payments.pay, before or after it takes "
                     "effect, the run goes on in a new process: asked once, paid at most once, exactly once when it "
-                    "completes", _crashed_run, CRASHES, gen.crash_cases, "invoice", "crash_case")
+                    "completes"), _crashed_run, CRASHES, gen.crash_cases, "invoice", "crash_case")
 
 
 def _pair_run(check, first, second):
@@ -82,7 +84,7 @@ def _pair_run(check, first, second):
                           example)
 
 
-two_requests = case_rule(approval_task, "keys name the request: a second request on the same inbox and payments is "
-                         "asked and paid too, and the same request started again on another thread is neither",
+two_requests = case_rule(approval_task, N_("keys name the request: a second request on the same inbox and payments is "
+                         "asked and paid too, and the same request started again on another thread is neither"),
                          _pair_run, [(REQUEST, {"id": "r2", "payee": "bob", "amount": 7}), (REQUEST, {**REQUEST, "id": "r2"})],
                          gen.request_pairs, "threads", "request_pair")

@@ -6,8 +6,10 @@ thread of the grader's own ``ReviewState`` graph, paused at its ``review``
 node, then resumes it with the person's answer.
 """
 
-from grader.engine.checking import Counterexample, Failure, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
+from grader.i18n import N_
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import case_rule, written, written_update
 from grader.parts.pauses.model import REDUCED, meant, misfit
@@ -91,15 +93,15 @@ def _unchanged(what, got, wanted, example, state, case):
                       f"({show(state[case[0]])})", example)
 
 
-holds = _valid_rule("after the update, key holds exactly what was meant, whatever its reducer, and every other key is "
-                    "unchanged", _holds)
-names = _valid_rule("the update names key only: the value itself for draft, Overwrite(value) for notes and tags", _names)
-paused = _valid_rule("a paused thread stays paused at the same node after the edit, and the answer resumes it there",
+holds = _valid_rule(N_("after the update, key holds exactly what was meant, whatever its reducer, and every other key is "
+                    "unchanged"), _holds)
+names = _valid_rule(N_("the update names key only: the value itself for draft, Overwrite(value) for notes and tags"), _names)
+paused = _valid_rule(N_("a paused thread stays paused at the same node after the edit, and the answer resumes it there"),
                      _paused)
-unchanged = _valid_rule("current is not modified", _unchanged)
+unchanged = _valid_rule(N_("current is not modified"), _unchanged)
 
 
-@edits.rule("an edit that does not fit raises ValueError naming the key, and nothing is applied")
+@edits.rule(N_("an edit that does not fit raises ValueError naming the key, and nothing is applied"))
 def refused(check):
     state, (key, edit) = FIXED[0]  # first, an edit that fits: refusing everything refuses nothing in particular
     fits = check.probe("edit_run", state, key, edit)

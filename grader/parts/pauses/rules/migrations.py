@@ -5,8 +5,10 @@ probe); what they must return is ``grader.parts.pauses.model``'s, written
 from docs/reference/part-f.md, and each rule compares one part of it.
 """
 
-from grader.engine.checking import Failure, show
+from grader.engine.checking import Failure
 from grader.engine.registry import task
+from grader.engine.showing import show
+from grader.i18n import N_
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import case_rule, same
 from grader.parts.pauses.model import CURRENT, model_migrate, model_upgrade
@@ -94,18 +96,18 @@ def _pure(check, version, values):
                           "give equal results", first.counterexample(first.result, again.result))
 
 
-release = _rule("upgrade(values, version) is the state of release version + 1, with version set to it", _release)
-lines = _rule("nothing is lost: every item of an old list is in the new list, in order, converted as the table says",
+release = _rule(N_("upgrade(values, version) is the state of release version + 1, with version set to it"), _release)
+lines = _rule(N_("nothing is lost: every item of an old list is in the new list, in order, converted as the table says"),
               _lines)
-kept = _rule("total is kept as it was; a key no release has is carried unchanged to release 2 and lands in archive "
-             "under its key in release 3; currency is 'EUR'", _kept)
-composes = _rule("migrate is upgrade applied release by release up to CURRENT_VERSION, and equal to values on a "
-                 "current state", _composes)
-pure = _rule("pure: the arguments are not modified, and the same arguments give equal results", _pure)
+kept = _rule(N_("total is kept as it was; a key no release has is carried unchanged to release 2 and lands in archive "
+             "under its key in release 3; currency is 'EUR'"), _kept)
+composes = _rule(N_("migrate is upgrade applied release by release up to CURRENT_VERSION, and equal to values on a "
+                 "current state"), _composes)
+pure = _rule(N_("pure: the arguments are not modified, and the same arguments give equal results"), _pure)
 
 
-@migrate.rule("upgrade with a version outside 1..CURRENT_VERSION - 1, and migrate with one outside 1..CURRENT_VERSION, "
-              "raise ValueError")
+@migrate.rule(N_("upgrade with a version outside 1..CURRENT_VERSION - 1, and migrate with one outside 1..CURRENT_VERSION, "
+              "raise ValueError"))
 def out_of_range(check):
     values = {"version": 1, "items": ["a"], "total": 1}
     check.value("upgrade", values, 1), check.value("migrate", values, 1)  # in range: no raise (raising always is no rule)

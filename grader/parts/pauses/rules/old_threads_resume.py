@@ -8,8 +8,10 @@ learner's release 3 graph (once on one thread, twice on another), and
 confirms.
 """
 
-from grader.engine.checking import Counterexample, Failure, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
+from grader.i18n import N_
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import case_rule, interrupt_hint, same, written, written_update
 from grader.parts.pauses.model import CURRENT, VERSIONS, model_migrate, new_line, total_of
@@ -106,9 +108,9 @@ def _paused(check, version, values):
 
 # The update's own rule first: a wrong update is named as such, and the rules about pausing and applying it twice,
 # judged apart from its values, keep their points where they hold.
-sets = _rule("the update sets every key of release 3, with Overwrite for lines and the value for the others", _sets)
-completes = _rule("a thread paused under any release, upgraded with upgrade_update and resumed by build_order_graph, "
-                  "completes with every line it held (migrated) plus the new one, and the total they make", _completes)
-paused = _rule("release 3's wait pauses with 'confirm'; the thread stays paused at wait after the update, and the "
-               "confirmation resumes it there", _paused)
-twice = _rule("applying the update twice gives the same state as once", _twice)
+sets = _rule(N_("the update sets every key of release 3, with Overwrite for lines and the value for the others"), _sets)
+completes = _rule(N_("a thread paused under any release, upgraded with upgrade_update and resumed by build_order_graph, "
+                  "completes with every line it held (migrated) plus the new one, and the total they make"), _completes)
+paused = _rule(N_("release 3's wait pauses with 'confirm'; the thread stays paused at wait after the update, and the "
+               "confirmation resumes it there"), _paused)
+twice = _rule(N_("applying the update twice gives the same state as once"), _twice)

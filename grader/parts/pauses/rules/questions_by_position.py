@@ -6,8 +6,10 @@ every other question of the form after that; each pause is answered with
 the answer drawn for the question it shows.
 """
 
-from grader.engine.checking import Counterexample, Failure, no_raise, show
+from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
+from grader.i18n import N_
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import case_rule, judge_completes, raised_in_run
 from grader.parts.pauses.model import FORM
@@ -97,10 +99,10 @@ def _completes(what, got, shown, example, needed, answers):
                       example)
 
 
-decided = _rule("which questions are asked is decided once, before the first pause, and kept in asked", _decided)
-one_each = _rule("each interrupt asks one question, as {'question': id}, and every answer lands in answers under the "
-                 "question that interrupt showed", _one_each)
-in_order = _rule("a question not in asked is never asked; each question in asked is asked until answered, then never "
-                 "again, in FORM's order", _in_order)
-completes = _rule("the run completes once every question in asked is answered, answers holding exactly those; with none "
-                  "needed, it completes without pausing", _completes)
+decided = _rule(N_("which questions are asked is decided once, before the first pause, and kept in asked"), _decided)
+one_each = _rule(N_("each interrupt asks one question, as {'question': id}, and every answer lands in answers under the "
+                 "question that interrupt showed"), _one_each)
+in_order = _rule(N_("a question not in asked is never asked; each question in asked is asked until answered, then never "
+                 "again, in FORM's order"), _in_order)
+completes = _rule(N_("the run completes once every question in asked is answered, answers holding exactly those; with none "
+                  "needed, it completes without pausing"), _completes)

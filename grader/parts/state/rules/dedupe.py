@@ -3,6 +3,7 @@
 from grader.engine.checking import Abort, Failure, no_raise
 from grader.engine.expectations import expect_list_result, expect_pure
 from grader.engine.registry import task
+from grader.i18n import N_, _
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import state_key_graph
 from grader.parts.state.model import model_merge
@@ -10,28 +11,28 @@ from grader.parts.state.model import model_merge
 dedupe = task("state.dedupe")
 
 
-@dedupe.rule("merge_sources keeps the first occurrence of each item, in order")
+@dedupe.rule(N_("merge_sources keeps the first occurrence of each item, in order"))
 def dedupe_first(check):
     @check.forall(gen.item_lists, gen.list_writes)
     def first_occurrence(old, new):
         expect_list_result(check, "merge_sources", old, new, model_merge(old, new))
 
 
-@dedupe.rule("the result never holds a duplicate, also when old already held one")
+@dedupe.rule(N_("the result never holds a duplicate, also when old already held one"))
 def dedupe_old_duplicates(check):
     @check.forall(gen.olds_with_repeats, gen.item_lists)
     def no_duplicates(old, new):
         expect_list_result(check, "merge_sources", old, new, model_merge(old, new))
 
 
-@dedupe.rule("old may be None, and a bare str is one item")
+@dedupe.rule(N_("old may be None, and a bare str is one item"))
 def dedupe_edges(check):
     @check.forall(gen.olds, gen.items)
     def edges(old, new):
         expect_list_result(check, "merge_sources", old, new, model_merge(old, new))
 
 
-@dedupe.rule("merge_sources returns a new list and never mutates its arguments")
+@dedupe.rule(N_("merge_sources returns a new list and never mutates its arguments"))
 def dedupe_pure(check):
     # old=None too: a reducer handing back the write itself when nothing is stored returns an argument.
     @check.forall(gen.olds, gen.item_lists)
@@ -43,7 +44,7 @@ LINEAR_ITEMS = 50_000
 LINEAR_LIMIT_S = 1.0
 
 
-@dedupe.rule("merge_sources runs in linear time: 50,000 items take well under a second")
+@dedupe.rule(N_("merge_sources runs in linear time: 50,000 items take well under a second"))
 def dedupe_linear(check):
     try:
         # Wall time, past the CPU limit: a quadratic merge needs over 10 s, a linear one ~30 ms.
@@ -59,10 +60,10 @@ def dedupe_linear(check):
                       f"{LINEAR_LIMIT_S:.0f} s: remember seen items in a set instead of scanning the list")
 
 
-@dedupe.rule("State.sources merges every write, keeping first occurrences")
+@dedupe.rule(N_("State.sources merges every write, keeping first occurrences"))
 def sources_graph(check):
     @check.forall(gen.graph_case("sources", gen.writes, gen.item_lists), examples=check.budget("graph"),
                   first=gen.small_graph("sources", ["x", "y"], ["y"], ["x", "z"]))
     def merged(case):
         state_key_graph(check, "State", "sources", *case, start=[], reducer=model_merge,
-                        why="each source is listed once, where it first appeared")
+                        why=_("each source is listed once, where it first appeared"))

@@ -1,8 +1,10 @@
 """Notebook 04, keep_max: the larger value, ``None`` as absence, its laws; ``State.best_score`` uses it."""
 
-from grader.engine.checking import Failure, show
+from grader.engine.checking import Failure
 from grader.engine.expectations import expect_value
 from grader.engine.registry import task
+from grader.engine.showing import show
+from grader.i18n import N_, _
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import state_key_graph
 from grader.parts.state.model import MISSING, model_keep_max
@@ -10,7 +12,7 @@ from grader.parts.state.model import MISSING, model_keep_max
 keep_max_task = task("state.keep_max")
 
 
-@keep_max_task.rule("keep_max returns the larger of two values (ints, floats or strs)")
+@keep_max_task.rule(N_("keep_max returns the larger of two values (ints, floats or strs)"))
 def keep_max_larger(check):
     def larger(pair):
         expect_value(check, "keep_max", pair, model_keep_max(*pair))
@@ -21,7 +23,7 @@ def keep_max_larger(check):
     check.forall(gen.comparable_pairs)(larger)
 
 
-@keep_max_task.rule("None means absent: keep_max(None, x) == x, keep_max(x, None) == x, keep_max(None, None) is None")
+@keep_max_task.rule(N_("None means absent: keep_max(None, x) == x, keep_max(x, None) == x, keep_max(None, None) is None"))
 def keep_max_none(check):
     @check.forall(gen.maybe_scores, gen.none_first)
     def absent(value, none_first):
@@ -29,14 +31,14 @@ def keep_max_none(check):
         expect_value(check, "keep_max", args, value)
 
 
-@keep_max_task.rule("zero and negative numbers are values, not absence")
+@keep_max_task.rule(N_("zero and negative numbers are values, not absence"))
 def keep_max_zero(check):
     @check.forall(gen.non_positive, gen.non_positive)
     def non_positive(old, new):
         expect_value(check, "keep_max", (old, new), max(old, new))
 
 
-@keep_max_task.rule("keep_max is commutative, associative and idempotent")
+@keep_max_task.rule(N_("keep_max is commutative, associative and idempotent"))
 def keep_max_laws(check):
     @check.forall(gen.comparable_triples)
     def laws(triple):
@@ -58,18 +60,18 @@ def keep_max_laws(check):
 
 
 # An int channel starts at 0, and max(0, -3) is 0: the first score must be int | None.
-_SWALLOWED = "an int channel starts at 0 and swallows a first negative score; use int | None"
+_SWALLOWED = N_("an int channel starts at 0 and swallows a first negative score; use int | None")
 
 
-@keep_max_task.rule("State.best_score keeps the best score, a first negative score included")
+@keep_max_task.rule(N_("State.best_score keeps the best score, a first negative score included"))
 def best_score_graph(check):
     @check.forall(gen.graph_case("best_score", gen.graph_scores), examples=check.budget("graph"),
                   first=gen.small_graph("best_score", -3, -7, -5))
     def best(case):
-        state_key_graph(check, "State", "best_score", *case, start=MISSING, reducer=model_keep_max, why=_SWALLOWED)
+        state_key_graph(check, "State", "best_score", *case, start=MISSING, reducer=model_keep_max, why=_(_SWALLOWED))
 
     @check.forall(gen.supersteps(max_width=1, max_steps=1), gen.negative_scores, examples=check.budget("graph"))
     def first_negative(steps, score):
         writes = {steps[0][0]: {"best_score": score}}
         state_key_graph(check, "State", "best_score", steps, writes, {}, start=MISSING, reducer=model_keep_max,
-                        why=_SWALLOWED)
+                        why=_(_SWALLOWED))

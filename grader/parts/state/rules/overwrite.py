@@ -1,14 +1,16 @@
 """Notebook 01, the overwrite: ``NaiveState.trace`` has no merge rule, and the rules show what follows."""
 
-from grader.engine.checking import Failure, Raised, no_raise, show
+from grader.engine.checking import Failure, Raised, no_raise
 from grader.engine.registry import task
+from grader.engine.showing import show
+from grader.i18n import N_
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import describe_graph, require_keys
 
 overwrite = task("state.overwrite")
 
 
-@overwrite.rule("NaiveState.trace has no merge rule: LangGraph gives it a LastValue channel")
+@overwrite.rule(N_("NaiveState.trace has no merge rule: LangGraph gives it a LastValue channel"))
 def naive_has_no_reducer(check):
     info = require_keys(check, "NaiveState")
     if "trace" not in info["channels"]:
@@ -19,7 +21,7 @@ def naive_has_no_reducer(check):
                       "expected none (a plain list[str]), so the notebook can show the overwrite")
 
 
-@overwrite.rule("sequential nodes writing NaiveState.trace overwrite each other: only the last write stays")
+@overwrite.rule(N_("sequential nodes writing NaiveState.trace overwrite each other: only the last write stays"))
 def naive_overwrites(check):
     require_keys(check, "NaiveState")
 
@@ -34,7 +36,7 @@ def naive_overwrites(check):
                           f"expected {show(expected)}: without a reducer the last write wins")
 
 
-@overwrite.rule("two nodes writing NaiveState.trace in the same step raise InvalidUpdateError")
+@overwrite.rule(N_("two nodes writing NaiveState.trace in the same step raise InvalidUpdateError"))
 def naive_parallel_error(check):
     require_keys(check, "NaiveState")
 

@@ -1,8 +1,10 @@
 """Notebook 06, schemas: State, InputState and OutputState, the research graph built on them, and DECISIONS."""
 
-from grader.engine.checking import Abort, Counterexample, Failure, no_raise, show
+from grader.engine.checking import Abort, Counterexample, Failure, no_raise
 from grader.engine.expectations import expect_decision_keys
 from grader.engine.registry import task
+from grader.engine.showing import show
+from grader.i18n import N_, _
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import expect_keys, lookup_rounds, research_run, state_key_graph
 from grader.parts.state.model import OUTPUT_KEYS, SPEC_STATE_KEYS, model_append, model_trace
@@ -11,7 +13,7 @@ from grader.parts.state.model import OUTPUT_KEYS, SPEC_STATE_KEYS, model_append,
 schemas = task("state.schemas")
 
 
-@schemas.rule("State has exactly the spec's keys, and question and answer overwrite (no reducer)")
+@schemas.rule(N_("State has exactly the spec's keys, and question and answer overwrite (no reducer)"))
 def state_keys(check):
     info = expect_keys(check, "State", SPEC_STATE_KEYS)
     for key in ("question", "answer"):
@@ -19,27 +21,27 @@ def state_keys(check):
             raise Failure(f"State.{key} has the merge rule {info['channels'][key]['reducer']}; expected none: one value, overwritten")
 
 
-@schemas.rule("State.notes appends every write, sequential and parallel (parallel ones in node-name order)")
+@schemas.rule(N_("State.notes appends every write, sequential and parallel (parallel ones in node-name order)"))
 def notes_graph(check):
     # List writes only: a bare str or a tuple write is append's own rule (state.append), not this key's.
     @check.forall(gen.graph_case("notes", gen.item_lists), examples=check.budget("graph"),
                   first=gen.small_graph("notes", ["x"], ["y"], ["z"]))
     def notes_accumulate(case):
         state_key_graph(check, "State", "notes", *case, start=[], reducer=model_append,
-                        why="every scratch note is kept, as with append")
+                        why=_("every scratch note is kept, as with append"))
 
 
-@schemas.rule("InputState has exactly the key question")
+@schemas.rule(N_("InputState has exactly the key question"))
 def input_keys(check):
     expect_keys(check, "InputState", ["question"])
 
 
-@schemas.rule("OutputState has exactly answer, trace, sources and used_calls")
+@schemas.rule(N_("OutputState has exactly answer, trace, sources and used_calls"))
 def output_keys(check):
     expect_keys(check, "OutputState", OUTPUT_KEYS)
 
 
-@schemas.rule("build_graph's invoke returns exactly the OutputState keys: internal keys never leave the graph")
+@schemas.rule(N_("build_graph's invoke returns exactly the OutputState keys: internal keys never leave the graph"))
 def graph_output(check):
     # Named as graph_run's test: the two rules judge the same runs (one run per question).
     @check.forall(gen.questions, examples=check.budget("run"))
@@ -55,7 +57,7 @@ def graph_output(check):
                           f"expected ['question'] and {sorted(OUTPUT_KEYS)}")
 
 
-@schemas.rule("trace lists every node run in order, sources have no duplicates, used_calls equals LOOKUP_ROUNDS")
+@schemas.rule(N_("trace lists every node run in order, sources have no duplicates, used_calls equals LOOKUP_ROUNDS"))
 def graph_run(check):
     rounds = lookup_rounds(check)
     expected_trace = model_trace(rounds)
@@ -73,7 +75,7 @@ def graph_run(check):
                           f"expected {rounds}, one per lookup")
 
 
-@schemas.rule("lookup cites what search_docs finds, scores with relevance and adds a note, every round")
+@schemas.rule(N_("lookup cites what search_docs finds, scores with relevance and adds a note, every round"))
 def graph_tools(check):
     rounds = lookup_rounds(check)
 
@@ -105,7 +107,7 @@ def graph_tools(check):
                           f"{rounds} lookup rounds")
 
 
-@schemas.rule("with a checkpointer the internal keys stay in the checkpoint, and input cannot set them")
+@schemas.rule(N_("with a checkpointer the internal keys stay in the checkpoint, and input cannot set them"))
 def graph_checkpoint(check):
     @check.forall(gen.questions, examples=check.budget("run"))
     def internal(question):
@@ -123,12 +125,12 @@ def graph_checkpoint(check):
 decisions = task("state.decisions")
 
 
-@decisions.rule("DECISIONS has exactly the keys of State")
+@decisions.rule(N_("DECISIONS has exactly the keys of State"))
 def decision_keys(check):
     expect_decision_keys(check, "State", SPEC_STATE_KEYS)
 
 
-@decisions.rule("each decision is a sentence: the merge rule, visible or internal, and why")
+@decisions.rule(N_("each decision is a sentence: the merge rule, visible or internal, and why"))
 def decision_sentences(check):
     table = check.probe("attr", "DECISIONS")
     if type(table) is not dict or not table:

@@ -1,8 +1,10 @@
 """Notebook 05, windows: ``keep_recent`` and the factory ``windowed(n)``; ``State.recent`` keeps the last WINDOW items."""
 
-from grader.engine.checking import Counterexample, Failure, Raised, show
+from grader.engine.checking import Counterexample, Failure, Raised
 from grader.engine.expectations import expect_list_result, expect_pure
 from grader.engine.registry import task
+from grader.engine.showing import show
+from grader.i18n import N_, _
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import learner_window, state_key_graph
 from grader.parts.state.model import model_fold, model_window
@@ -10,7 +12,7 @@ from grader.parts.state.model import model_fold, model_window
 window = task("state.window")
 
 
-@window.rule("keep_recent keeps the last WINDOW items of old + new, in order")
+@window.rule(N_("keep_recent keeps the last WINDOW items of old + new, in order"))
 def recent_last(check):
     size = learner_window(check)
 
@@ -19,7 +21,7 @@ def recent_last(check):
         expect_list_result(check, "keep_recent", old, new, model_window(size)(old, new))
 
 
-@window.rule("keep_recent returns a new list and never mutates its arguments")
+@window.rule(N_("keep_recent returns a new list and never mutates its arguments"))
 def recent_pure(check):
     # old=None too: a reducer handing back the write itself when nothing is stored returns an argument.
     @check.forall(gen.olds, gen.item_lists)
@@ -27,7 +29,7 @@ def recent_pure(check):
         expect_pure(check, "keep_recent", old, new)
 
 
-@window.rule("windowed(n) returns a reducer keeping the last n items, for any n >= 1")
+@window.rule(N_("windowed(n) returns a reducer keeping the last n items, for any n >= 1"))
 def windowed_last(check):
     @check.forall(gen.window_sizes, gen.olds, gen.writes)
     def last_n(n, old, new):
@@ -35,7 +37,7 @@ def windowed_last(check):
         expect_pure(check, "windowed", old, new, factory_args=[n])
 
 
-@window.rule("windowed(WINDOW) behaves as keep_recent")
+@window.rule(N_("windowed(WINDOW) behaves as keep_recent"))
 def windowed_is_recent(check):
     size = learner_window(check)
 
@@ -45,7 +47,7 @@ def windowed_is_recent(check):
         expect_list_result(check, "windowed", old, new, recent, factory_args=[size])
 
 
-@window.rule("LangGraph accepts windowed(n) in Annotated[...]: the reducer takes exactly (old, new)")
+@window.rule(N_("LangGraph accepts windowed(n) in Annotated[...]: the reducer takes exactly (old, new)"))
 def windowed_in_graph(check):
     @check.forall(gen.graph_window_sizes, gen.graph_writes, examples=check.budget("graph"))
     def accepted(n, writes):
@@ -61,7 +63,7 @@ def windowed_in_graph(check):
                           f"{show(got.get('items'))}; expected {show(expected)}")
 
 
-@window.rule("windowed(n) raises ValueError at once when n is not an int >= 1")
+@window.rule(N_("windowed(n) raises ValueError at once when n is not an int >= 1"))
 def windowed_rejects(check):
     @check.forall(gen.bad_window_sizes)
     def rejects(n):
@@ -74,7 +76,7 @@ def windowed_rejects(check):
                           call.counterexample("ValueError", call.raised.type))
 
 
-@window.rule("State.recent keeps the last WINDOW items written, sequential and parallel")
+@window.rule(N_("State.recent keeps the last WINDOW items written, sequential and parallel"))
 def recent_graph(check):
     size = learner_window(check)
 
@@ -82,4 +84,4 @@ def recent_graph(check):
                   first=gen.small_graph("recent", ["p", "q"], ["r", "s"], ["t"]))
     def recent(case):
         state_key_graph(check, "State", "recent", *case, start=[], reducer=model_window(size),
-                        why=f"only the last WINDOW={size} items stay")
+                        why=_("only the last WINDOW={size} items stay").format(size=size))

@@ -23,7 +23,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from grader.i18n import N_, _
+from grader.i18n import N_, _, language
 from grader.package_files import MAX_BYTES, MAX_FILES, file_bytes, read_package
 
 __all__ = ["SERVICE_VARIABLE", "ServiceRefusal", "grade_on_service", "package_files", "service_url", "has_local_grader",
@@ -83,8 +83,9 @@ def left_at_home(workspace: Path) -> list[str]:
 
 def grade_on_service(url: str, workspace: Path, target: str | None, clock=time.monotonic, sleep=time.sleep) -> dict:
     """The service's report on ``workspace``'s files for ``target``; ``ServiceRefusal`` with its sentence otherwise."""
-    # Lone surrogates (bytes that are not UTF-8) travel as JSON escapes: the body itself is ASCII.
-    body = json.dumps({"files": package_files(workspace), "target": target}).encode("ascii")
+    # Lone surrogates (bytes that are not UTF-8) travel as JSON escapes: the body itself is ASCII. The student's
+    # language goes along: the service grades this check in it, as a local check() would speak it.
+    body = json.dumps({"files": package_files(workspace), "target": target, "lang": language()}).encode("ascii")
     token = os.environ.get("JUPYTERHUB_API_TOKEN", "")
     request = urllib.request.Request(f"{url}api/check", data=body, method="POST",
                                      headers={"Content-Type": "application/json", "Authorization": f"token {token}"})
