@@ -55,6 +55,8 @@ def _folder_problem(folder: Path) -> str | None:
 
 
 def _file_problem(path: Path, info: os.stat_result) -> str | None:
+    if stat.S_ISLNK(info.st_mode):  # first: a link's own mode is 777, and what it names is not the log's to decide
+        return f"it is a symbolic link (to {os.readlink(path)!r}), and a log is written only as a file of its own"
     if info.st_uid != os.geteuid():
         return (f"it belongs to another account, {_account(info.st_uid)}, not to {_account(os.geteuid())} who grades, "
                 "and that account may have written it or may rewrite it")
