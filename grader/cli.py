@@ -19,7 +19,7 @@ from grader import caches
 from grader.catalog import MODULES, TASKS, whole_parts
 from grader.engine import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT
 from grader.i18n import _
-from grader.reports import gradebook, lms
+from grader.reports import gradebook, lms, owned
 from grader.reports.report import GRADER_ERROR, Report, without_seconds
 from grader.reports.safe import clean, display_path, for_terminal
 from grader.reports.scorecard import NO_SANDBOX_WARNING, render_text
@@ -166,11 +166,12 @@ def _plan(args) -> Plan:
     if args.resume and args.regrade:
         raise UsageError("--resume grades who is not in the log yet, --regrade who is: choose one")
     logged = {}
-    if args.resume or args.regrade:
-        try:
-            gradebook.check_owned(gradebook.log_path(args.out))  # a log planted in a shared folder is not trusted
-        except gradebook.UntrustedLog as exc:
+    if args.out:
+        try:  # a log planted in a shared folder, or one another account may replace, is neither written nor trusted
+            owned.check_owned(gradebook.log_path(args.out))
+        except owned.UntrustedLog as exc:
             raise UsageError(str(exc)) from None
+    if args.resume or args.regrade:
         logged = gradebook.read_log(args.out)
     if args.regrade and not logged:
         raise UsageError(f"nothing to regrade: {gradebook.log_path(args.out)} holds no report")

@@ -297,7 +297,7 @@ def test_resume_refuses_a_log_another_account_made_or_may_write(tmp_path):
     if os.geteuid() == 0:  # as root, the log handed to another account
         os.chown(log, 65534, 65534)
         done = run_cli(str(SOLUTIONS), "--task", "state.decisions", "--seed", "3", "--out", str(out), "--resume")
-        assert done.returncode == 2 and "belongs to another account (uid 65534)" in done.stderr, done.stderr
+        assert done.returncode == 2 and "belongs to another account, nobody (uid 65534)" in done.stderr, done.stderr
         os.chown(log, 0, 0)
     assert run_cli(str(SOLUTIONS), "--task", "state.decisions", "--seed", "3", "--out", str(out), "--resume").returncode == 0
 

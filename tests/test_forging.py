@@ -3,14 +3,15 @@
 For each part, the untouched stubs plus that part's forging block
 (``tests/hostile/forging.py``) are graded in one batch beside the untouched
 stubs, sandboxed, as root and as an ordinary user (``tests/private_clone.py``),
-and through ``check()`` in a fresh process: every task whose report says
-``"integrity": "calls"`` has the stub's status and score. The block reaches
-the learner's process's probe registry and answers every fold, script, race
-and scenario that process ever ran, so one still asked there would score;
-the tasks that still ask one say ``"probes"`` (part B's reducer tasks, and
-only those).
+and through ``check()`` in a fresh process: every task says ``"integrity":
+"calls"`` and has the stub's status and score. The block reaches the
+learner's process's probe registry and answers every fold, script, race
+and scenario that process ever ran, so one still asked there would score.
+Part B's alone, graded on its own, is the quick check of its reducer's
+calls (issue 42b: they were probes until then, and the block turned them).
 
-Cost: one batch of six submissions, every task of five parts, twice as root (~1 min each), and five check()s.
+Cost: one batch of six submissions, every task of five parts, twice as root (~1 min each), five check()s, and part B's
+batch of two (~20 s).
 """
 
 import json
@@ -31,9 +32,6 @@ from grader.catalog import MODULES
 pytestmark = pytest.mark.part
 
 SEED = 7
-# The tasks whose grading still asks the learner's process for more than calls (board_reduce, board_fold,
-# board_hostile: warnings caught and payloads made there): their reports say so, and a block may turn them.
-BOARD_REDUCER_TASKS = {"board.move", "board.remove", "board.reject", "board.validate", "board.replace", "board.sequence"}
 IS_ROOT = os.geteuid() == 0
 ACCOUNTS = ["root", "ordinary user"] if IS_ROOT else ["this user"]
 
@@ -79,17 +77,29 @@ def test_a_forging_block_on_the_stubs_earns_what_the_stubs_earn(submissions, acc
     stub, *forged = reports
     assert stub["sandbox"] == "bubblewrap" and stub["score"] == 0.0, _tasks(stub)
     for part, report in zip(FORGING, forged):
-        assert report["sandbox"] == "bubblewrap"
-        on_probes = {task["id"] for task in report["tasks"] if task["integrity"] == "probes"}
-        assert on_probes <= BOARD_REDUCER_TASKS, f"part {part}: tasks resting on probes {sorted(on_probes)}"
-        assert report["integrity"] == ("probes" if on_probes else "calls")
-        on_calls = [task for task in _tasks(report) if task[0] not in on_probes]
-        assert on_calls == [task for task in _tasks(stub) if task[0] not in on_probes], \
-            f"the stubs plus part {part}'s forging block: {_tasks(report)}"
+        _earns_what_the_stubs_earn(part, report, stub)
 
 
-# Part B's reducer tasks rest on probes (the batch test above holds which): its block may turn them.
-@pytest.mark.parametrize("part", [part for part in FORGING if part != "board"])
+def _earns_what_the_stubs_earn(part: str, report: dict, stub: dict) -> None:
+    assert report["sandbox"] == "bubblewrap"
+    on_probes = sorted(task["id"] for task in report["tasks"] if task["integrity"] != "calls")
+    assert not on_probes, f"part {part}: tasks resting on more than calls {on_probes}"
+    assert report["integrity"] == "calls"
+    assert _tasks(report) == _tasks(stub), f"the stubs plus part {part}'s forging block: {_tasks(report)}"
+
+
+def test_part_b_s_block_earns_what_part_b_s_stubs_earn(submissions):
+    """Part B's reducer tasks asked probes of the learner's process until issue 42b (its block scored 24/100 there,
+    every reducer task on "probes"): now its reducer's calls are made and folded from the grading side."""
+    args = ["-m", "grader", str(submissions["stub"]), str(submissions["board"]), "--json", "--seed", str(SEED),
+            "--part", "board"]
+    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    stub, forged = json.loads(done.stdout)
+    assert stub["score"] == 0.0, _tasks(stub)
+    _earns_what_the_stubs_earn("board", forged, stub)
+
+
+@pytest.mark.parametrize("part", list(FORGING))
 def test_check_in_a_kernel_gives_a_forging_block_what_it_gives_the_stubs(submissions, part):
     """The notebook's path: ``check(part)`` from the workspace, the grader's own process (no warm grader here)."""
     grade = ("import json, sys; from grader.notebook.check import check; "

@@ -29,14 +29,16 @@ CORPORA = corpora()  # one per part, found by its name
 
 
 def _internal_words() -> set[str]:
-    """Names a learner never wrote, which feedback must not show: the probes', the grader's types and paths."""
+    """Names a learner never wrote, which feedback must not show: the probes' and scenarios', the grader's types and
+    paths."""
     from grader.child import probes
+    from grader.engine.remote import SCENARIOS
 
     probes.load()
     learner_names = set()
     for path in (REFERENCE_PACKAGE).glob("*.py"):
         learner_names |= set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]*\b", path.read_text(encoding="utf-8")))
-    return {name for name in probes.PROBES if "_" in name and name not in learner_names} | \
+    return {name for name in [*probes.PROBES, *SCENARIOS] if "_" in name and name not in learner_names} | \
         {"Traceback", "grader/", "Raised(", "Opaque(", "Counterexample(", "Missing:", "_Pending", "wire.", "<locals>",
          "TrustedStream", "trusted_stream", "GraderStream", "GraderStore", "Killed"}
 

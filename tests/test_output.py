@@ -18,6 +18,7 @@ from grader.cli import render_text
 from grader.engine.runner import _missing_module
 from grader.notebook.check import scorecard_html
 from grader.reports.gradebook import Gradebook, read_log, record
+from grader.reports.owned import UntrustedLog
 from grader.reports.safe import MAX_ITEMS, MAX_TEXT, clean, display_path, for_terminal
 from grader.reports.scorecard import next_step
 from grader.sandbox.staging import MAX_BYTES, MAX_FILES, StagingError, staged
@@ -202,7 +203,7 @@ def test_a_symlink_planted_at_the_log_is_refused_and_its_target_untouched(tmp_pa
     target = tmp_path / "instructor.txt"
     target.write_text("precious\n")
     (tmp_path / "grades.jsonl").symlink_to(target)
-    with pytest.raises(OSError, match="symbolic link"):
+    with pytest.raises(UntrustedLog, match="symbolic link"):
         Gradebook(str(tmp_path / "grades.csv"), {})
     assert target.read_text() == "precious\n"
 

@@ -197,6 +197,26 @@ def test_a_module_refused_before_any_task_runs_leaves_stderr_quiet(tmp_path):
 
 
 # Attacks graded with the reading off (as the sandbox tests grade): the hook alone must hold.
+SWITCH_OFF = '''
+import sys as _sys
+import types as _types
+
+_frame, _guard = _sys._getframe(0), None
+while _frame is not None and _guard is None:
+    _guard = _frame.f_globals.get("guard")
+    _frame = _frame.f_back
+for _name, _value in list(vars(_guard).items()):
+    if _name.startswith("__") or isinstance(_value, _types.ModuleType):
+        continue
+    if isinstance(_value, (set, dict, list)):
+        _value.clear()
+    elif isinstance(_value, (frozenset, tuple, str)):
+        setattr(_guard, _name, type(_value)())
+    elif callable(_value):
+        setattr(_guard, _name, lambda *args, **kwargs: None)
+    else:
+        _value.depth = 1  # the old hook's per-thread switch: "the probes' own code runs"
+'''
 RUNTIME = [
     # The forgery that scored 12/15: the grader's modules are no longer in sys.modules.
     ("sys.modules", FORGERY, "state.append", None),
@@ -205,6 +225,10 @@ RUNTIME = [
     ("built string", "import typing\n_x = typing.ForwardRef('__imp' + 'ort__(\"os\")')\n", "state.append",
      "code built at run time that names __import__"),
     ("own memory", "_mem = open('/proc/self/mem', 'rb')\n", "state.append", "/proc/self/mem"),
+    # Issue 42: the guard module, found up the call server's frames, had one attribute (a thread's trusted depth) that
+    # turned the hook off. Every attribute of it cleared, emptied or replaced, the heap walk is still refused.
+    ("hook switched off", SWITCH_OFF + "import gc\n_found = gc.get_objects()\n", "state.append",
+     "PermissionError: the grader does not let a submission use gc.get_objects"),
 ]
 
 
@@ -224,9 +248,7 @@ GUARD_SCRIPT = r'''
 import json, os, sqlite3, sys, tempfile
 from grader.child import guard
 
-evidence = os.path.join(tempfile.mkdtemp(), "ledger.jsonl")
 guard.install()
-guard.protect(evidence)
 kept = guard.hide_grader()
 results = {}
 
@@ -240,29 +262,23 @@ def attempt(name, call):
 attempt("gc.get_objects", lambda: __import__("gc").get_objects())
 attempt("/proc/self/mem", lambda: open("/proc/self/mem", "rb"))
 attempt("/proc listing", lambda: os.listdir("/proc/self/fd"))
-attempt("evidence open", lambda: open(evidence, "w"))
-attempt("evidence sqlite", lambda: sqlite3.connect(evidence))
-attempt("evidence folder removed", lambda: __import__("shutil").rmtree(os.path.dirname(evidence)))
 attempt("settrace", lambda: sys.settrace(None))
 attempt("ctypes memory", lambda: __import__("ctypes").c_char.from_address(id(results)))
 attempt("built string", lambda: eval("__import__('os')"))
 attempt("code replaced", lambda: setattr(attempt, "__code__", attempt.__code__))
 attempt("plain eval", lambda: eval("1 + 1"))
 attempt("a file of one's own", lambda: open(os.path.join(tempfile.mkdtemp(), "mine.txt"), "w").close())
-def trusted():
-    with guard.permitted():
-        open(evidence, "a").close()
-attempt("the probes' own write", trusted)
+attempt("a database of one's own", lambda: sqlite3.connect(os.path.join(tempfile.mkdtemp(), "mine.db")).close())
 results["grader modules found"] = sorted(m for m in sys.modules if m.startswith("grader"))
 print(json.dumps(results))
 '''
 
 
-def test_the_hook_refuses_what_it_says_and_lets_the_probes_work():
+def test_the_hook_refuses_what_it_says_and_lets_the_rest_be():
     done = subprocess.run([sys.executable, "-c", GUARD_SCRIPT], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)
-    allowed = {"plain eval", "a file of one's own", "the probes' own write"}
+    allowed = {"plain eval", "a file of one's own", "a database of one's own"}
     for name, outcome in results.items():
         if name == "grader modules found":
             assert outcome == []
@@ -270,3 +286,31 @@ def test_the_hook_refuses_what_it_says_and_lets_the_probes_work():
             assert outcome == "allowed", (name, outcome)
         else:
             assert outcome.startswith("refused: the grader does not let a submission use"), (name, outcome)
+
+
+# Issue 42's attack on the hook alone: every attribute of the guard module cleared, emptied or replaced (SWITCH_OFF),
+# and os.path.realpath too, then the hook is tried.
+SWITCH_OFF_SCRIPT = """
+import gc, json, os, sys
+from grader.child import guard
+
+guard.install()
+kept = guard.hide_grader()
+""" + SWITCH_OFF + r'''
+os.path.realpath = lambda path: "/nowhere"
+results = {}
+for what, call in (("heap walk", gc.get_objects), ("own memory", lambda: open("/proc/self/mem", "rb")),
+                   ("tracing", lambda: sys.settrace(None)), ("built string", lambda: eval("__import__('os')"))):
+    try:
+        call()
+        results[what] = "allowed"
+    except PermissionError:
+        results[what] = "refused"
+print(json.dumps(results))
+'''
+
+
+def test_no_attribute_set_from_a_frame_turns_the_hook_off():
+    done = subprocess.run([sys.executable, "-c", SWITCH_OFF_SCRIPT], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"heap walk": "refused", "own memory": "refused", "tracing": "refused", "built string": "refused"}

@@ -3,9 +3,9 @@
 The engine asks them for any part (``Checker.call``, ``call_made``,
 ``call_catching``; ``attr`` to import the module and read constants); a
 scenario asks the operations at the end (``Remote.method``, ``attribute``,
-``lend_locks``, ``lend_clock``): a method of one of the learner's objects,
+``lend_locks``, ``lend_clock``, ``lend_log``): a method of one of the learner's objects,
 one of its attributes, plain data held for the grading side, a folder of
-this process's /tmp, and the grading side's locks and clock lent. Each is
+this process's /tmp, and the grading side's locks, clock and log lent. Each is
 one call of the learner's code, or none. Like every probe, they report plain
 data and judge nothing, and import nothing of the grading side.
 """
@@ -15,12 +15,12 @@ import os
 import shutil
 import tempfile
 
-from grader.child import guard, lent
+from grader.child import lent
 from grader.child.lent import Held
 from grader.child.probes import Raised, operation, probe
 
 __all__ = ["call", "call_reducer", "attr", "call_made", "call_catching", "attribute", "call_method", "tamper", "hold",
-           "scratch", "unscratch", "lend_locks", "lend_clock"]
+           "scratch", "unscratch", "lend_locks", "lend_clock", "lend_log"]
 
 
 @probe
@@ -120,8 +120,7 @@ def unscratch(ctx, folder):
     """Housekeeping: remove a folder ``scratch`` made (and only such a folder), what the learner's code left in it too."""
     if isinstance(folder, str) and os.path.dirname(folder) == tempfile.gettempdir() and \
             os.path.basename(folder).startswith(_SCRATCH):
-        with guard.permitted():
-            shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 _SCRATCH = "agstate-scratch-"
@@ -137,3 +136,9 @@ def lend_locks(ctx, factory):
 def lend_clock(ctx, clock):
     """The learner's module reads the grading side's ``clock()`` for ``time.time()`` until ``take_back``."""
     lent.lend_clock(ctx, clock)
+
+
+@operation
+def lend_log(ctx, name, heard):
+    """Each warning logged on logger ``name`` is the grading side's ``heard(message)`` until ``take_back``."""
+    lent.lend_log(ctx, str(name), heard)

@@ -20,22 +20,26 @@ removed. It refuses:
   what a ``ForwardRef`` or an ``eval`` of a built string would run;
 - finding the grader's modules by name: they are out of ``sys.modules``
   (``hide_grader``) and, in the sandbox, out of sight on disk;
-- ``/proc`` (another process's or its own memory and file descriptors) and
-  the files the probes keep as evidence (``protect``), except for the probes
-  themselves (``permitted``).
+- ``/proc`` (another process's or its own memory and file descriptors).
 
 A refusal raises ``PermissionError`` in the learner's code: the task's
 feedback names it, with the learner's line. This is a hardening of one
 process, not a proof: the isolation from everything outside it is the
-sandbox's (``grader.sandbox.bubblewrap``).
+sandbox's (``grader.sandbox.bubblewrap``), and no verdict rests on what the
+hook decides. Nor can the learner's code turn it off through this module:
+the hook decides with what ``install`` gave its closure (frozen sets, and
+the functions it calls itself, taken before the learner's first line runs)
+and holds no switch, not even one for the grader's own code. Rebinding a
+name of this module, ``os.path.realpath`` or a builtin changes nothing it
+decides with (issue 42: one attribute set from a frame's globals, a
+thread's "trusted" depth, turned it off). What those functions call in turn
+is the interpreter's, shared with the learner's code: a tripwire, as said.
 """
 
-import contextlib
 import os
 import sys
-import threading
 
-__all__ = ["install", "permitted", "protect", "hide_grader", "RUNTIME_TOKENS"]
+__all__ = ["install", "hide_grader", "RUNTIME_TOKENS"]
 
 # Words no source compiled at run time has a reason to hold; dataclasses, namedtuple, typing and
 # LangGraph compile none of them.
@@ -43,23 +47,21 @@ RUNTIME_TOKENS = ("__import__", "__builtins__", "__globals__", "__subclasses__",
                   "__dict__", "__getattribute__", "f_back", "f_globals", "f_locals", "tb_frame", "gi_frame",
                   "_getframe", "_current_frames", "sys.modules", "get_objects", "get_referrers", "get_referents",
                   "settrace", "setprofile", "importlib", "ImportString", "pythonapi")
-_REFUSED = {"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "code.__new__",
-            "ctypes.cdata", "ctypes.string_at", "ctypes.wstring_at", "sys.addaudithook", "sys.settrace", "sys.setprofile"}
+_REFUSED = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "code.__new__",
+                      "ctypes.cdata", "ctypes.string_at", "ctypes.wstring_at", "sys.addaudithook", "sys.settrace", "sys.setprofile"})
 # Events whose first argument is a path (or a file descriptor, for os.truncate).
-_PATH_EVENTS = {"open", "os.listdir", "os.scandir", "os.remove", "os.rename", "os.truncate", "os.chmod", "os.chown",
-                "os.link", "os.symlink", "os.utime", "os.mkdir", "os.rmdir", "shutil.rmtree", "shutil.copyfile",
-                "shutil.move", "sqlite3.connect", "glob.glob", "os.walk"}
+_PATH_EVENTS = frozenset({"open", "os.listdir", "os.scandir", "os.remove", "os.rename", "os.truncate", "os.chmod",
+                          "os.chown", "os.link", "os.symlink", "os.utime", "os.mkdir", "os.rmdir", "shutil.rmtree",
+                          "shutil.copyfile", "shutil.move", "sqlite3.connect", "glob.glob", "os.walk"})
 
-_state = {"installed": False}
-_protected: set[str] = set()
-_trusted = threading.local()
+_installed = []  # a second hook would only refuse more, and adding one is refused once the first is in
 
 
 def install() -> None:
     """Add the hook (once per process; a forked process keeps it)."""
-    if not _state["installed"]:
-        _state["installed"] = True
-        sys.addaudithook(_hook)
+    if not _installed:
+        _installed.append(True)
+        sys.addaudithook(_made())
 
 
 def hide_grader() -> list:
@@ -76,70 +78,56 @@ def hide_grader() -> list:
     return hidden
 
 
-def protect(path: str) -> None:
-    """The probes' evidence: only code inside ``permitted()`` may open, list, connect to or change ``path``."""
-    _protected.add(os.path.realpath(path))
+def _made():
+    """The audit hook, a closure over everything it decides with, taken now: no name it looks up at an event can be
+    rebound from the learner's code (a module's global, a builtin, ``os.path.realpath``), and no object it reads can
+    be changed (the sets are frozen). The function itself is held only by the interpreter."""
+    refused, path_events, tokens = frozenset(_REFUSED), frozenset(_PATH_EVENTS), tuple(RUNTIME_TOKENS)
+    realpath, isfile, fsdecode = os.path.realpath, os.path.isfile, os.fsdecode
+    is_a, text, denied = isinstance, str, PermissionError
 
+    def refuse(what: str):
+        raise denied(f"the grader does not let a submission use {what}: it could change what the grader "
+                     "observes of your code; remove it")
 
-@contextlib.contextmanager
-def permitted():
-    """The probes' own code, which the hook lets do anything (this thread only; no learner code runs inside)."""
-    _trusted.depth = getattr(_trusted, "depth", 0) + 1
-    try:
-        yield
-    finally:
-        _trusted.depth -= 1
+    def a_file(filename) -> bool:
+        """A module imported from its file (its source was read by ``grader.sandbox.reach`` if it is the learner's)."""
+        if is_a(filename, bytes):
+            filename = fsdecode(filename)
+        return is_a(filename, text) and isfile(filename)
 
+    def compiled(source) -> None:
+        if is_a(source, bytes):
+            source = source.decode("utf-8", "replace")
+        if not is_a(source, text):
+            refuse("compile() of a syntax tree")
+        for token in tokens:
+            if token in source:
+                refuse(f"code built at run time that names {token}")
 
-def _refuse(what: str):
-    raise PermissionError(f"the grader does not let a submission use {what}: it could change what the grader "
-                          "observes of your code; remove it")
+    def path(event: str, named) -> None:
+        if is_a(named, int):
+            if event == "os.truncate":
+                refuse("os.ftruncate on a file descriptor")
+            return
+        if is_a(named, bytes):
+            named = fsdecode(named)
+        if not is_a(named, text):
+            return
+        real = realpath(named) if named else named
+        if real == "/proc" or real.startswith("/proc/"):
+            refuse(f"{named} ({event})")
 
+    def hook(event: str, args: tuple) -> None:
+        if event in refused:
+            refuse(event)
+        elif event == "ctypes.dlopen" and (not args or args[0] is None or "python" in text(args[0])):
+            refuse("ctypes on the Python interpreter itself")
+        elif event == "object.__setattr__" and len(args) > 1 and args[1] in ("__code__", "__globals__", "__closure__"):
+            refuse(f"setting a function's {args[1]}")
+        elif event == "compile" and args and not a_file(args[1] if len(args) > 1 else None):
+            compiled(args[0])
+        elif event in path_events and args:
+            path(event, args[0])
 
-def _hook(event: str, args: tuple) -> None:
-    if getattr(_trusted, "depth", 0):
-        return
-    if event in _REFUSED:
-        _refuse(event)
-    elif event == "ctypes.dlopen" and (not args or args[0] is None or "python" in str(args[0])):
-        _refuse("ctypes on the Python interpreter itself")
-    elif event == "object.__setattr__" and len(args) > 1 and args[1] in ("__code__", "__globals__", "__closure__"):
-        _refuse(f"setting a function's {args[1]}")
-    elif event == "compile" and args and not _a_file(args[1] if len(args) > 1 else None):
-        _compiled(args[0])
-    elif event in _PATH_EVENTS and args:
-        _path(event, args[0])
-
-
-def _a_file(filename) -> bool:
-    """A module imported from its file (its source was read by ``grader.sandbox.reach`` if it is the learner's)."""
-    if isinstance(filename, bytes):
-        filename = os.fsdecode(filename)
-    return isinstance(filename, str) and os.path.isfile(filename)
-
-
-def _compiled(source) -> None:
-    if isinstance(source, bytes):
-        source = source.decode("utf-8", "replace")
-    if not isinstance(source, str):
-        _refuse("compile() of a syntax tree")
-    for token in RUNTIME_TOKENS:
-        if token in source:
-            _refuse(f"code built at run time that names {token}")
-
-
-def _path(event: str, path) -> None:
-    if isinstance(path, int):
-        if event == "os.truncate":
-            _refuse("os.ftruncate on a file descriptor")
-        return
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    if not isinstance(path, str):
-        return
-    real = os.path.realpath(path) if path else path
-    if real == "/proc" or real.startswith("/proc/"):
-        _refuse(f"{path} ({event})")
-    for protected in _protected:
-        if real == protected or real.startswith(protected + "/") or protected.startswith(real.rstrip("/") + "/"):
-            _refuse(f"the grader's own file {protected} ({event})")
+    return hook

@@ -1,17 +1,20 @@
-"""The grading side's objects as the learner's code meets them: a lent lock, a lent clock, a value held for the grader.
+"""The grading side's objects as the learner's code meets them: a lent lock, a lent clock, a lent log, a value held for
+the grader.
 
 Each is a stand-in whose every use is a call to the grading side
 (``grader.child.probes.Context.callback``): a racing writer's lock
 (``threading.Lock()`` while the grader lends it) acquired or released, the
-clock read for an event's ``ts``. The grading side decides when each call
+clock read for an event's ``ts``, a warning logged on a logger the grader
+listens to (its message, heard and kept over there). The grading side decides when each call
 returns, and so the order in which racing writers go on: the schedule of a
 race is made there, at points the learner's code cannot remove, only fail
 to reach. Nothing here observes or judges the learner's code.
 """
 
+import logging
 import types
 
-__all__ = ["LentLock", "Held", "lend_locks", "lend_clock"]
+__all__ = ["LentLock", "Held", "lend_locks", "lend_clock", "lend_log"]
 
 
 class LentLock:
@@ -89,3 +92,46 @@ class _ClockedTime(types.ModuleType):
 
     def __getattr__(self, name):
         return getattr(self._real, name)
+
+
+def lend_log(ctx, name: str, heard) -> None:
+    """Each warning (or worse) logged on logger ``name`` is ``heard(message)``, a call to the grading side, until
+    ``take_back``, whatever logging state the learner's module left behind.
+
+    The logger's level and logging's global switch are changed (and put back) only where they would hide a warning:
+    each change empties every logger's cache, and a reducer is called thousands of times.
+    """
+    log, handler = logging.getLogger(name), _Heard(heard)
+    level, disabled, floor = log.level, log.disabled, logging.root.manager.disable
+    hidden = log.getEffectiveLevel() > logging.WARNING
+    if hidden:
+        log.setLevel(logging.WARNING)
+    log.disabled = False
+    if floor != logging.NOTSET:
+        logging.disable(logging.NOTSET)
+    log.addHandler(handler)
+
+    def undo():
+        log.removeHandler(handler)
+        if hidden:
+            log.setLevel(level)
+        log.disabled = disabled
+        if floor != logging.NOTSET:
+            logging.disable(floor)
+
+    ctx.lent.append(undo)
+
+
+class _Heard(logging.Handler):
+    """A handler whose every record goes to the grading side as its message: nothing of it is kept here."""
+
+    def __init__(self, heard):
+        super().__init__(logging.WARNING)
+        self._heard = heard
+
+    def emit(self, record):
+        try:
+            message = record.getMessage()
+        except Exception:  # a message whose %-args do not fit is still a warning
+            message = str(record.msg)
+        self._heard(message)

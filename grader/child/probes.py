@@ -52,7 +52,7 @@ class Context:
         self._handles = {}  # id(object) -> its handle: one object, one handle
         self._numbered = 0  # handles given so far: a released one's number is never given again
         self._savers = []  # the checkpointers the grading side asked for, by a "saver" callback tag
-        self.lent = []  # (owner, name, original) the grading side's callbacks replaced (grader.child.remote.lend)
+        self.lent = []  # (owner, name, original) the grading side's callbacks replaced, or an undoing (take_back)
         self.answer = None  # how this process answers a request (grader.child.serve): also one made inside a callback
         self._calling = threading.RLock()
 

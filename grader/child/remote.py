@@ -89,10 +89,15 @@ def lend(ctx, module, lent):
 
 @operation
 def take_back(ctx):
-    """Undo ``lend``."""
+    """Undo ``lend`` and the other lendings (``grader.child.lent``: a lending that is more than a name put back is its
+    own undoing)."""
     while ctx.lent:
-        owner, name, original = ctx.lent.pop()
-        setattr(owner, name, original)
+        lent = ctx.lent.pop()
+        if callable(lent):
+            lent()
+        else:
+            owner, name, original = lent
+            setattr(owner, name, original)
 
 
 @operation

@@ -41,10 +41,10 @@ SCENARIOS: dict[str, Callable] = {}
 # (grader.child.remote) and the generic probes of one call (grader.child.generic). Each reply is what one call of the
 # learner's code returned and did to its arguments (``fold``: a reducer's merges of one superstep, each on the one
 # before's result, as LangGraph's channel asks them), a name's value or a schema's shape, or housekeeping (a value held,
-# a lock or a clock lent, a handle released). A task that asked nothing else, and its part's ``one_call`` operations,
+# a lock, a clock or a log lent, a handle released). A task that asked nothing else, and its part's ``one_call`` operations,
 # rests on calls ("integrity"); tests/test_registry.py holds this list to what those modules register.
 CALLS = frozenset({"lookup", "invoke", "fold", "lend", "take_back", "attribute", "call_method", "tamper", "hold",
-                   "scratch", "unscratch", "lend_locks", "lend_clock", "release", "describe_schema", "describe_graph",
+                   "scratch", "unscratch", "lend_locks", "lend_clock", "lend_log", "release", "describe_schema", "describe_graph",
                    "run_node", "call", "attr", "call_made", "call_catching"})
 
 
@@ -315,9 +315,15 @@ class Remote:
 
     def batch(self, requests: list[tuple[str, list]]) -> list:
         """Operations of the call server in one round trip, answered in turn over there: each one's value, ``Raised`` or
-        ``MissingName`` (none raised here). Each is one operation, as if asked alone: a way to carry them, no more."""
+        ``MissingName`` (none raised here; ``outcome`` raises them as ``ask`` does). Each is one operation, as if asked
+        alone, its callbacks served: a way to carry them, no more."""
         remaining = self.deadline - time.monotonic()
-        return self.session.batch(requests, timeout=max(0.0, remaining), keep=self._keep, resolve=self._resolve)
+        return self.session.batch(requests, timeout=max(0.0, remaining), keep=self._keep, resolve=self._resolve,
+                                  serve=self._serve)
+
+    def outcome(self, value):
+        """One of ``batch``'s outcomes as ``ask`` gives it: the value, or what the learner's code raised, raised."""
+        return self._answer(value)
 
     def attribute(self, target: "Handle", name: str):
         """``target.<name>`` over there (a property runs the learner's code)."""

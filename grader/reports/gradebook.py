@@ -12,6 +12,8 @@ Whatever a report holds, each log record is one line: strict ASCII JSON, so
 no line separator (U+2028, U+2029) or control character can split it, and it
 is read back by splitting on ``\\n`` only. The log is opened with
 ``O_NOFOLLOW``: a symbolic link planted at its path is refused, not followed;
+and it is written only when no other account can have written it or can
+replace it (``grader.reports.owned``), before and after it is opened;
 the CSV replaces its path atomically, so a link there is replaced, never
 written through. A cell that a spreadsheet would run as a formula (a
 folder named ``=cmd(...)``) is quoted as text.
@@ -27,11 +29,11 @@ from importlib import metadata
 from pathlib import Path
 
 from grader.catalog import TASKS
+from grader.reports.owned import UntrustedLog, check_opened, check_owned
 from grader.reports.report import Report
 from grader.reports.safe import atomic_write, clean
 
-__all__ = ["Gradebook", "UntrustedLog", "check_owned", "log_path", "lms_path", "read_log", "read_records", "record", "unlogged",
-           "grader_version"]
+__all__ = ["Gradebook", "log_path", "lms_path", "read_log", "read_records", "record", "unlogged", "grader_version"]
 
 
 def log_path(out: str) -> Path:
@@ -68,32 +70,9 @@ def grader_version() -> str:
     return f"{version}+g{commit}" if commit else version
 
 
-class UntrustedLog(Exception):
-    """A log that another account made or may write: its rows may not be this grader's."""
-
-
-def check_owned(path: Path) -> None:
-    """Refuse a log ``--resume`` or ``--regrade`` would trust or append to, unless this account made it alone.
-
-    In a shared folder another account may plant a log at the path an
-    instructor will name: its rows would count as grades already given.
-    """
-    try:
-        status = os.lstat(path)
-    except FileNotFoundError:
-        return
-    if status.st_uid != os.geteuid():
-        raise UntrustedLog(f"the log {path} belongs to another account (uid {status.st_uid}), not this one "
-                           f"(uid {os.geteuid()}): its rows may not be this grader's; check it and copy what you trust "
-                           "into a new --out file")
-    if status.st_mode & 0o022:
-        raise UntrustedLog(f"the log {path} can be written by other accounts (mode {status.st_mode & 0o777:o}): its rows "
-                           "may not be this grader's; make it yours alone (chmod go-w) once you have checked it")
-
-
 def read_log(out: str) -> dict[str, Report]:
     """Reports already logged, by submission (the last record of each); a torn last line (an interrupted write) is
-    ignored. What ``--resume`` and ``--regrade`` trust is checked first (``check_owned``)."""
+    ignored. What ``--resume`` and ``--regrade`` trust is checked first (``grader.reports.owned``)."""
     path = log_path(out)
     if not path.exists():
         return {}
@@ -119,12 +98,22 @@ def read_records(path: Path, offset: int = 0) -> tuple[list[Report], int]:
 
 
 def _open_log(path: Path, fresh: bool):
-    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_TRUNC if fresh else os.O_APPEND)
+    """The log, opened to append (``fresh``: emptied first), once it is known to be this account's alone: a log of
+    another account's is never written through, nor emptied."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_APPEND
     try:
-        return os.fdopen(os.open(path, flags, 0o644), "w", encoding="ascii")
+        log = os.fdopen(os.open(path, flags, 0o644), "w", encoding="ascii")
     except OSError as exc:
         raise OSError(exc.errno, f"cannot write the log {path}: {exc.strerror}"
                       + (" (it is a symbolic link)" if path.is_symlink() else "")) from None
+    try:
+        check_opened(path, log)
+    except UntrustedLog:
+        log.close()
+        raise
+    if fresh:
+        log.truncate(0)
+    return log
 
 
 def _cell(value):
@@ -141,6 +130,7 @@ class Gradebook:
         self.log_path = log_path(out)
         self.reports = dict(resumed)
         self.regrading = regrading
+        check_owned(self.log_path)  # agstate-grade says so before it grades; any other writer of a log too
         self.csv_path.parent.mkdir(parents=True, exist_ok=True)
         # A fresh batch starts a fresh log; a resumed one keeps what it has, and its gradebook is written from it
         # at once (a log gathered from several machines, with nothing left to grade, gives its gradebook so).

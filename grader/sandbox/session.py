@@ -231,12 +231,12 @@ class Session:
         self.spent[name] += _seconds(reply)
         return _outcome(reply, resolve)
 
-    def batch(self, requests: list[tuple[str, list]], timeout: float, keep=None, resolve=None) -> list:
+    def batch(self, requests: list[tuple[str, list]], timeout: float, keep=None, resolve=None, serve=None) -> list:
         """Run many probes in one round trip; each outcome is a value, a ``Raised`` or a ``MissingName`` (``keep``,
-        ``resolve``: as ``probe``'s)."""
+        ``resolve``, ``serve``: as ``probe``'s)."""
         self.asked.update(name for name, _ in requests)
         message = {"batch": [[name, wire.encode(args, keep=keep)] for name, args in requests]}
-        reply = self._ask(message, timeout, lambda: f"running {len(requests)} checks")
+        reply = self._ask(message, timeout, lambda: f"running {len(requests)} checks", serve)
         if not isinstance(reply.get("replies"), list) or len(reply["replies"]) != len(requests):
             self.close()
             raise ChildFailed("crashed", f"the process running your code answered {len(requests)} checks with something else")

@@ -11,10 +11,11 @@ Before the scenarios ran in the grading process (issue 29) they scored: part
 A's 28/100, part B's board.graph 10/10, part C's 90/100, part D's 8/100; part
 E's earned no point but turned its verdicts. Before issue 42 the folds,
 scripts and races left there scored too (a racy stream 14/14 on
-branches.optimistic with its race probe replaced). Now every task whose
-report says ``"integrity": "calls"`` earns what the stubs earn, status by
-status (``tests/test_forging.py``, and part A's in the hostile corpus); only
-a task that says ``"probes"`` may be turned.
+branches.optimistic with its race probe replaced), and part B's reducer
+probes turned its reducer tasks until they were composed from the grading
+side (issue 42b). Now every task's report says ``"integrity": "calls"`` and
+each earns what the stubs earn, status by status (``tests/test_forging.py``,
+and part A's in the hostile corpus).
 """
 
 _FORGE_STATE = r'''
@@ -117,12 +118,12 @@ def _forged(registry):
 
 # What each part's learner process used to run beyond single calls: its old scenarios (before issue 29), and the folds,
 # scripts, races and observations still there until issue 42 (part C's store scripts, projection and armed writer; part
-# D's stream scripts, race and racing resolvers; part E's reducer steps, trim and summary; part B's own fold). Each is
-# answered here by a correct module hidden beside the stubs. A name the learner's process no longer serves is never
-# asked, so its answer earns nothing. Part B's reducer probes (board_reduce, board_fold, board_hostile: warnings caught
-# and payloads made in the learner's process) are still asked: their tasks say "integrity": "probes", and they are
-# the only ones a block may turn. Not hidden: the call server's own operations and a part's one-call operations, whose
-# every answer is a call of the learner's code; a block that answers them from a correct module is that module.
+# D's stream scripts, race and racing resolvers; part E's reducer steps, trim and summary; part B's own fold and its
+# reducer probes, board_reduce, board_fold and board_hostile, until issue 42b). Each is answered here by a correct
+# module hidden beside the stubs. A name the learner's process no longer serves is never asked, so its answer earns
+# nothing. Not hidden: the call server's own operations and a part's one-call operations, whose every answer is a call
+# of the learner's code; a block that answers them from a correct module is that module. Part B's block also turns
+# what its reducer's calls now lean on over there (``_FORGE_BOARD_LENT``).
 _FORGE_EVENTS = _hidden("events", ("store_ops", "frozen_events", "race", "durable_crash", "resume_run", "call_tool_run",
                                    "invoice_run", "events_script", "events_calls", "project", "events_armed_append"))
 _FORGE_BRANCHES = _hidden("branches", ("resolve_interleaved", "resolve_threads", "resolve_sequence", "write_once_graph",
@@ -131,6 +132,27 @@ _FORGE_BRANCHES = _hidden("branches", ("resolve_interleaved", "resolve_threads",
 _FORGE_MESSAGES = _hidden("messages", ("chat_channels", "budget_graph", "chat_run", "reduce", "trim", "summarize"))
 _FORGE_BOARD_PROBES = _hidden("board", ("board_graph", "board_first_write", "board_graph_calls", "board_own_fold",
                                         "board_reduce", "board_fold", "board_hostile"))
+
+# Beside the hidden module's answers, what a reducer's call leans on in the learner's process: the log lent for the call
+# hears a reason every time (a reducer that logs nothing would pass the logging rule), and the hostile payloads made
+# there are harmless. Neither is the learner's reducer's answer, so neither may earn.
+_FORGE_BOARD_LENT = r'''
+_hidden_forged = _forged
+
+
+def _forged(registry):
+    found = _hidden_forged(registry)
+    lend = registry.get("lend_log")
+    if lend is not None:
+        def lend_log(ctx, name, heard):
+            lend(ctx, name, heard)
+            heard("rejected: card 'T-1' is not in column 'todo' (from_column)")
+
+        lend_log.handles = True  # the lent callback arrives as a function, as the grader's own gets it
+        found["lend_log"] = lend_log
+    found["board_payload"] = lambda ctx, kind: {"columns": []}
+    return found
+'''
 
 # Files a block brings beside the stubs: the hidden module is the reference, copied from solutions/.
 FILES = {part: {f"_hidden_{module}.py": f"agstate/{module}.py"}
@@ -154,7 +176,7 @@ while _frame is not None:
 
 # The part -> its block, appended to that part's stub module.
 FORGING = {part: block + _INSTALL for part, block in
-           (("state", _FORGE_STATE), ("board", _FORGE_BOARD_PROBES), ("messages", _FORGE_MESSAGES),
+           (("state", _FORGE_STATE), ("board", _FORGE_BOARD_PROBES + _FORGE_BOARD_LENT), ("messages", _FORGE_MESSAGES),
             ("events", _FORGE_EVENTS), ("branches", _FORGE_BRANCHES))}
 
 

@@ -40,5 +40,6 @@ PART = Part(
         "board_first_write": "a graph over BoardState whose first write is invalid",
         "board_hostile": "board_reducer(current, <a hostile update>)",
     },
-    one_call=("board_made", "board_dump", "board_validate", "board_parse", "board_model_class", "board_demo"),
+    # board_payload calls nothing of the learner's: it makes a hostile payload over there, which the wire cannot carry.
+    one_call=("board_made", "board_dump", "board_payload", "board_validate", "board_parse", "board_model_class", "board_demo"),
 )

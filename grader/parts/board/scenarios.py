@@ -17,6 +17,7 @@ from langgraph.graph import START, StateGraph
 
 from grader.engine.handles import LearnerRaised
 from grader.engine.remote import Remote, scenario
+from grader.parts.board import scenarios_reducer  # noqa: F401 - registers the reducer's scenarios
 
 __all__ = ["board_graph", "board_graph_calls", "board_first_write"]
 

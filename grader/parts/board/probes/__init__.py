@@ -2,13 +2,13 @@
 
 Boards travel as JSON dicts and are built into the learner's own models here,
 in the child. What comes back is data: a result's ``model_dump``, its type's
-name, identities (``result is current``), whether an argument changed, and
-the warnings logged on ``agstate.board``: what that one call returned and
-did, the learner's word on its own code (``board_fold``: the reducer's own
-results fed back to it, in one round trip). Graph runs and what a run must
-equal are composed in the grading process (``grader.parts.board.scenarios``)
-from the operations at the end (``board_made``, ``board_dump``), which name
-the learner's boards by handle.
+name, what ``validate_update`` or ``parse_update`` returned or raised. The
+reducer's calls, the folds of them and graph runs are composed in the
+grading process (``grader.parts.board.scenarios_reducer``, ``scenarios``)
+from the operations at the end (``board_made``, ``board_dump``,
+``board_payload``), which name the learner's boards by handle, and the call
+server's ``invoke``: nothing of what the rules judge of the reducer is
+observed here.
 
 Where raising is an answer (``parse_update`` on a broken update, a strict
 model refusing data) the probe calls the learner through ``ctx.attempt`` and
@@ -21,11 +21,10 @@ import copy
 
 from pydantic import BaseModel
 
+from grader.child.lent import Held
 from grader.child.probes import Raised, operation, probe
-from grader.parts.board.probes.logged import warnings_logged
 
-__all__ = ["board_reduce", "board_fold", "board_validate", "board_parse", "board_model_class", "board_demo", "board_hostile",
-           "board_made", "board_dump"]
+__all__ = ["board_validate", "board_parse", "board_model_class", "board_demo", "board_made", "board_dump", "board_payload"]
 
 _OWN_TYPES = ("Board", "MoveOp", "RemoveOp", "Card", "Column")
 
@@ -63,49 +62,6 @@ def _update(ctx, data, as_instance):
         return data
     model = ctx.get(("MoveOp" if data["type"] == "move" else "RemoveOp") if "type" in data else "Board")
     return model.model_construct(**data) if as_instance == "unvalidated" else model.model_validate(data)
-
-
-def _reduce(ctx, current, update) -> tuple[dict, object]:
-    """One reducer call: everything the rules look at, and the result itself."""
-    reducer = ctx.get("board_reducer")
-    # A model's dump is new data already; a plain dict is the very object the reducer gets.
-    current_before = _dump(current)
-    update_before = _dump(update) if isinstance(update, BaseModel) else copy.deepcopy(update)
-    with warnings_logged() as warned:
-        result = reducer(current, update)
-    return {
-        "result": _dump(result),
-        "type": _kind(ctx, result),
-        "is_current": result is current,
-        "current_changed": _dump(current) != current_before,
-        "update_changed": _dump(update) != update_before,
-        "warnings": list(warned),
-    }, result
-
-
-@probe
-def board_reduce(ctx, current, update, as_instance):
-    """``board_reducer(current, update)``; ``current`` is board data or None."""
-    return _reduce(ctx, _current(ctx, current), _update(ctx, update, as_instance))[0]
-
-
-@probe
-def board_fold(ctx, updates):
-    """Fold ``board_reducer`` over ``updates`` from None, one record per step; a step that raised is its ``Raised``, and the last.
-
-    Each step's input is the step before's output and the grader's update:
-    composed here, in one round trip, it asks what the same fold composed in
-    the grading process would, with nothing of the grader's between the steps.
-    """
-    steps, current = [], None
-    for update in updates:
-        done = ctx.attempt(lambda update=update, current=current: _reduce(ctx, current, copy.deepcopy(update)))
-        if isinstance(done, Raised):
-            steps.append(done)  # the rules name this step: "at step 3, board_reducer(...) raised ..."
-            break
-        step, current = done
-        steps.append(step)
-    return steps
 
 
 @probe
@@ -147,6 +103,19 @@ def board_demo(ctx):
     return {"demo": _dump(board), "type": _kind(ctx, board), "empty": _dump(empty), "empty_type": _kind(ctx, empty)}
 
 
+# -- operations the grading side composes (grader.parts.board.scenarios): boards stay here, named by handle ------------
+@operation
+def board_made(ctx, data, as_instance):
+    """The update or board ``data``, as a tool emits it or built into the learner's model (``_update``)."""
+    return _update(ctx, data, as_instance) if type(data) is dict else copy.deepcopy(data)
+
+
+@operation
+def board_dump(ctx, value):
+    """A board's data and its kind (``Board`` when it is exactly the learner's class)."""
+    return {"board": _dump(value), "type": _kind(ctx, value)}
+
+
 def _hostile(kind: str):
     """Made here, not sent: huge or self-referencing payloads."""
     if kind == "huge string":
@@ -174,25 +143,8 @@ def _hostile(kind: str):
     raise ValueError(kind)
 
 
-@probe
-def board_hostile(ctx, current, kind):
-    """The reducer on a hostile payload: must return ``current`` itself, untouched, without raising."""
-    board = _current(ctx, current)
-    before = _dump(board)
-    with warnings_logged() as warned:
-        result = ctx.get("board_reducer")(board, _hostile(kind))
-    return {"is_current": result is board, "current_changed": _dump(board) != before, "warned": bool(warned),
-            "type": _kind(ctx, result)}
-
-
-# -- operations the grading side composes (grader.parts.board.scenarios): boards stay here, named by handle ------------
 @operation
-def board_made(ctx, data, as_instance):
-    """The update or board ``data``, as a tool emits it or built into the learner's model (``_update``)."""
-    return _update(ctx, data, as_instance) if type(data) is dict else copy.deepcopy(data)
-
-
-@operation
-def board_dump(ctx, value):
-    """A board's data and its kind (``Board`` when it is exactly the learner's class)."""
-    return {"board": _dump(value), "type": _kind(ctx, value)}
+def board_payload(ctx, kind):
+    """Housekeeping: a hostile payload of the grader's (``_hostile``), made here because the wire cannot carry it, and
+    held for the grading side as ``hold`` holds data. No call of the learner's code: the reducer's call is ``invoke``."""
+    return Held(_hostile(kind))
