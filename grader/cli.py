@@ -54,7 +54,9 @@ def parser() -> argparse.ArgumentParser:
                              "a killed writer) draws a named share of them: grader.engine.checking.BUDGETS")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help=f"seconds per task of your code's time (default {DEFAULT_TIMEOUT:g})")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: cores)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="gradings at once (default: cores): submissions, or, for fewer submissions than that, "
+                             "their tasks (the same reports)")
     parser.add_argument("--memory", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
                         help="memory of a task: its whole process tree where cgroups exist, else each process "
                              f"(default {DEFAULT_MEMORY_MB})")

@@ -71,6 +71,31 @@ def test_a_class_larger_than_any_cap_gets_every_report(tmp_path):
     assert done.returncode == 0, done.stderr
 
 
+def test_a_submission_graded_task_by_task_on_idle_cores_gets_the_report_one_worker_makes(tmp_path):
+    """Fewer submissions than jobs: each task is a worker of its own, and each submission's report is joined from its
+    tasks' (``grader.engine.batch.joined``): byte for byte the report one worker grading task after task makes. Here
+    part F passing, not started, missing, and a module that does not import, whose later tasks answer with the first
+    one's feedback. (About 10 s: part F's five tasks, of four submissions, graded twice.)"""
+    does_not_import = "raise RuntimeError('pauses.py stops at its import')\n"
+    paths = [build_submission(tmp_path / "whole", parts=["pauses"]),
+             build_submission(tmp_path / "stub", parts=["pauses"], package=LEARNER),
+             build_submission(tmp_path / "missing", parts=["state"]),
+             build_submission(tmp_path / "broken", parts=["pauses"], modules={"pauses.py": does_not_import})]
+    args = [*map(str, paths), "--json", "--seed", "3", "--part", "pauses", "--timings"]
+    in_order, apart = run_cli(*args, "--jobs", "1"), run_cli(*args, "--jobs", "5")
+    assert in_order.returncode == apart.returncode == 1, apart.stderr
+    untimed = [[{**report, "tasks": [{k: v for k, v in task.items() if k != "seconds"} for task in report["tasks"]]}
+                for report in json.loads(done.stdout)] for done in (in_order, apart)]
+    assert json.dumps(untimed[0]) == json.dumps(untimed[1])  # the same reports, keys in the same order
+    whole, stub, missing, broken = untimed[1]
+    assert whole["score"] == whole["max_score"] == 100.0
+    assert {task["status"] for task in stub["tasks"]} == {"not_implemented"}
+    assert {task["feedback"] for task in missing["tasks"]} == {"missing: the submission has no agstate/pauses.py"}
+    assert len({task["feedback"] for task in broken["tasks"]}) == 1 and "stops at its import" in broken["tasks"][0]["feedback"]
+    assert {task["status"] for task in broken["tasks"]} == {"error"}
+    assert "load_problem" not in apart.stdout
+
+
 def test_a_glob_that_matches_nothing_is_a_usage_error(tmp_path):
     done = run_cli(str(tmp_path / "submitted" / "*" / "agstate-lab"))
     assert done.returncode == 2 and "no submission directory matches" in done.stderr

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from grader import wire
 
 __all__ = ["Key", "rule_seed", "rule_settings", "cases", "examples", "export", "merge", "export_json", "merge_json",
-           "keep_only", "seeds"]
+           "keep_only", "seeds", "inherited"]
 
 _BANK: dict[str, list] = {}
 _NEW: set[str] = set()
@@ -105,6 +105,12 @@ def export() -> dict:
     drawn = {key: wire.encode(_BANK[key]) for key in _NEW if key in _BANK}
     _NEW.clear()
     return drawn
+
+
+def inherited() -> None:
+    """Take every bank held now as the process's inheritance (a worker just forked): ``export`` passes on only what
+    is drawn after, not again what the process it was forked from holds already."""
+    _NEW.clear()
 
 
 def export_json() -> bytes:

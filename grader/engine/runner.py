@@ -22,28 +22,38 @@ from grader.sandbox.session import ChildFailed, LoadFailed, Session
 from grader.sandbox.shared import shared_folder
 from grader.sandbox.staging import StagingError, staged
 
-__all__ = ["grade_submission", "DEFAULT_EXAMPLES", "DEFAULT_TIMEOUT"]
+__all__ = ["grade_submission", "submission_report", "load_problem_answers", "DEFAULT_EXAMPLES", "DEFAULT_TIMEOUT"]
 
 
 def grade_submission(submission: str, task_ids: list[str], seed: int, examples: int = DEFAULT_EXAMPLES,
                      timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB, sandbox: bool = True,
-                     costs: str | None = None) -> Report:
+                     costs: str | None = None, mark_load_problems: bool = False) -> Report:
     """The JSON report for one submission directory.
 
     Its ``agstate/`` is copied once (``grader.sandbox.staging``); every task runs in a
     fresh learner process, in a sandbox of its own unless ``sandbox`` is False.
     Every task says how many ``cases`` its rules ran; ``costs`` adds what a
     seed does not repeat: ``"seconds"`` each task's wall time, ``"profile"``
-    that and where it went (``grader.engine.costs``).
+    that and where it went (``grader.engine.costs``). ``mark_load_problems``:
+    a task whose learner process could not import the part's module says so
+    (``"load_problem": true``), for a batch that grades a submission's tasks
+    apart and joins them (``grader.engine.batch``, ``joined``).
     """
     path = Path(submission)
     limits = Limits(cpu_seconds=timeout, memory_bytes=memory_mb * 2**20)
     try:
         with staged(path) as (copy, skipped):
-            results = _grade_tasks(copy, skipped, task_ids, seed, examples, timeout, limits, sandbox, costs)
+            results = _grade_tasks(copy, skipped, task_ids, seed, examples, timeout, limits, sandbox, costs,
+                                   mark_load_problems)
     except StagingError as exc:
         results = [{**task_result(task_id), "status": "error", "feedback": str(exc), "integrity": "calls"}
                    for task_id in task_ids]
+    return submission_report(submission, seed, results, sandbox)
+
+
+def submission_report(submission: str, seed: int, results: list[TaskResult], sandbox: bool) -> Report:
+    """The report of ``submission`` from its tasks' results, in order: a task's without ``integrity`` is one whose
+    grading process did not come back (``grader.reports.report.failed_report``), which asked nothing of the learner."""
     return clean({
         "submission": display_path(submission),
         "seed": seed,
@@ -51,9 +61,21 @@ def grade_submission(submission: str, task_ids: list[str], seed: int, examples: 
         "max_score": float(sum(r["max_score"] for r in results)),
         "sandbox": SANDBOX if sandbox else NO_SANDBOX,
         "integrity": integrity() if integrity() != "on" else
-        ("calls" if all(r["integrity"] == "calls" for r in results) else "probes"),
+        ("calls" if all(r.get("integrity", "calls") == "calls" for r in results) else "probes"),
         "tasks": results,
     })
+
+
+def load_problem_answers(task_id: str, problem: TaskResult, costs: str | None) -> TaskResult:
+    """``task_id``'s result when an earlier task of its part found that the part's module does not load: that
+    task's status and feedback, nothing asked of the learner (as ``_grade_tasks`` makes it)."""
+    result = {**task_result(task_id), "status": problem["status"], "feedback": problem["feedback"],
+              "integrity": rests_on(TASKS[task_id], set())}
+    if costs:
+        result["seconds"] = 0.0
+    if costs == "profile":
+        result["profile"] = TaskCost().as_dict()
+    return result
 
 
 # What one counterexample may hold, in characters of its strings: a report of the whole lab holds ~35 tasks, each with
@@ -72,7 +94,7 @@ def rests_on(task: Task, asked: set[str]) -> str:
 
 
 def _grade_tasks(copy: Path, skipped: list[str], task_ids: list[str], seed: int, examples: int, timeout: float,
-                 limits: Limits, sandbox: bool, costs: str | None) -> list[TaskResult]:
+                 limits: Limits, sandbox: bool, costs: str | None, mark_load_problems: bool = False) -> list[TaskResult]:
     results = []
     part_problems: dict[str, dict | None] = {}  # each part's files are looked at and read once
     for task_id in task_ids:
@@ -87,6 +109,8 @@ def _grade_tasks(copy: Path, skipped: list[str], task_ids: list[str], seed: int,
             result = run_task(task, copy, seed, examples, timeout, limits, sandbox, cost)
             if result.pop("load_problem", False):
                 part_problems[task.part] = {"status": result["status"], "feedback": result["feedback"]}
+                if mark_load_problems:
+                    result["load_problem"] = True
         result["integrity"] = rests_on(task, cost.asked)
         if costs:
             result["seconds"] = round(time.perf_counter() - began, 3)
