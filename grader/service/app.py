@@ -131,6 +131,10 @@ class Checks:
         else:
             self.graders = _OnThisMachine(settings.work)
         self.slots = asyncio.Semaphore(settings.jobs)
+        # This machine's cores, when it grades (a cluster's workers each grade a check with one): a check that finds
+        # cores no other check holds grades its tasks side by side on them, with the same report (grader.engine.batch).
+        self.cores = 1 if getattr(settings, "scheduler", None) else len(os.sched_getaffinity(0))
+        self.grading = 0  # checks holding a slot now
         self.limits = StudentLimits(settings.per_minute)
         self._results: dict[str, deque] = defaultdict(lambda: deque(maxlen=KEPT_RESULTS))
         self._refusals: dict[str, tuple[float, int]] = {}  # per student: when a refusal was last logged, since then
@@ -166,15 +170,20 @@ class Checks:
 
     async def grade(self, student: str, files: dict[str, bytes], target: str | None, lang: str | None = None) -> dict:
         options = ["--json", "--require-sandbox", "--seed", str(practice_seed(self.settings.practice_secret, student)),
-                   "--jobs", "1", *self.course_options(), *self.options(target)]
+                   *self.course_options(), *self.options(target)]
         async with self.slots:
+            self.grading += 1
+            jobs = max(1, self.cores - self.grading + 1)  # the cores other checks do not hold (one at least)
             try:  # over time, or the student gone (cancelled): the grading is stopped with all it started
-                answer = await asyncio.wait_for(self.graders.check(files, options, self.settings.check_limit, lang),
-                                                self.settings.check_limit)
+                answer = await asyncio.wait_for(
+                    self.graders.check(files, [*options, "--jobs", str(jobs)], self.settings.check_limit, lang),
+                    self.settings.check_limit)
             except TimeoutError:
                 raise OverTime() from None
             except WarmGraderGone as gone:
                 raise GraderFailure(str(gone)) from None
+            finally:
+                self.grading -= 1
         try:
             report = json.loads(answer["stdout"])
         except ValueError:
