@@ -20,6 +20,7 @@ from lab_server import free_port
 from mutants.state_mutants import MUTANTS, mutant_source
 from service_in_thread import ServiceInThread, settings
 
+from grader.catalog import TASKS
 from grader.package_files import MAX_BYTES, MAX_FILES, MAX_PART
 from grader.service import app as service
 from grader.service.app import practice_seed
@@ -349,6 +350,66 @@ def test_a_loop_of_refused_checks_writes_a_line_a_minute(tmp_path):
     checks.record_refusal("ben", "a check of yours is still running: wait for its result")
     assert [(r["student"], r["refused"]) for r in map(json.loads, checks.settings.log.read_text().splitlines())] == [
         ("ana", 1), ("ben", 1)]
+
+
+def test_a_roster_has_each_students_practice_examples_drawn_in_its_order_and_stops_with_the_service(tmp_path):
+    """``--roster``: as the service starts, each student's practice seed is drawn for the course's tasks, one student
+    after another (blank lines and repeats left out), and the drawing stops when the service closes. (Under 1 s: the
+    warm grader is stood in for; the next test holds what a draw request draws.)"""
+    import asyncio
+
+    (tmp_path / "roster.txt").write_text("ana\n\nben\nana\n  cy  \n")
+    checks = service.Checks(settings(tmp_path, roster=tmp_path / "roster.txt", parts=["state", "pauses"], examples=30))
+    asked, release = [], asyncio.Event()
+
+    class Graders:
+        async def start(self):
+            pass
+
+        async def draw(self, seed, task_ids, examples):
+            asked.append((seed, task_ids, examples))
+            if len(asked) == 2:
+                await release.wait()  # the service closes while the second student's examples are drawn
+            return {"returncode": 0, "stdout": "", "stderr": ""}
+
+        async def close(self):
+            pass
+
+    async def run():
+        checks.graders = Graders()
+        await checks.start()
+        for _ in range(20):
+            await asyncio.sleep(0)
+        await checks.close()
+        await asyncio.sleep(0)
+        return checks._ahead.cancelled()
+
+    assert asyncio.run(run())
+    tasks = [task_id for task_id in TASKS if TASKS[task_id].part in ("state", "pauses")]
+    assert asked == [(practice_seed(PRACTICE_SECRET, "ana"), tasks, 30), (practice_seed(PRACTICE_SECRET, "ben"), tasks, 30)]
+    assert service.roster(tmp_path / "roster.txt") == ["ana", "ben", "cy"]
+
+
+@pytest.mark.part
+def test_a_draw_request_draws_every_example_a_check_at_that_seed_then_draws(tmp_path):
+    """The warm grader's "draw" request (grader.warm.server): a check of the same task at that seed, graded after it
+    in the same process, draws nothing more. (About 3 s: one task graded.)"""
+    script = f"""
+import json, sys
+from grader.engine import bank
+from grader.engine.runner import grade_submission
+from grader.warm.server import _job
+job, seeds = _job({{"draw": {{"seeds": [71], "tasks": ["state.keep_max"], "examples": None}}}})
+assert seeds == [71] and job() == 0
+drawn = len(bank.export())
+report = grade_submission({str(SOLUTIONS)!r}, ["state.keep_max"], 71)
+print(json.dumps({{"drawn": drawn, "then": sorted(bank.export()), "score": report["score"]}}))
+"""
+    done = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True, timeout=300, cwd="/")
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout)
+    assert found["drawn"] > 0 and found["score"] == TASKS["state.keep_max"].max_score, found
+    assert found["then"] == [], found  # nothing drawn anew
 
 
 @pytest.mark.part

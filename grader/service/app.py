@@ -48,13 +48,14 @@ from urllib.parse import urlparse
 from jupyterhub.services.auth import HubAuthenticated, UserNotAllowed
 from tornado import httpserver, ioloop, web
 
-from grader.catalog import MODULES, TASKS, target_options
+from grader.catalog import MODULES, TASKS, target_options, tasks_of
 from grader.package_files import MAX_BODY
 from grader.reports.report import SANDBOX
 from grader.service.connections import HEADER_DEADLINE, Connections, GuardedServer, connection_cap
 from grader.service.privacy import privacy_problems
 from grader.service.quota import StudentLimits
 from grader.service.upload import UploadError, digest, parse_upload, write_package
+from grader.warm import KEPT_SEEDS
 from grader.warm.client import WarmGrader, WarmGraderGone
 
 __all__ = ["Settings", "Checks", "make_app", "make_server", "practice_seed", "main"]
@@ -81,6 +82,7 @@ class Settings(argparse.Namespace):
     max_connections: int
     max_unauthenticated: int
     scheduler: str | None  # a Dask scheduler's address: the checks graded on its cluster
+    roster: Path | None  # the course's students, one per line: their practice examples drawn as the service starts
 
 
 def practice_seed(secret: str, student: str) -> int:
@@ -135,16 +137,35 @@ class Checks:
         # cores no other check holds grades its tasks side by side on them, with the same report (grader.engine.batch).
         self.cores = 1 if getattr(settings, "scheduler", None) else len(os.sched_getaffinity(0))
         self.grading = 0  # checks holding a slot now
+        self._ahead = None  # drawing the roster's examples (start)
         self.limits = StudentLimits(settings.per_minute)
         self._results: dict[str, deque] = defaultdict(lambda: deque(maxlen=KEPT_RESULTS))
         self._refusals: dict[str, tuple[float, int]] = {}  # per student: when a refusal was last logged, since then
         self._load_results()
 
     async def start(self) -> None:
-        """The warm grader started now (or the cluster joined), so that the first check finds it ready."""
+        """The warm grader started now (or the cluster joined), so that the first check finds it ready; the roster's
+        examples drawn from then on."""
         await self.graders.start()
+        students = roster(getattr(self.settings, "roster", None))
+        if students and not getattr(self.settings, "scheduler", None):  # a cluster's workers draw their own
+            self._ahead = asyncio.create_task(self._draw_ahead(students))
+
+    async def _draw_ahead(self, students: list[str]) -> None:
+        """Each student's practice examples of the course's tasks, drawn one student after another at the lowest
+        priority (checks come first), and kept by the warm grader: a student's first check draws nothing."""
+        task_ids = [task.id for part in self.settings.parts for task in tasks_of(part)]
+        for student in students:
+            seed = practice_seed(self.settings.practice_secret, student)
+            answer = await self.graders.draw(seed, task_ids, self.settings.examples)
+            if answer["returncode"] != 0:  # the checks draw their own examples, as without a roster
+                print(f"agstate-grading-service: drawing the roster's examples stopped: {answer['stderr'][-500:]}",
+                      file=sys.stderr)
+                return
 
     async def close(self) -> None:
+        if self._ahead is not None:
+            self._ahead.cancel()
         await self.graders.close()
 
     def options(self, target: str | None) -> list[str]:
@@ -265,8 +286,23 @@ class _OnThisMachine:
             return await self.grader.grade({"check": [str(Path(folder) / "submission"), *options], "tmp": str(scratch),
                                             "lang": lang})
 
+    async def draw(self, seed: int, task_ids: list[str], examples: int | None) -> dict:
+        """``seed``'s examples of ``task_ids`` drawn and kept by the warm grader (``grader.warm.server``'s "draw")."""
+        with tempfile.TemporaryDirectory(prefix=_CHECK_PREFIX, dir=self.work) as folder:
+            return await self.grader.grade({"draw": {"seeds": [seed], "tasks": task_ids, "examples": examples},
+                                            "tmp": folder})
+
     async def close(self) -> None:
         await self.grader.close()
+
+
+def roster(path: Path | None) -> list[str]:
+    """The students of a roster file, one per line (blank lines and repeats left out), at most ``KEPT_SEEDS``: the
+    warm grader keeps that many students' examples."""
+    if path is None:
+        return []
+    names = list(dict.fromkeys(line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()))
+    return names[:KEPT_SEEDS]
 
 
 def _grading_environment() -> dict[str, str]:
@@ -477,6 +513,9 @@ def parse_settings(argv: list[str] | None = None) -> Settings:
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="a Dask scheduler (tcp://host:8786): each check graded on its cluster, by the warm grader "
                              "of a worker (docs/instructor/at-scale.md; default: on this machine)")
+    parser.add_argument("--roster", type=Path, metavar="FILE",
+                        help="the course's students, one per line as the hub names them: each one's practice examples "
+                             f"are drawn as the service starts, so that a first check draws none (at most {KEPT_SEEDS})")
     parser.add_argument("--instructors", metavar="GROUP",
                         help="a Unix group whose members may read the log (agstate-course practice-log)")
     settings = parser.parse_args(argv, namespace=Settings())

@@ -9,3 +9,7 @@
 The client and the cluster module never import the engine (``pyproject.toml``'s contracts): the grading service
 uses them and stays out of the engine, as a warm grader is another process.
 """
+
+# Seeds whose examples a warm grader keeps (a whole part's at 80 examples: about 130 kB each): its own limit, and the
+# service's on a roster drawn ahead. Here, as the service may not import the server (pyproject.toml's contracts).
+KEPT_SEEDS = 256

@@ -24,6 +24,9 @@ Protocol, one JSON line each way (``grader.warm.client`` speaks it):
 - ``{"id": 2, "batch": {"plans": [[<submission>, [<task id>, ...]], ...], "seeds": [...], "examples": 80,
   "timeout": 20.0, "memory": 1024, "jobs": 2, "sandbox": true, "costs": "seconds", "cwd": "<folder>"}, "tmp": "<folder>"}``:
   ``grader.engine.batch.grade_many``, a shard of a class; its stdout is ``{"reports": [...]}`` in the plans' order;
+- ``{"id": 3, "draw": {"seeds": [...], "tasks": [<task id>, ...], "examples": 80}, "tmp": "<folder>"}``: those
+  seeds' examples drawn ahead, at the lowest priority, and kept as a grading's are (``examples``: null for
+  ``agstate-grade``'s default): a class's practice seeds, so that each student's first check draws nothing;
 - ``{"id": 1, "cancel": true}``: that grading stopped now;
 - each grading is answered once, ``{"id": 1, "returncode": 0, "stdout": "...", "stderr": "..."}`` (-9: cancelled).
 
@@ -40,10 +43,10 @@ from collections import OrderedDict
 
 from grader.i18n import LANGUAGES, translation
 from grader.lifetime import die_with_parent
+from grader.warm import KEPT_SEEDS
 
 __all__ = ["serve", "KEPT_SEEDS"]
 
-KEPT_SEEDS = 256  # seeds whose examples are kept (a whole part's at 80 examples: about 130 kB each)
 
 
 class _Grading:
@@ -151,7 +154,26 @@ def _job(request: dict):
             return 0
 
         return grade_batch, sorted(set(seeds))
-    raise ValueError('a request holds "check" (a list of arguments) or "batch"')
+    draw = request.get("draw")
+    if isinstance(draw, dict):
+        from grader.catalog import TASKS
+        from grader.engine import DEFAULT_EXAMPLES
+
+        seeds, task_ids = [int(seed) for seed in draw["seeds"]], [str(task_id) for task_id in draw["tasks"]]
+        examples = DEFAULT_EXAMPLES if draw.get("examples") is None else int(draw["examples"])
+        if not set(task_ids) <= set(TASKS) or examples < 1:
+            raise ValueError("a draw names known task ids and at least one example")
+
+        def draw_ahead():
+            from grader.engine import predraw
+
+            os.nice(19)  # ahead of time: every check comes first
+            for seed in seeds:
+                predraw.draw_ahead(task_ids, seed, examples)
+            return 0
+
+        return draw_ahead, sorted(set(seeds))
+    raise ValueError('a request holds "check" (a list of arguments), "batch" or "draw"')
 
 
 def _warm_up() -> None:
