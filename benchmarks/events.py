@@ -25,10 +25,9 @@ import os
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+import bootstrap  # noqa: F401  (first: this checkout's grader and tests/ on sys.path)
+from support.paths import ROOT
 
 
 def reference():
@@ -128,7 +127,7 @@ def main() -> None:
     report("SQLite, in memory", ev.SqliteEventStore(), args)
     report("SQLite, file (WAL, synchronous=FULL)", ev.SqliteEventStore(os.path.join(tempfile.mkdtemp(), "events.db")), args)
     if not args.no_postgres:
-        from postgres_server import PostgresServer
+        from support.postgres_server import PostgresServer
 
         with PostgresServer() as server:
             store = ev.PostgresEventStore(server.url)

@@ -19,7 +19,7 @@ import sys
 import typing
 
 import pytest
-from conftest import ROOT
+from support.paths import ROOT
 
 pytestmark = pytest.mark.unit
 
@@ -88,7 +88,8 @@ def test_the_report_page_names_every_field():
 
 def test_the_environment_page_names_every_variable_read():
     read = set()
-    for path in [*ROOT.glob("grader/**/*.py"), *ROOT.glob("solutions/agstate/*.py"), *ROOT.glob("tests/*.py")]:
+    for path in [*ROOT.glob("grader/**/*.py"), *ROOT.glob("solutions/agstate/*.py"), *ROOT.glob("tests/*.py"),
+                 *ROOT.glob("tests/support/*.py")]:
         read |= set(re.findall(r"\bAGSTATE_[A-Z_]+\b", path.read_text(encoding="utf-8")))
     page = TEXTS[ROOT / "docs" / "reference" / "environment.md"]
     assert sorted(name for name in read if f"`{name}`" not in page) == []
@@ -113,6 +114,7 @@ def test_the_layout_page_has_a_row_for_each_entry_of_grader_and_no_other():
     entries = entries_of_grader()
     assert sorted(entries - named) == [], "docs/contributing/layout.md has no row for these entries of grader/"
     assert sorted(named - entries) == [], "docs/contributing/layout.md has a row for these, which grader/ no longer holds"
+
 
 
 def test_each_deprecated_name_says_the_day_it_goes(capsys):

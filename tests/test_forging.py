@@ -19,13 +19,13 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SOLUTIONS
 from hostile.forging import FILES, FORGING
-from private_clone import ORDINARY_USER, as_account, private_clone
+from support.folders import folder_in_tmp
+from support.paths import ROOT, SOLUTIONS
+from support.private_clone import ORDINARY_USER, as_account, private_clone
 
 from grader.catalog import MODULES
 
@@ -49,13 +49,11 @@ def _stubs(folder: Path, forged: str | None = None) -> Path:
 
 @pytest.fixture(scope="module")
 def submissions():
-    root = Path(tempfile.mkdtemp(prefix="agstate-forging-", dir="/tmp"))
-    root.chmod(0o755)
-    paths = {"stub": _stubs(root / "stub")} | {part: _stubs(root / f"forged-{part}", part) for part in FORGING}
-    for path in [root, *root.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    yield paths
-    shutil.rmtree(root, ignore_errors=True)
+    with folder_in_tmp("agstate-forging-", 0o755) as root:
+        paths = {"stub": _stubs(root / "stub")} | {part: _stubs(root / f"forged-{part}", part) for part in FORGING}
+        for path in [root, *root.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        yield paths
 
 
 def _tasks(report: dict) -> list[tuple]:

@@ -19,8 +19,8 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
-from kit_fragments import candidates, exercise_names, fragments
+from support.kit_fragments import candidates, exercise_names, fragments
+from support.paths import ROOT
 
 from grader.authoring.course_kit import KIT_MODULES
 from grader.catalog import MODULES

@@ -13,7 +13,7 @@ import os
 import subprocess
 
 import pytest
-from private_clone import ORDINARY_USER, as_account, private_clone
+from support.private_clone import ORDINARY_USER, as_account, private_clone
 
 from grader.engine.registry import MODULES
 
