@@ -117,6 +117,19 @@ def test_the_layout_page_has_a_row_for_each_entry_of_grader_and_no_other():
 
 
 
+def test_the_support_package_says_what_each_of_its_modules_is_for_and_no_test_imports_conftest():
+    """``tests/support/__init__.py`` has a line for each module of the tests' helpers and no other, as the layout page
+    has a row for each entry of ``grader/``; ``conftest.py`` holds fixtures and hooks, which no test imports."""
+    import support
+
+    listed = set(re.findall(r"^- ``(\w+)``", support.__doc__, re.M))
+    modules = {path.stem for path in (ROOT / "tests" / "support").glob("*.py")} - {"__init__"}
+    assert sorted(modules - listed) == [], "tests/support/__init__.py does not list these modules"
+    assert sorted(listed - modules) == [], "tests/support/__init__.py lists these, which tests/support/ no longer holds"
+    importing = [str(path.relative_to(ROOT)) for path in ROOT.glob("tests/**/*.py")
+                 if re.search(r"^\s*(from conftest import|import conftest)", path.read_text(encoding="utf-8"), re.M)]
+    assert importing == [], "import the helper from tests/support/, not from conftest.py"
+
 def test_each_deprecated_name_says_the_day_it_goes(capsys):
     """Every row of the deprecations page, and what the old name's users read: its help, its docstring, its page."""
     import grader.autograde
