@@ -13,7 +13,7 @@
   run still folds the log before every call (``call_tool`` asks it), a small
   n² term, while the resume reads and folds it about once.
 
-PostgreSQL is a throwaway server started here (tests/postgres_server.py):
+PostgreSQL is a throwaway server started here (tests/support/postgres_server.py):
 default settings, fsync on. Wall times vary with the machine's load: compare
 figures from one run.
 """

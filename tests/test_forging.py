@@ -2,7 +2,7 @@
 
 For each part, the untouched stubs plus that part's forging block
 (``tests/hostile/forging.py``) are graded in one batch beside the untouched
-stubs, sandboxed, as root and as an ordinary user (``tests/private_clone.py``),
+stubs, sandboxed, as root and as an ordinary user (``tests/support/private_clone.py``),
 and through ``check()`` in a fresh process: every task says ``"integrity":
 "calls"`` and has the stub's status and score. The block reaches the
 learner's process's probe registry and answers every fold, script, race

@@ -1,7 +1,7 @@
 """The grading service (grader/service/): what it takes, how often, and the grade it gives, without a hub.
 
 The hub's part, who the caller is, is stood in for here by a header naming
-the student (``_Handler.hub_user`` patched); tests/test_hub_service.py
+the student (``_Handler.hub_user`` patched); tests/test_hub_course.py
 runs the service under a real JupyterHub, with the students' real tokens.
 """
 

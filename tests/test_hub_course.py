@@ -11,7 +11,7 @@ touched). Every step is a command of the page, run as its account:
   ``make grading-service``, the students' nbgrader configuration written
   from the course kit's own ``agstate-course``, the hub's configuration as
   ``agstate-course hub-config`` wrote it (plus the test's loopback ports and
-  dummy login only, ``tests/hub_server.py``), JupyterHub started on it;
+  dummy login only, ``tests/support/hub_server.py``), JupyterHub started on it;
 - the instructor: ``agstate-course init``, ``config instructor``, release;
   later collect, autograde, audit, a point by hand, feedback, the LMS export,
   ``agstate-course practice-log``;

@@ -1,7 +1,7 @@
 """Without the sandbox, grading is the same grading: the learner who cannot have bubblewrap still gets a true score.
 
 An ordinary user (as root, the account ``agstate-tester``, from its own
-private checkout: ``tests/private_clone.py``) grades
+private checkout: ``tests/support/private_clone.py``) grades
 
 - part by part, the reference and the mutants that break, between them,
   every task of the part (so every scenario runs, failing and passing) and

@@ -80,7 +80,7 @@ def in_group(account: str, group: str) -> None:
 # The test's lines after the course's configuration: loopback ports, the dummy authenticator, a token-only admin.
 _OVERRIDES = '''
 
-# ---- the test's own lines (tests/hub_server.py) ----
+# ---- the test's own lines (tests/support/hub_server.py) ----
 import json as _json
 
 _settings = _json.loads({settings!r})

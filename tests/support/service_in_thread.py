@@ -2,7 +2,7 @@
 
 The hub's answer to "whose token is this" is a header here: a request names
 its student in ``X-Test-Student`` (``_Handler.hub_user`` is replaced while
-the service runs, and put back by ``close()``). tests/test_hub_service.py
+the service runs, and put back by ``close()``). tests/test_hub_course.py
 runs the service under a real JupyterHub, with the students' real tokens;
 this is for the tests and the benchmark that measure the service itself.
 """
