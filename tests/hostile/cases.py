@@ -79,7 +79,8 @@ from support.paths import LEARNER, REFERENCE
 
 from hostile.forging import FORGING
 
-MODULE, PART_A = Corpus("state").module, Corpus("state").task_ids
+_STATE = Corpus("state")
+MODULE, PART_A = _STATE.module, _STATE.task_ids
 ALL = frozenset(PART_A)
 NONE = frozenset()
 
