@@ -41,13 +41,13 @@ LAB_LANG ?=
 lab: $(STAMP) sandbox kernel
 	AGSTATE_LANG=$(LAB_LANG) $(VENV)/bin/jupyter lab --notebook-dir=notebooks/$(LAB_LANG) $(ROOT_FLAG)
 
-# The slowest tests are listed at the end, and the run is held to its budget from those very lines (tests/budget.py):
+# The slowest tests are listed at the end, and the run is held to its budget from those very lines (tests/support/budget.py):
 # 30 minutes on CI's two cores, and every dear test named with why it is worth its time.
 TEST_LOG := artifacts/test-run.log
 test: $(STAMP) browser sandbox kernel hub-proxy
 	@mkdir -p $(dir $(TEST_LOG))
 	set -o pipefail; $(PY) -m pytest -n auto --durations=25 2>&1 | tee $(TEST_LOG)
-	$(PY) tests/budget.py $(TEST_LOG)
+	$(PY) tests/support/budget.py $(TEST_LOG)
 
 # The inner loop: the unit tier (tests/README.md): no learner process, no notebook, server, corpus or browser.
 test-fast: $(STAMP)

@@ -19,12 +19,11 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import bootstrap  # noqa: F401  (first: this checkout's grader and tests/ on sys.path)
+from support.paths import ROOT
 
-from grader.catalog import PARTS  # after the path: this checkout's grader
+from grader.catalog import PARTS
 from grader.notebook import check as notebook
 
 # Each part's first task, then each whole part: from the catalog, so a new part is timed too.

@@ -21,14 +21,13 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from mutants import corpora
+import bootstrap  # noqa: F401  (first: this checkout's grader and tests/ on sys.path)
+from support.corpus import corpora
+from support.paths import ROOT
 from test_course import ASSIGNMENT, BIN, run
 
-CORPORA = {corpus.MODULE: corpus for corpus in corpora()}  # one per part, by its module's file name
-MUTANTS = [(module, corpus.MUTANTS[len(corpus.MUTANTS) // 2]) for module, corpus in CORPORA.items()]
+CORPORA = {corpus.module: corpus for corpus in corpora()}  # one per part, by its module's file name
+MUTANTS = [(module, corpus.mutants[len(corpus.mutants) // 2]) for module, corpus in CORPORA.items()]
 
 
 def timed(label: str, *args, cwd: Path, figures: dict) -> subprocess.CompletedProcess:

@@ -13,7 +13,7 @@
   run still folds the log before every call (``call_tool`` asks it), a small
   n² term, while the resume reads and folds it about once.
 
-PostgreSQL is a throwaway server started here (tests/postgres_server.py):
+PostgreSQL is a throwaway server started here (tests/support/postgres_server.py):
 default settings, fsync on. Wall times vary with the machine's load: compare
 figures from one run.
 """
@@ -25,10 +25,9 @@ import os
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+import bootstrap  # noqa: F401  (first: this checkout's grader and tests/ on sys.path)
+from support.paths import ROOT
 
 
 def reference():
@@ -128,7 +127,7 @@ def main() -> None:
     report("SQLite, in memory", ev.SqliteEventStore(), args)
     report("SQLite, file (WAL, synchronous=FULL)", ev.SqliteEventStore(os.path.join(tempfile.mkdtemp(), "events.db")), args)
     if not args.no_postgres:
-        from postgres_server import PostgresServer
+        from support.postgres_server import PostgresServer
 
         with PostgresServer() as server:
             store = ev.PostgresEventStore(server.url)

@@ -26,15 +26,15 @@ import tempfile
 import time
 from pathlib import Path
 
+import bootstrap  # noqa: F401  (first: this checkout's grader and tests/ on sys.path)
 import nbformat
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT))
-from mutants.corpus import REFERENCE_PACKAGE
-from mutants.state_mutants import MUTANTS, build_submission
+from support.corpus import Corpus
+from support.paths import REFERENCE, ROOT
 
 from grader.engine.registry import TASKS
+
+STATE = Corpus("state")
+MUTANTS = STATE.mutants
 
 ASSIGNMENT = "part_a"
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
@@ -45,13 +45,13 @@ def build_submissions(where: Path, copies: int, mutants: int, hostile: int = 1) 
     """name -> submission directory (holding agstate/), in grading order."""
     subs = {}
     for i in range(1, copies + 1):
-        subs[f"reference{i}"] = copy_package(REFERENCE_PACKAGE, where / f"reference{i}")
+        subs[f"reference{i}"] = copy_package(REFERENCE, where / f"reference{i}")
     # Evenly spread over the corpus, so the picks touch different tasks.
     for mutant in [MUTANTS[i * len(MUTANTS) // mutants] for i in range(mutants)]:
-        subs[f"mutant_{mutant.name}"] = build_submission(mutant, where / f"mutant_{mutant.name}")
+        subs[f"mutant_{mutant.name}"] = STATE.build_submission(mutant, where / f"mutant_{mutant.name}")
     subs["stub"] = copy_package(ROOT / "agstate", where / "stub")
     if hostile:
-        looping = copy_package(REFERENCE_PACKAGE, where / "hostile")
+        looping = copy_package(REFERENCE, where / "hostile")
         state = looping / "agstate" / "state.py"
         state.write_text(state.read_text().replace("def keep_max(old, new):\n", "def keep_max(old, new):\n    while True: pass\n", 1))
         subs["hostile"] = looping
@@ -64,9 +64,9 @@ def time_class(where: Path, size: int, args) -> tuple[float, float]:
     for i in range(size):
         target = where / f"student{i:04d}"
         if i % 2 == 0:
-            paths.append(copy_package(REFERENCE_PACKAGE, target))
+            paths.append(copy_package(REFERENCE, target))
         else:
-            paths.append(build_submission(MUTANTS[(i // 2) % len(MUTANTS)], target))
+            paths.append(STATE.build_submission(MUTANTS[(i // 2) % len(MUTANTS)], target))
     sandboxed, reports = run_grader(paths, args, args.jobs)
     unsandboxed, plain = run_grader(paths, args, args.jobs, ["--no-sandbox"])
     assert len(reports) == len(plain) == size and [r["score"] for r in reports] == [r["score"] for r in plain]

@@ -37,10 +37,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-
-from service_in_thread import ServiceInThread, settings  # after the paths: this checkout's grader and tests
+import bootstrap  # noqa: F401  (first: this checkout's grader and tests/ on sys.path)
+from support.paths import ROOT
+from support.service_in_thread import ServiceInThread, settings
 
 from grader.notebook import check as notebook
 

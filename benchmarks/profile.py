@@ -27,16 +27,14 @@ import argparse
 import os
 import random
 import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+import bootstrap  # noqa: F401  (first: this checkout's grader and tests/ on sys.path)
 from sandbox import grade, reference, repeat_line, whole_lab, worktree
+from support.paths import ROOT
 
 from grader.engine import batch
 from grader.engine.registry import TASKS

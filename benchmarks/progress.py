@@ -29,9 +29,7 @@ import tempfile
 from pathlib import Path
 
 from jupyter_client.manager import KernelManager
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kernel import execute  # the same cell runner as benchmarks/kernel.py
+from kernel import execute  # the same cell runner as benchmarks/kernel.py (beside this file, on sys.path)
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -35,24 +35,24 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from mutants import board_mutants, branches_mutants, events_mutants, state_mutants
-from mutants.corpus import REFERENCE_PACKAGE
+import bootstrap  # noqa: F401  (first: this checkout's grader and tests/ on sys.path)
+from support.corpus import Corpus
+from support.paths import REFERENCE, ROOT
 
-CORPORA = [state_mutants, board_mutants, events_mutants, branches_mutants]
+CORPORA = [Corpus(part) for part in ("state", "board", "events", "branches")]
+STATE = CORPORA[0]
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc")
 
 
 def reference(target: Path) -> Path:
-    shutil.copytree(REFERENCE_PACKAGE, target / "agstate", ignore=IGNORE)
+    shutil.copytree(REFERENCE, target / "agstate", ignore=IGNORE)
     return target
 
 
 def part_a_class(where: Path, size: int) -> list[Path]:
-    mutants = state_mutants.MUTANTS
+    mutants = STATE.mutants
     return [reference(where / f"student{i:04d}") if i % 2 == 0 else
-            state_mutants.build_submission(mutants[(i // 2) % len(mutants)], where / f"student{i:04d}")
+            STATE.build_submission(mutants[(i // 2) % len(mutants)], where / f"student{i:04d}")
             for i in range(size)]
 
 
@@ -64,7 +64,7 @@ def whole_lab(where: Path, size: int) -> list[Path]:
             paths.append(reference(target))
         else:
             corpus = CORPORA[(i // 2) % len(CORPORA)]
-            paths.append(corpus.build_submission(corpus.MUTANTS[(i // 8) % len(corpus.MUTANTS)], target))
+            paths.append(corpus.build_submission(corpus.mutants[(i // 8) % len(corpus.mutants)], target))
     return paths
 
 

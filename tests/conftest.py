@@ -1,24 +1,15 @@
-"""Shared fixtures: the repo's paths and a helper to build submissions from the reference."""
+"""Fixtures and pytest hooks only: the helpers the tests import are in ``support/`` (``support/__init__.py`` lists them)."""
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from submissions import REFERENCE, apply_edits, build_submission
-
-ROOT = Path(__file__).resolve().parent.parent
-SOLUTIONS = ROOT / "solutions"
+from support.paths import REFERENCE
+from support.submissions import apply_edits, build_submission
 
 # The tests compare the grader's English sentences, across runs and with the docs: a developer's locale (LANG=es_ES)
 # must not translate them. Every process a test starts inherits it; a test of another language sets its own.
 os.environ["AGSTATE_LANG"] = "en"
-
-
-def run_cli(*args: str, timeout: float = 300, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    """``agstate-grade`` as a learner runs it, in a fresh interpreter."""
-    return subprocess.run([sys.executable, "-m", "grader", *args], capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
 @pytest.fixture

@@ -3,8 +3,9 @@
 import json
 
 import pytest
-from conftest import SOLUTIONS, run_cli
-from submissions import build_submission
+from support.cli import run_cli
+from support.paths import SOLUTIONS
+from support.submissions import build_submission
 
 from grader.engine.registry import TASKS
 from grader.engine.runner import grade_submission

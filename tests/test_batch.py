@@ -11,9 +11,9 @@ import sys
 import time
 
 import pytest
-from conftest import ROOT, SOLUTIONS
-from conftest import run_cli as run_agstate_grade
-from submissions import LEARNER, REFERENCE, build_submission
+from support.cli import run_cli as run_agstate_grade
+from support.paths import LEARNER, REFERENCE, ROOT, SOLUTIONS
+from support.submissions import build_submission
 
 from grader.engine.registry import MODULES, TASKS
 from grader.reports.students import student_seed

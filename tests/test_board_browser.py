@@ -7,10 +7,10 @@ a new cell in the same kernel. The screenshot is kept at
 """
 
 import pytest
-from browser import chromium_page, run_notebook
-from conftest import ROOT
-from lab_server import lab_on_the_reference
 from playwright.sync_api import expect
+from support.browser import chromium_page, run_notebook
+from support.lab_server import lab_on_the_reference
+from support.paths import ROOT
 
 pytestmark = pytest.mark.slow
 

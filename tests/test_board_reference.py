@@ -5,7 +5,8 @@ import json
 import logging
 
 import pytest
-from conftest import ROOT, SOLUTIONS, run_cli
+from support.cli import run_cli
+from support.paths import ROOT, SOLUTIONS
 
 from grader.engine.registry import TASKS
 

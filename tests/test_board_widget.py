@@ -1,7 +1,7 @@
 """The provided board view without a browser: text rendering, ops through update_state, rejections shown."""
 
 import pytest
-from conftest import SOLUTIONS
+from support.paths import SOLUTIONS
 
 pytestmark = pytest.mark.unit
 

@@ -8,7 +8,7 @@ import sys
 import threading
 
 import pytest
-from conftest import SOLUTIONS
+from support.paths import SOLUTIONS
 
 from grader.child.serve import load_learner_module
 from grader.parts.branches.model import model_classify, model_refund, table_rows

@@ -1,8 +1,8 @@
-"""The budget check reads pytest's own output (``tests/budget.py``): what it passes and what it fails, on the lines
+"""The budget check reads pytest's own output (``tests/support/budget.py``): what it passes and what it fails, on the lines
 pytest prints. Costs nothing: no test is run here, only their printed times read."""
 
 import pytest
-from budget import BUDGET_SECONDS, DEAR_TESTS, main, problems, read_run
+from support.budget import BUDGET_SECONDS, DEAR_TESTS, main, problems, read_run
 
 pytestmark = pytest.mark.unit
 
@@ -51,7 +51,7 @@ def test_a_run_that_never_ended_fails(tmp_path):
 
 
 def test_every_dear_test_names_an_existing_test_and_says_why():
-    from conftest import ROOT
+    from support.paths import ROOT
 
     for test, (seconds, why) in DEAR_TESTS.items():
         path, name = test.split("::")

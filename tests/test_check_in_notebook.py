@@ -1,7 +1,7 @@
 """``check()`` as a notebook calls it: grades the workspace on disk, shows a scorecard, returns the points."""
 
 import pytest
-from conftest import ROOT, SOLUTIONS
+from support.paths import ROOT, SOLUTIONS
 
 from grader import check
 from grader.notebook.check import workspace

@@ -14,9 +14,10 @@ import json
 import shutil
 
 import pytest
-from conftest import ROOT, run_cli
-from mutants import state_mutants
-from submissions import LEARNER, REFERENCE, apply_edits, build_submission
+from support.cli import run_cli
+from support.corpus import Corpus
+from support.paths import LEARNER, REFERENCE, ROOT
+from support.submissions import apply_edits, build_submission
 
 from grader.reports.class_page import load
 from grader.reports.class_summary import difference, shape_of, summarize
@@ -43,8 +44,7 @@ HAND_MADE = {
 DOWN = {student: (status, tasks) for student, (_, status, tasks) in HAND_MADE.items() if status != "failed"}
 
 
-def _mutant(name):
-    return next(m for m in state_mutants.MUTANTS if m.name == name)
+STATE = Corpus("state")
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def graded(tmp_path_factory):
         if name is None:
             build_submission(folder, parts=["state"])
         else:
-            state_mutants.build_submission(_mutant(name), folder)
+            STATE.build_submission(name, folder)
     build_submission(where / "submitted" / HOSTILE_NAME / "agstate-lab", parts=["state"], package=LEARNER)  # a stub
     reference = (REFERENCE / "state.py").read_text()
     for student, (edit, _, _) in HAND_MADE.items():
@@ -71,7 +71,7 @@ def graded(tmp_path_factory):
 
 def _broken_by(task_id):
     """Students whose submission must fail ``task_id``: the corpus's breaks, the crash, the timeout."""
-    students = {student for student, name in CLASS.items() if name and task_id in _mutant(name).breaks}
+    students = {student for student, name in CLASS.items() if name and task_id in STATE.mutant(name).breaks}
     return students | {student for student, (_, _, tasks) in HAND_MADE.items() if task_id in tasks}
 
 
@@ -107,7 +107,7 @@ def test_the_report_counts_exactly_the_tasks_and_rules_the_mutants_break(graded)
 
 @pytest.mark.slow
 def test_the_page_renders_in_chromium_and_runs_nothing_from_a_submission(graded, tmp_path):
-    from browser import chromium_page
+    from support.browser import chromium_page
 
     page_path = tmp_path / "report.html"
     done = run_cli("report", str(graded), "-o", str(page_path))

@@ -13,11 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SOLUTIONS, run_cli
-from lab_server import free_port
-from mutants.state_mutants import MUTANTS, mutant_source
-from service_in_thread import ServiceInThread, settings
-from submissions import build_submission
+from support.cli import run_cli
+from support.corpus import Corpus
+from support.lab_server import free_port
+from support.paths import SOLUTIONS
+from support.service_in_thread import ServiceInThread, settings
+from support.submissions import build_submission
 
 from grader.service.app import practice_seed
 
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.part
 
 DASK = Path(sys.executable).parent / "dask"
 STATE = (SOLUTIONS / "agstate" / "state.py").read_text()
-BUG = mutant_source(next(m for m in MUTANTS if m.name == "keep_max_zero_is_absent"))
+BUG = Corpus("state").mutant_source("keep_max_zero_is_absent")
 SLOW = "import time\ntime.sleep(4)  # each task's import: a worker is killed while it grades this\n" + STATE
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import nbformat
 import pytest
 import requests
-from conftest import ROOT
-from lab_server import running_lab
-from mutants.state_mutants import MUTANTS, mutant_source
+from support.corpus import Corpus
+from support.lab_server import running_lab
+from support.paths import ROOT
 
 from grader.authoring.assignment import check_target, part_of, source_notebook
 from grader.engine.registry import TASKS, tasks_of
@@ -245,12 +245,12 @@ def _code_cell(source: str):
 
 def place_students(course: Path, release: Path) -> dict[str, str]:
     """Submissions under ``submitted/<student>/``, as after a collection from an LMS; who each one is."""
-    mutants = {m.name: m for m in MUTANTS}
+    state = Corpus("state")
     reference = (ROOT / "solutions" / "agstate" / "state.py").read_text()
     course_literal = repr(str(course))
     students = {  # student: (state.py or None for the stub, notebook changes, what they are)
-        "ben": (mutant_source(mutants["keep_max_zero_is_absent"]), {"01_overwrite.ipynb": _saved_outputs}, "buggy"),
-        "cy": (mutant_source(mutants["output_leaks_notes"]), {}, "buggy"),
+        "ben": (state.mutant_source("keep_max_zero_is_absent"), {"01_overwrite.ipynb": _saved_outputs}, "buggy"),
+        "cy": (state.mutant_source("output_leaks_notes"), {}, "buggy"),
         "dee": (None, {}, "the untouched stub"),
         "eve": (reference + EQUALS_ANYTHING, {}, "a value that equals anything"),
         "ivy": (reference + PROBE_THE_COURSE.replace("@COURSE@", course_literal), {}, "probes the course from her module"),

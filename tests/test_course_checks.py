@@ -4,12 +4,11 @@ the due date, and the class batch reaped when it ends (tests/test_multiuser.py r
 import datetime
 import os
 import pwd
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
+from support.folders import folder_in_tmp
 
 from grader.course import course_folder, exchange, permissions
 from grader.course.class_batch import BackgroundBatch, package_digest
@@ -73,10 +72,8 @@ def test_a_module_equal_to_the_reference_is_named(tmp_path):
 @pytest.fixture
 def open_folder():
     """A folder every account can reach (pytest's own are under a 0700 folder, which hides everything below)."""
-    folder = Path(tempfile.mkdtemp(prefix="agstate-course-checks-", dir="/tmp"))
-    os.chmod(folder, 0o755)
-    yield folder
-    shutil.rmtree(folder)
+    with folder_in_tmp("agstate-course-checks-", 0o755) as folder:
+        yield folder
 
 
 def test_who_else_can_read_the_course_is_said_with_the_fix(open_folder, monkeypatch):

@@ -21,7 +21,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from support.paths import ROOT
 from test_grading_service import _REPORT, _StandIn
 
 from grader.authoring.course_kit import KIT_MODULES, build, stage

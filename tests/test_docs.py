@@ -19,7 +19,7 @@ import sys
 import typing
 
 import pytest
-from conftest import ROOT
+from support.paths import ROOT
 
 pytestmark = pytest.mark.unit
 
@@ -88,7 +88,8 @@ def test_the_report_page_names_every_field():
 
 def test_the_environment_page_names_every_variable_read():
     read = set()
-    for path in [*ROOT.glob("grader/**/*.py"), *ROOT.glob("solutions/agstate/*.py"), *ROOT.glob("tests/*.py")]:
+    for path in [*ROOT.glob("grader/**/*.py"), *ROOT.glob("solutions/agstate/*.py"), *ROOT.glob("tests/*.py"),
+                 *ROOT.glob("tests/support/*.py")]:
         read |= set(re.findall(r"\bAGSTATE_[A-Z_]+\b", path.read_text(encoding="utf-8")))
     page = TEXTS[ROOT / "docs" / "reference" / "environment.md"]
     assert sorted(name for name in read if f"`{name}`" not in page) == []
@@ -114,6 +115,20 @@ def test_the_layout_page_has_a_row_for_each_entry_of_grader_and_no_other():
     assert sorted(entries - named) == [], "docs/contributing/layout.md has no row for these entries of grader/"
     assert sorted(named - entries) == [], "docs/contributing/layout.md has a row for these, which grader/ no longer holds"
 
+
+
+def test_the_support_package_says_what_each_of_its_modules_is_for_and_no_test_imports_conftest():
+    """``tests/support/__init__.py`` has a line for each module of the tests' helpers and no other, as the layout page
+    has a row for each entry of ``grader/``; ``conftest.py`` holds fixtures and hooks, which no test imports."""
+    import support
+
+    listed = set(re.findall(r"^- ``(\w+)``", support.__doc__, re.M))
+    modules = {path.stem for path in (ROOT / "tests" / "support").glob("*.py")} - {"__init__"}
+    assert sorted(modules - listed) == [], "tests/support/__init__.py does not list these modules"
+    assert sorted(listed - modules) == [], "tests/support/__init__.py lists these, which tests/support/ no longer holds"
+    importing = [str(path.relative_to(ROOT)) for path in ROOT.glob("tests/**/*.py")
+                 if re.search(r"^\s*(from conftest import|import conftest)", path.read_text(encoding="utf-8"), re.M)]
+    assert importing == [], "import the helper from tests/support/, not from conftest.py"
 
 def test_each_deprecated_name_says_the_day_it_goes(capsys):
     """Every row of the deprecations page, and what the old name's users read: its help, its docstring, its page."""

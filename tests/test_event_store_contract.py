@@ -10,10 +10,10 @@ import threading
 import uuid
 
 import pytest
-from event_stores import postgres_opener, reference, sqlite_file_opener
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from postgres_server import postgres_url  # noqa: F401  (fixture)
+from support.event_stores import postgres_opener, reference, sqlite_file_opener
+from support.postgres_server import postgres_url  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.unit
 

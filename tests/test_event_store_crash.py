@@ -11,8 +11,8 @@ import random
 import sqlite3
 
 import pytest
-from event_stores import crash_writer, postgres_opener, reference, sqlite_file_opener
-from postgres_server import postgres_url  # noqa: F401  (fixture)
+from support.event_stores import crash_writer, postgres_opener, reference, sqlite_file_opener
+from support.postgres_server import postgres_url  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.unit
 

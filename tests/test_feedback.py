@@ -3,8 +3,8 @@
 import json
 
 import pytest
-from conftest import run_cli
-from mutants import state_mutants
+from support.cli import run_cli
+from support.corpus import Corpus
 
 from grader.notebook.check import scorecard_html
 from grader.reports.safe import ALSO
@@ -13,10 +13,9 @@ pytestmark = pytest.mark.part
 
 
 def _graded(tmp_path, *options):
-    mutant = next(m for m in state_mutants.MUTANTS if m.name == "merge_via_set")  # breaks four rules of state.dedupe
     submission = tmp_path / "set-dedupe"
     if not submission.exists():
-        state_mutants.build_submission(mutant, submission)
+        Corpus("state").build_submission("merge_via_set", submission)  # breaks four rules of state.dedupe
     return run_cli(str(submission), "--seed", "3", "--task", "state.dedupe", *options)
 
 

@@ -2,7 +2,7 @@
 
 For each part, the untouched stubs plus that part's forging block
 (``tests/hostile/forging.py``) are graded in one batch beside the untouched
-stubs, sandboxed, as root and as an ordinary user (``tests/private_clone.py``),
+stubs, sandboxed, as root and as an ordinary user (``tests/support/private_clone.py``),
 and through ``check()`` in a fresh process: every task says ``"integrity":
 "calls"`` and has the stub's status and score. The block reaches the
 learner's process's probe registry and answers every fold, script, race
@@ -19,13 +19,13 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SOLUTIONS
 from hostile.forging import FILES, FORGING
-from private_clone import ORDINARY_USER, as_account, private_clone
+from support.folders import folder_in_tmp
+from support.paths import ROOT, SOLUTIONS
+from support.private_clone import ORDINARY_USER, as_account, private_clone
 
 from grader.catalog import MODULES
 
@@ -49,13 +49,11 @@ def _stubs(folder: Path, forged: str | None = None) -> Path:
 
 @pytest.fixture(scope="module")
 def submissions():
-    root = Path(tempfile.mkdtemp(prefix="agstate-forging-", dir="/tmp"))
-    root.chmod(0o755)
-    paths = {"stub": _stubs(root / "stub")} | {part: _stubs(root / f"forged-{part}", part) for part in FORGING}
-    for path in [root, *root.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    yield paths
-    shutil.rmtree(root, ignore_errors=True)
+    with folder_in_tmp("agstate-forging-", 0o755) as root:
+        paths = {"stub": _stubs(root / "stub")} | {part: _stubs(root / f"forged-{part}", part) for part in FORGING}
+        for path in [root, *root.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        yield paths
 
 
 def _tasks(report: dict) -> list[tuple]:

@@ -1,7 +1,7 @@
 """The grading service (grader/service/): what it takes, how often, and the grade it gives, without a hub.
 
 The hub's part, who the caller is, is stood in for here by a header naming
-the student (``_Handler.hub_user`` patched); tests/test_hub_service.py
+the student (``_Handler.hub_user`` patched); tests/test_hub_course.py
 runs the service under a real JupyterHub, with the students' real tokens.
 """
 
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 import requests
-from conftest import ROOT, SOLUTIONS
-from lab_server import free_port
-from mutants.state_mutants import MUTANTS, mutant_source
-from service_in_thread import ServiceInThread, settings
+from support.corpus import Corpus
+from support.lab_server import free_port
+from support.paths import ROOT, SOLUTIONS
+from support.service_in_thread import ServiceInThread, settings
 
 from grader.catalog import TASKS
 from grader.package_files import MAX_BYTES, MAX_FILES, MAX_PART
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.unit
 
 PRACTICE_SECRET = "practice-secret-of-the-tests"
 STATE = (SOLUTIONS / "agstate" / "state.py").read_text()
-BUG = mutant_source(next(m for m in MUTANTS if m.name == "keep_max_zero_is_absent"))
+BUG = Corpus("state").mutant_source("keep_max_zero_is_absent")
 
 
 def _package(state: str) -> dict[str, str]:
@@ -624,7 +624,7 @@ def test_a_student_checks_while_1100_idle_connections_are_held(tmp_path):
         resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
 
     chosen = {"practice_secret": PRACTICE_SECRET, "examples": 10, "timeout": 60.0, "max_unauthenticated": 50}
-    served = subprocess.Popen([sys.executable, str(ROOT / "tests" / "service_in_thread.py"), str(tmp_path), json.dumps(chosen)],
+    served = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "service_in_thread.py"), str(tmp_path), json.dumps(chosen)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, preexec_fn=few_descriptors)
     idle = []
     try:

@@ -49,12 +49,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pytest
-import submissions
-from conftest import ROOT, SOLUTIONS
 from hostile.cases import CASES, FLOOD_MARK, LEAK_MARK, PART_A, Hostile, StaleCase, build_submission, case_source
-from mutants.state_mutants import MUTANTS, OVERWRITE, SCHEMAS
-from mutants.state_mutants import build_submission as build_mutant
-from private_clone import ORDINARY_USER, as_account, private_clone
+from mutants.state_mutants import OVERWRITE, SCHEMAS
+from support import submissions
+from support.corpus import Corpus
+from support.paths import ROOT, SOLUTIONS
+from support.private_clone import ORDINARY_USER, as_account, private_clone
 
 from grader.reports.gradebook import unlogged
 from grader.reports.report import without_seconds
@@ -72,7 +72,8 @@ JOBS = 2
 MEMORY_MB = 1024
 MIN_CASES = 30
 LOST_STATUSES = {"failed", "error", "timeout", "crashed", "not_implemented"}
-BUGGY = next(mutant for mutant in MUTANTS if mutant.name == "keep_max_returns_min")
+STATE = Corpus("state")
+BUGGY = STATE.mutant("keep_max_returns_min")
 # The fork bomb forks up to 10,000 times; a process limit must stop it long before. A grader's limit
 # counts the learner uid's processes and threads, so a few dozen to a few hundred is sensible.
 FORK_CEILING = 256
@@ -310,7 +311,7 @@ def run_batch(cases: list[Hostile], account: str) -> Batch:
         for name in ("reference", "neighbour"):
             submissions.build_submission(paths[name])
         neighbour_path.write_text(neighbour_path.read_text() + f"\n# {classmate_mark}\n")
-        build_mutant(BUGGY, paths["buggy"])
+        STATE.build_submission(BUGGY, paths["buggy"])
         names = ["reference", "buggy"]
         for case in cases:
             paths[case.name] = build_submission(case, root / case.name, values)

@@ -11,7 +11,7 @@ touched). Every step is a command of the page, run as its account:
   ``make grading-service``, the students' nbgrader configuration written
   from the course kit's own ``agstate-course``, the hub's configuration as
   ``agstate-course hub-config`` wrote it (plus the test's loopback ports and
-  dummy login only, ``tests/hub_server.py``), JupyterHub started on it;
+  dummy login only, ``tests/support/hub_server.py``), JupyterHub started on it;
 - the instructor: ``agstate-course init``, ``config instructor``, release;
   later collect, autograde, audit, a point by hand, feedback, the LMS export,
   ``agstate-course practice-log``;
@@ -50,13 +50,13 @@ from pathlib import Path
 
 import pytest
 import requests
-from browser import chromium
-from conftest import ROOT, SOLUTIONS
-from hub_server import in_group, jupyterhub, log_in, make, private_checkout, unix_accounts, wait_until
-from mutants.state_mutants import MUTANTS, mutant_source
 from nbgrader.api import Gradebook
 from playwright.sync_api import expect
-from private_clone import ORDINARY_USER, private_clone
+from support.browser import chromium
+from support.corpus import Corpus
+from support.hub_server import in_group, jupyterhub, log_in, make, private_checkout, unix_accounts, wait_until
+from support.paths import ROOT, SOLUTIONS
+from support.private_clone import ORDINARY_USER, private_clone
 
 from grader.service.app import practice_seed
 
@@ -65,7 +65,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.geteuid() != 0, reason="ma
 S1, S2, S3 = STUDENTS = ("agstate-s1", "agstate-s2", "agstate-s3")  # the reference; a bug (the victim); the attacker
 SERVICE_USER, INSTRUCTORS, STUDENTS_GROUP = "agstate-tgrading", "agstate-tinstructors", "agstate-tstudents"
 COURSE_ID, ASSIGNMENT = "agstate-hub", "agstate-lab"
-BUG = mutant_source(next(m for m in MUTANTS if m.name == "keep_max_zero_is_absent"))
+BUG = Corpus("state").mutant_source("keep_max_zero_is_absent")
 REFERENCE = (SOLUTIONS / "agstate" / "state.py").read_text()
 SCOPE = ["access:services!service=agstate-grader"]
 
@@ -219,7 +219,7 @@ def _set_up(term: Course) -> None:
 
 
 def _free_port() -> int:
-    from lab_server import free_port
+    from support.lab_server import free_port
 
     return free_port()
 

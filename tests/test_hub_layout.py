@@ -11,14 +11,12 @@ folder to another account need root (CI).
 import json
 import os
 import pwd
-import shutil
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from support.folders import folder_in_tmp
+from support.paths import ROOT
 
 from grader.course.hub_config import hub_config
 from grader.course.hub_layout import HubLayout, layout_problems
@@ -33,10 +31,8 @@ as_root = pytest.mark.skipif(os.geteuid() != 0, reason="hands folders to other a
 @pytest.fixture
 def tmp_path():
     """A folder every account may go through (pytest's own is under a 0700 one, where nothing is anyone else's)."""
-    folder = Path(tempfile.mkdtemp(prefix="agstate-exposure-", dir="/tmp"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+    with folder_in_tmp("agstate-exposure-", 0o755) as folder:
+        yield folder
 
 
 def _open(folder, mode=0o755):

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from support.paths import ROOT
 
 from grader import i18n
 from grader.authoring import messages
@@ -163,13 +163,11 @@ def test_no_function_makes_the_translation_function_a_local():
 def test_a_check_in_each_language_says_its_rules_in_it_and_keeps_the_reports_shape(tmp_path):
     """One task of a broken submission graded at a few examples in each language: the rule lines translated, the JSON
     keys, statuses, scores and counterexamples as in English (about 10 s)."""
-    from mutants.state_mutants import MUTANTS, mutant_source
-    from submissions import build_submission
+    from support.corpus import Corpus
 
     from grader.engine.registry import TASKS
 
-    bug = next(m for m in MUTANTS if m.name == "keep_max_zero_is_absent")
-    submission = build_submission(tmp_path / "bug", modules={"state.py": mutant_source(bug)})
+    submission = Corpus("state").build_submission("keep_max_zero_is_absent", tmp_path / "bug")
     reports = {}
     for lang in ("en", *LANGS):
         done = subprocess.run([sys.executable, "-m", "grader", str(submission), "--task", "state.keep_max", "--examples", "5",

@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SOLUTIONS
+from support.paths import ROOT, SOLUTIONS
 
 from grader.authoring.workspace import main as workspace_main
 from grader.authoring.workspace import starting_files, write_workspace

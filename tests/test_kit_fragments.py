@@ -3,7 +3,7 @@
 Every fragment of code in the learner notebooks (cells, the strings they
 hold, markdown code), in the docstrings of the learner's ``agstate/`` files and
 of the course kit's grader modules that sets a name of an exercise module
-(``tests/kit_fragments.py``) is appended to that part's stub; each part's
+(``tests/support/kit_fragments.py``) is appended to that part's stub; each part's
 candidates are graded in one batch beside a control, the stub with an
 answer for one of its names appended, which must earn points
 (so pasting works, and the test can fail). Every task of every candidate
@@ -19,8 +19,8 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
-from kit_fragments import candidates, exercise_names, fragments
+from support.kit_fragments import candidates, exercise_names, fragments
+from support.paths import ROOT
 
 from grader.authoring.course_kit import KIT_MODULES
 from grader.catalog import MODULES

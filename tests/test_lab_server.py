@@ -2,8 +2,8 @@
 
 import pytest
 import requests
-from conftest import ROOT
-from lab_server import running_lab
+from support.lab_server import running_lab
+from support.paths import ROOT
 
 pytestmark = pytest.mark.slow
 

@@ -13,13 +13,12 @@ needs no second account.
 import json
 import os
 import pwd
-import shutil
 import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
-from conftest import SOLUTIONS, run_cli
+from support.cli import run_cli
+from support.folders import folder_in_tmp
+from support.paths import SOLUTIONS
 
 from grader.reports import owned
 
@@ -53,10 +52,8 @@ def _as(account: pwd.struct_passwd, script: str, *args: str) -> subprocess.Compl
 @pytest.fixture
 def shared_folder():
     """A sticky folder every account may write, root's, like /tmp."""
-    folder = Path(tempfile.mkdtemp(prefix="agstate-shared-", dir="/tmp"))
-    folder.chmod(0o1777)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+    with folder_in_tmp("agstate-shared-", 0o1777) as folder:
+        yield folder
 
 
 def test_a_log_another_account_made_in_a_sticky_folder_is_neither_written_nor_resumed(stranger, shared_folder):

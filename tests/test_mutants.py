@@ -17,10 +17,10 @@ import re
 import zlib
 
 import pytest
-from mutants import corpora
-from mutants.corpus import REFERENCE_PACKAGE, Mutant, StaleMutant, apply_edits
+from support.corpus import Mutant, StaleMutant, apply_edits, corpora
+from support.paths import REFERENCE
 
-from grader.engine.registry import MODULES, TASKS
+from grader.engine.registry import MODULES
 from grader.engine.runner import grade_submission
 
 pytestmark = pytest.mark.corpus
@@ -36,7 +36,7 @@ def _internal_words() -> set[str]:
 
     probes.load()
     learner_names = set()
-    for path in (REFERENCE_PACKAGE).glob("*.py"):
+    for path in REFERENCE.glob("*.py"):
         learner_names |= set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]*\b", path.read_text(encoding="utf-8")))
     return {name for name in [*probes.PROBES, *SCENARIOS] if "_" in name and name not in learner_names} | \
         {"Traceback", "grader/", "Raised(", "Opaque(", "Counterexample(", "Missing:", "_Pending", "wire.", "<locals>",
@@ -53,45 +53,43 @@ def seeds_of(mutant: Mutant) -> tuple[int, int]:
     return base, base + 1_000_003
 
 
-MUTANTS = [pytest.param(corpus, mutant, id=f"{corpus.NAME}-{mutant.name}") for corpus in CORPORA for mutant in corpus.MUTANTS]
+MUTANTS = [pytest.param(corpus, mutant, id=f"{corpus.name}-{mutant.name}") for corpus in CORPORA for mutant in corpus.mutants]
 # (corpus, mutant, seed, whole part?): the first seed grades the whole part, the second the tasks the mutant breaks
-CASES = [pytest.param(corpus, mutant, seed, seed == seeds_of(mutant)[0], id=f"{corpus.NAME}-{mutant.name}-seed{seed}")
-         for corpus in CORPORA for mutant in corpus.MUTANTS for seed in seeds_of(mutant)]
+CASES = [pytest.param(corpus, mutant, seed, seed == seeds_of(mutant)[0], id=f"{corpus.name}-{mutant.name}-seed{seed}")
+         for corpus in CORPORA for mutant in corpus.mutants for seed in seeds_of(mutant)]
 
 
 # -- the corpora themselves -------------------------------------------------------------------
 def test_every_part_has_a_corpus():
-    assert sorted(corpus.NAME for corpus in CORPORA) == sorted(MODULES)
+    assert sorted(corpus.name for corpus in CORPORA) == sorted(MODULES)
 
 
-@pytest.mark.parametrize("corpus", CORPORA, ids=[corpus.NAME for corpus in CORPORA])
+@pytest.mark.parametrize("corpus", CORPORA, ids=[corpus.name for corpus in CORPORA])
 def test_corpus_is_large_and_covers_every_task(corpus):
-    part = set(corpus.TASK_IDS)
-    assert len(corpus.MUTANTS) >= corpus.MIN_MUTANTS, \
-        f"only {len(corpus.MUTANTS)} mutants; the corpus needs at least {corpus.MIN_MUTANTS}"
-    names = [mutant.name for mutant in corpus.MUTANTS]
+    part = set(corpus.task_ids)
+    assert len(corpus.mutants) >= corpus.min_mutants, \
+        f"only {len(corpus.mutants)} mutants; the corpus needs at least {corpus.min_mutants}"
+    names = [mutant.name for mutant in corpus.mutants]
     assert len(names) == len(set(names)), "mutant names must be unique"
-    assert part == {task_id for task_id, task in TASKS.items() if task.part == corpus.NAME}, \
-        f"the corpus's task ids no longer match the grader's {corpus.NAME} tasks"
-    for mutant in corpus.MUTANTS:
+    for mutant in corpus.mutants:
         assert isinstance(mutant.breaks, frozenset) and mutant.breaks, f"{mutant.name}: breaks must be a non-empty frozenset"
         assert mutant.breaks <= part, f"{mutant.name}: unknown task ids {sorted(mutant.breaks - part)}"
         assert mutant.why.strip() and "\n" not in mutant.why, f"{mutant.name}: why must be one line"
-    never_broken = part - set().union(*(mutant.breaks for mutant in corpus.MUTANTS))
+    never_broken = part - set().union(*(mutant.breaks for mutant in corpus.mutants))
     assert not never_broken, f"no mutant breaks {sorted(never_broken)}"
 
 
 @pytest.mark.parametrize(("corpus", "mutant"), MUTANTS)
 def test_edits_apply_exactly_once(corpus, mutant):
     """A change to the reference that makes a mutant stale fails here, naming the mutant and the edit."""
-    reference = (REFERENCE_PACKAGE / corpus.MODULE).read_text(encoding="utf-8")
+    reference = (REFERENCE / corpus.module).read_text(encoding="utf-8")
     source = corpus.mutant_source(mutant)  # raises StaleMutant unless every old text occurs exactly once
     assert source != reference
-    compile(source, f"{mutant.name}/agstate/{corpus.MODULE}", "exec")  # a mutant is a bug, not a syntax error
+    compile(source, f"{mutant.name}/agstate/{corpus.module}", "exec")  # a mutant is a bug, not a syntax error
 
 
 def test_a_stale_edit_fails_loudly():
-    reference = (REFERENCE_PACKAGE / "state.py").read_text(encoding="utf-8")
+    reference = (REFERENCE / "state.py").read_text(encoding="utf-8")
     missing = Mutant("missing", frozenset({"state.append"}), [("no such text in the reference", "x")], "stale")
     twice = Mutant("twice", frozenset({"state.append"}), [("### END SOLUTION", "")], "ambiguous")
     empty = Mutant("empty", frozenset({"state.append"}), [], "no edit")
@@ -109,8 +107,8 @@ def _excerpt(report: dict) -> str:
 @pytest.mark.parametrize(("corpus", "mutant", "seed", "whole_part"), CASES)
 def test_grader_fails_exactly_the_broken_tasks(corpus, mutant, seed, whole_part, tmp_path):
     submission = corpus.build_submission(mutant, tmp_path / "submission")
-    graded = [task_id for task_id in corpus.TASK_IDS if whole_part or task_id in mutant.breaks]
-    report = grade_submission(str(submission), graded, seed, examples=corpus.EXAMPLES, timeout=TIMEOUT)
+    graded = [task_id for task_id in corpus.task_ids if whole_part or task_id in mutant.breaks]
+    report = grade_submission(str(submission), graded, seed, examples=corpus.examples, timeout=TIMEOUT)
     tasks = {task["id"]: task for task in report["tasks"]}
     context = f"mutant {mutant.name} ({mutant.why}), seed {seed}:\n{_excerpt(report)}"
 
@@ -137,6 +135,6 @@ def test_grader_fails_exactly_the_broken_tasks(corpus, mutant, seed, whole_part,
             assert task["score"] == task["max_score"], f"{task_id} passed without full marks; " + context
 
     if mutant.says:  # the words that fix this mistake, in the feedback of the first task it breaks
-        first = next(task_id for task_id in corpus.TASK_IDS if task_id in mutant.breaks)
+        first = next(task_id for task_id in corpus.task_ids if task_id in mutant.breaks)
         missing = [words for words in mutant.says if words not in tasks[first]["feedback"]]
         assert not missing, f"{first}'s feedback does not say {missing}; " + context

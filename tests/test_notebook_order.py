@@ -11,7 +11,7 @@ that needs a later notebook's exercise would send the learner ahead with
 import json
 
 import pytest
-from conftest import run_cli
+from support.cli import run_cli
 
 from grader.authoring.release import learner_package
 from grader.engine.registry import TASKS

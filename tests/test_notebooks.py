@@ -5,8 +5,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT, SOLUTIONS
 from nbclient import NotebookClient
+from support.paths import ROOT, SOLUTIONS
 
 pytestmark = pytest.mark.slow
 

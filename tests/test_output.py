@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REFERENCE, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.paths import REFERENCE, ROOT
 
 from grader import catalog
 from grader.cli import render_text

@@ -3,8 +3,8 @@ the untouched stub gets nothing, and one seed gives one report. A new part is te
 ``grader.catalog.NAMES`` (and, for other seeds than ``DEFAULT_RUNS``, a row in ``REFERENCE_RUNS``)."""
 
 import pytest
-from conftest import ROOT, SOLUTIONS
-from submissions import build_submission
+from support.paths import ROOT, SOLUTIONS
+from support.submissions import build_submission
 
 from grader.catalog import NAMES
 from grader.engine.registry import tasks_of

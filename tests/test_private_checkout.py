@@ -4,7 +4,7 @@ As root the learner's processes run under uids of their own, which cannot
 read a private folder (root's home is 0700, and so is the folder `mktemp -d`
 makes): the sandbox must reach the lab's own environment all the same. As an
 ordinary user the grader runs as that user, from that user's own checkout.
-``tests/private_clone.py`` builds both checkouts (copies of this working
+``tests/support/private_clone.py`` builds both checkouts (copies of this working
 tree with their own venvs); the hostile corpus runs from the same ones.
 """
 
@@ -13,7 +13,7 @@ import os
 import subprocess
 
 import pytest
-from private_clone import ORDINARY_USER, as_account, private_clone
+from support.private_clone import ORDINARY_USER, as_account, private_clone
 
 from grader.engine.registry import MODULES
 

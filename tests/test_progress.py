@@ -11,7 +11,7 @@ import json
 import shutil
 
 import pytest
-from conftest import ROOT, SOLUTIONS
+from support.paths import ROOT, SOLUTIONS
 
 from grader.catalog import MODULES, TASKS
 from grader.notebook import check as check_module

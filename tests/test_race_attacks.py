@@ -20,18 +20,17 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
 from hostile.forging import install_block
-from mutants import branches_mutants, events_mutants
-from submissions import build_submission
+from support.corpus import Corpus
+from support.paths import ROOT
+from support.submissions import build_submission
 
 pytestmark = pytest.mark.part
 
 SEED = 11
 
-RACY_STREAM = branches_mutants.mutant_source(next(m for m in branches_mutants.MUTANTS
-                                                  if m.name == "stream_check_then_append_without_lock"))
-RACY_STORE = events_mutants.mutant_source(next(m for m in events_mutants.MUTANTS if m.name == "no_transaction"))
+RACY_STREAM = Corpus("branches").mutant_source("stream_check_then_append_without_lock")
+RACY_STORE = Corpus("events").mutant_source("no_transaction")
 
 # 1. A wrapper around the stream's append that sets the thread's tracer off, and back, around each append when one is
 # set (the names built at run time, so the static reading does not see them).

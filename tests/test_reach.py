@@ -15,15 +15,15 @@ this. Two lines stop it, each tested here on its own:
   internals and the probes' evidence files are refused.
 """
 
-import importlib
 import json
 import subprocess
 import sys
 import textwrap
 
 import pytest
-import submissions
-from conftest import ROOT
+from support import submissions
+from support.corpus import Corpus
+from support.paths import LEARNER, REFERENCE, ROOT
 
 from grader.engine.registry import MODULES, TASKS
 from grader.engine.runner import grade_submission
@@ -70,7 +70,7 @@ def test_a_deep_expression_is_read_to_its_end_and_one_too_deep_for_the_parser_is
     assert _read(tmp_path, "x = " + "-" * 100_000 + "1\n") == []  # the parser gives up; importing it says so
 
 
-@pytest.mark.parametrize("package", [submissions.REFERENCE, submissions.LEARNER], ids=["reference", "stubs"])
+@pytest.mark.parametrize("package", [REFERENCE, LEARNER], ids=["reference", "stubs"])
 def test_the_lab_s_own_modules_read_clean(package):
     for module in MODULES.values():
         assert reach.findings(package, module) == [], module
@@ -78,10 +78,9 @@ def test_the_lab_s_own_modules_read_clean(package):
 
 @pytest.mark.parametrize("part", PARTS)
 def test_no_mutant_loses_a_mark_to_the_reading(part, tmp_path):
-    corpus = importlib.import_module(f"mutants.{part}_mutants")
-    module = MODULES[part]
-    for mutant in corpus.MUTANTS:
-        found = _read(tmp_path, corpus.mutant_source(mutant), module)
+    corpus = Corpus(part)
+    for mutant in corpus.mutants:
+        found = _read(tmp_path, corpus.mutant_source(mutant), MODULES[part])
         assert found == [], (mutant.name, found)
 
 
@@ -167,7 +166,7 @@ def test_the_package_s_init_is_read_first(tmp_path):
 
 
 def _forgery_submission(tmp_path, attack: str = FORGERY):
-    stub = (submissions.LEARNER / "state.py").read_text(encoding="utf-8")
+    stub = (LEARNER / "state.py").read_text(encoding="utf-8")
     return submissions.build_submission(tmp_path / "forged", modules={"state.py": stub + attack})
 
 
@@ -177,7 +176,7 @@ def test_a_forgery_costs_its_part_and_says_where(tmp_path):
     report = grade_submission(str(_forgery_submission(tmp_path)), state_tasks, seed=3, examples=10, timeout=10)
     assert report["integrity"] == "calls"
     assert report["score"] == 0.0
-    line = (submissions.LEARNER / "state.py").read_text(encoding="utf-8").count("\n") + 4
+    line = (LEARNER / "state.py").read_text(encoding="utf-8").count("\n") + 4
     for task in report["tasks"]:
         assert task["status"] == "error", task
         assert task["feedback"].startswith(f"agstate/state.py, line {line}: uses .modules"), task["feedback"]
@@ -187,9 +186,9 @@ def test_a_forgery_costs_its_part_and_says_where(tmp_path):
 @pytest.mark.part
 def test_a_module_refused_before_any_task_runs_leaves_stderr_quiet(tmp_path):
     """The grader is done before its zygote is ready: the zygote goes without a BrokenPipeError traceback."""
-    from conftest import run_cli
+    from support.cli import run_cli
 
-    stub = (submissions.LEARNER / "state.py").read_text(encoding="utf-8")
+    stub = (LEARNER / "state.py").read_text(encoding="utf-8")
     refused = submissions.build_submission(tmp_path / "refused", modules={"state.py": stub + "import signal\n"})
     done = run_cli(str(refused), "--task", "state.keep_max", "--json", "--seed", "1")
     assert done.returncode == 1 and "imports signal" in done.stdout

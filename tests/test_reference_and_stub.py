@@ -4,7 +4,8 @@
 import json
 
 import pytest
-from conftest import ROOT, SOLUTIONS, run_cli
+from support.cli import run_cli
+from support.paths import ROOT, SOLUTIONS
 
 from grader.engine.registry import TASKS
 

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.unit
 
 def test_every_part_is_a_folder_of_the_same_shape():
     """The same files in every part, rules in one module per notebook that grades, each file short enough to read."""
-    from conftest import ROOT
+    from support.paths import ROOT
 
     for part in descriptors():
         folder = ROOT / "grader" / "parts" / part.name

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from support.paths import ROOT
 
 from grader.authoring.release import learner_files, source_problems, stub_module
 from grader.engine.registry import TASKS

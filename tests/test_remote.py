@@ -13,10 +13,10 @@ import textwrap
 import time
 
 import pytest
-from conftest import ROOT
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
-from submissions import build_submission
+from support.paths import ROOT
+from support.submissions import build_submission
 
 from grader.engine.handles import SAVER, Callback, CallbackObject, Killed, LearnerRaised
 from grader.engine.rebuild import mirror

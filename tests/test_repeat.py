@@ -10,8 +10,8 @@ the wall clock (part C's store sets each event's ``ts`` from it).
 import re
 
 import pytest
-from conftest import run_cli
-from mutants import events_mutants, messages_mutants, state_mutants
+from support.cli import run_cli
+from support.corpus import Corpus
 
 pytestmark = pytest.mark.part
 
@@ -21,8 +21,7 @@ ADDRESS_IN_RESULT = [("    return merged\n", "    return merged + [object()]\n")
 @pytest.mark.parametrize("name", ["merge_via_set", "address_in_result"])
 def test_one_seed_gives_one_report_in_separate_processes(make_submission, name, tmp_path):
     if name == "merge_via_set":
-        mutant = next(m for m in state_mutants.MUTANTS if m.name == name)
-        submission = state_mutants.build_submission(mutant, tmp_path / name)
+        submission = Corpus("state").build_submission(name, tmp_path / name)
     else:
         submission = make_submission(edits=ADDRESS_IN_RESULT, name=name)
     runs = [run_cli(str(submission), "--json", "--seed", "4", "--task", "state.dedupe", "--examples", "40") for _ in range(2)]
@@ -32,8 +31,7 @@ def test_one_seed_gives_one_report_in_separate_processes(make_submission, name, 
 
 def test_a_store_clock_does_not_reach_the_report(tmp_path):
     """The feedback shows an event the store returned, its wall-clock ts and all: shown in order, it repeats."""
-    mutant = next(m for m in events_mutants.MUTANTS if m.name == "payload_compared_with_eq")
-    submission = events_mutants.build_submission(mutant, tmp_path / mutant.name)
+    submission = Corpus("events").build_submission("payload_compared_with_eq", tmp_path / "payload_compared_with_eq")
     runs = [run_cli(str(submission), "--json", "--seed", "4", "--task", "events.concurrency") for _ in range(2)]
     assert runs[0].stdout == runs[1].stdout
     assert "'ts': 1700000001.0" in runs[0].stdout  # the first ts the store set, as the report shows it
@@ -46,10 +44,9 @@ TOOL_IDS_LEFT_OUT = [(', id=f"tool-{call[\'id\']}"))', "))")]
 @pytest.mark.parametrize(("mutant", "task"), [("mutates_new", "messages.upsert"), ("graph_budget_fixed", "messages.graph")])
 def test_random_message_ids_do_not_reach_the_report(mutant, task, tmp_path):
     """add_messages names an id-less message with a uuid4: a reply names them id-1, id-2… in reading order."""
-    from submissions import apply_edits, build_submission
+    from support.submissions import apply_edits, build_submission
 
-    found = next(m for m in messages_mutants.MUTANTS if m.name == mutant)
-    source = messages_mutants.mutant_source(found)
+    source = Corpus("messages").mutant_source(mutant)
     if task == "messages.graph":
         source = apply_edits(source, TOOL_IDS_LEFT_OUT, "tool messages without ids", "messages.py")
     submission = build_submission(tmp_path / mutant, modules={"messages.py": source})
@@ -66,8 +63,7 @@ def test_the_warm_grader_gives_the_cold_report_and_survives_its_own_death(tmp_pa
 
     from grader.notebook import check as notebook
 
-    mutant = next(m for m in state_mutants.MUTANTS if m.name == "merge_via_set")
-    submission = state_mutants.build_submission(mutant, tmp_path / mutant.name)
+    submission = Corpus("state").build_submission("merge_via_set", tmp_path / "merge_via_set")
     args = [str(submission), "--json", "--seed", "4", "--task", "state.dedupe"]
     cold = run_cli(*args)
     warm = notebook._grade(args)
@@ -87,8 +83,7 @@ def test_a_kernels_checks_share_its_seed_and_match_a_cold_run_with_it(tmp_path):
 
     from grader.notebook import check as notebook
 
-    mutant = next(m for m in state_mutants.MUTANTS if m.name == "merge_via_set")
-    submission = state_mutants.build_submission(mutant, tmp_path / mutant.name)
+    submission = Corpus("state").build_submission("merge_via_set", tmp_path / "merge_via_set")
     args = [str(submission), "--json", "--task", "state.dedupe"]
     first, second = notebook._grade(args), notebook._grade(args)
     assert first.stdout == second.stdout  # the second meets the examples the first drew, kept by the warm grader
@@ -103,8 +98,7 @@ def test_examples_drawn_ahead_are_the_examples_grading_draws(tmp_path):
     from grader.engine.registry import TASKS
     from grader.engine.runner import grade_submission
 
-    mutant = next(m for m in state_mutants.MUTANTS if m.name == "merge_via_set")
-    submission = str(state_mutants.build_submission(mutant, tmp_path / mutant.name))
+    submission = str(Corpus("state").build_submission("merge_via_set", tmp_path / "merge_via_set"))
     tasks = [t for t in TASKS if TASKS[t].part == "state"]
     seed = 424242
 

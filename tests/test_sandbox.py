@@ -16,8 +16,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SOLUTIONS, run_cli
-from submissions import REFERENCE, build_submission
+from support.cli import run_cli
+from support.paths import REFERENCE, ROOT, SOLUTIONS
+from support.submissions import build_submission
 
 from grader.sandbox import bubblewrap, cgroups, zygote
 from grader.sandbox.limits import Limits

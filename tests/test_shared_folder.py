@@ -14,7 +14,8 @@ import os
 import sqlite3
 
 import pytest
-from conftest import SOLUTIONS, run_cli
+from support.cli import run_cli
+from support.paths import SOLUTIONS
 
 from grader.sandbox import shared
 

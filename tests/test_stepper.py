@@ -5,10 +5,10 @@ import sys
 from typing import Annotated
 
 import pytest
-from conftest import SOLUTIONS
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, Overwrite, Send, interrupt
+from support.paths import SOLUTIONS
 from typing_extensions import TypedDict
 
 sys.path.insert(0, str(SOLUTIONS))

@@ -1,10 +1,10 @@
 """Browser test of the classroom stepper: run notebook 01 in JupyterLab, click "next" twice, read the step."""
 
 import pytest
-from browser import chromium_page, run_notebook
-from conftest import ROOT
-from lab_server import lab_on_the_reference
 from playwright.sync_api import expect
+from support.browser import chromium_page, run_notebook
+from support.lab_server import lab_on_the_reference
+from support.paths import ROOT
 
 pytestmark = pytest.mark.slow
 

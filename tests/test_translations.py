@@ -16,7 +16,7 @@ import tokenize
 import nbformat
 import pytest
 from babel.messages.pofile import read_po
-from conftest import ROOT, SOLUTIONS
+from support.paths import ROOT, SOLUTIONS
 
 from grader import i18n
 from grader.authoring import release, translated_docs, translations

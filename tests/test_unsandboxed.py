@@ -1,7 +1,7 @@
 """Without the sandbox, grading is the same grading: the learner who cannot have bubblewrap still gets a true score.
 
 An ordinary user (as root, the account ``agstate-tester``, from its own
-private checkout: ``tests/private_clone.py``) grades
+private checkout: ``tests/support/private_clone.py``) grades
 
 - part by part, the reference and the mutants that break, between them,
   every task of the part (so every scenario runs, failing and passing) and
@@ -26,16 +26,15 @@ line exits with 2.
 
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
-import submissions
-from conftest import SOLUTIONS
-from mutants import corpora
-from private_clone import ORDINARY_USER, as_account, private_clone
+from support import submissions
+from support.corpus import corpora
+from support.folders import folder_in_tmp
+from support.paths import LEARNER, SOLUTIONS
+from support.private_clone import ORDINARY_USER, as_account, private_clone
 
 from grader.catalog import tasks_of
 from grader.engine import runner
@@ -64,7 +63,7 @@ def graded_both_ways(corpus) -> list:
     """The mutants graded here: the fewest, taken greedily (the most tasks broken first, the corpus's order among
     equals), that break every task of the part between them; and those in ``WAITING``."""
     chosen, broken = [], set()
-    for mutant in sorted(corpus.MUTANTS, key=lambda mutant: -len(mutant.breaks)):
+    for mutant in sorted(corpus.mutants, key=lambda mutant: -len(mutant.breaks)):
         if not mutant.breaks <= broken or mutant.name in WAITING:
             chosen.append(mutant)
             broken |= mutant.breaks
@@ -79,11 +78,10 @@ def clone():
 @pytest.fixture(scope="module")
 def folder(clone):
     """A folder of the account's, under /tmp (pytest's own is 0700 and root's): submissions and an empty PATH."""
-    path = Path(tempfile.mkdtemp(prefix="agstate-unsandboxed-", dir="/tmp"))
-    (path / "no-bwrap").mkdir()
-    _own(clone, path)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+    with folder_in_tmp("agstate-unsandboxed-", 0o700) as path:
+        (path / "no-bwrap").mkdir()
+        _own(clone, path)
+        yield path
 
 
 def _own(clone, path: Path) -> None:
@@ -111,19 +109,19 @@ def _reports(done: subprocess.CompletedProcess) -> list[dict]:
 
 
 def test_the_waiting_mutants_are_in_the_corpora():
-    assert WAITING <= {mutant.name for corpus in CORPORA for mutant in corpus.MUTANTS}
+    assert WAITING <= {mutant.name for corpus in CORPORA for mutant in corpus.mutants}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("corpus", CORPORA, ids=[corpus.NAME for corpus in CORPORA])
+@pytest.mark.parametrize("corpus", CORPORA, ids=[corpus.name for corpus in CORPORA])
 def test_every_mutant_scores_without_user_namespaces_what_it_scores_in_the_sandbox(clone, folder, corpus):
-    part = folder / corpus.NAME
+    part = folder / corpus.name
     paths = [submissions.build_submission(part / "reference")]
     chosen = graded_both_ways(corpus)
-    assert set().union(*(mutant.breaks for mutant in chosen)) == set(corpus.TASK_IDS)
+    assert set().union(*(mutant.breaks for mutant in chosen)) == set(corpus.task_ids)
     paths += [corpus.build_submission(mutant, part / mutant.name) for mutant in chosen]
     _own(clone, part)
-    args = [*map(str, paths), "--json", "--part", corpus.NAME, "--seed", str(SEED), "--examples", str(corpus.EXAMPLES),
+    args = [*map(str, paths), "--json", "--part", corpus.name, "--seed", str(SEED), "--examples", str(corpus.examples),
             "--timeout", str(TIMEOUT), "--jobs", "1"]
     sandboxed = grade(clone, args)
     unsandboxed = grade(clone, [*args, "--no-sandbox"], userns=False)
@@ -141,7 +139,7 @@ def test_every_mutant_scores_without_user_namespaces_what_it_scores_in_the_sandb
 @pytest.mark.slow
 def test_without_bubblewrap_the_cli_and_check_grade_and_say_so(clone, folder):
     reference = submissions.build_submission(folder / "reference")
-    stubs = submissions.build_submission(folder / "stubs", package=submissions.LEARNER)
+    stubs = submissions.build_submission(folder / "stubs", package=LEARNER)
     _own(clone, folder)
     hidden = str(folder / "no-bwrap")  # a PATH with no bwrap on it: the grader finds none
 
@@ -168,7 +166,7 @@ def test_without_bubblewrap_the_cli_and_check_grade_and_say_so(clone, folder):
 
 @pytest.mark.slow
 def test_without_user_namespaces_check_grades_the_stubs_as_not_started(clone, folder):
-    stubs = submissions.build_submission(folder / "stubs-no-userns", package=submissions.LEARNER)
+    stubs = submissions.build_submission(folder / "stubs-no-userns", package=LEARNER)
     _own(clone, stubs)
     script = "from grader import check; print('points', check('state.dedupe', seed=2))"
     checked = grade(clone, [], userns=False, python=[str(clone.python), "-c", script], env={"AGSTATE_WORKSPACE": str(stubs)})

@@ -6,7 +6,8 @@ its sentence is a grader bug, as a rule that misses a bug is).
 """
 
 import pytest
-from submissions import REFERENCE, apply_edits, build_submission
+from support.paths import REFERENCE
+from support.submissions import apply_edits, build_submission
 
 from grader.engine.registry import tasks_of
 from grader.engine.runner import grade_submission

@@ -5,7 +5,7 @@
 #     pitfall: "a provider times out after the e-mail left; restarting from scratch sends twice; resuming from a status row sends a second, broken e-mail"
 #     exercise: "—"
 #     part_pitfalls: "a timed-out agent restarted from scratch sends the invoice twice; a status row cannot say what ran; a cache keyed by tool name returns another call's result and re-runs falsy ones; LangGraph's checkpointer re-runs the interrupted node"
-#     part_notes: "Provided helpers: `invoice_tools.py`, a fake invoicing provider with a ledger of side effects; `events_audit.py`, the event table and timeline; `PostgresEventStore` and `open_store` in `events.py`.\n\nThe notebooks use SQLite; set `AGSTATE_EVENTS_URL=postgresql://user@host:port/db`\nto use a PostgreSQL server. The repository's tests start throwaway PostgreSQL\nservers of their own (`tests/postgres_server.py`: `initdb` in a temporary directory, a free\nport, as the `postgres` user when run as root); it needs the server binaries\n(Debian: the `postgresql` package, or set `AGSTATE_PG_BIN`)."
+#     part_notes: "Provided helpers: `invoice_tools.py`, a fake invoicing provider with a ledger of side effects; `events_audit.py`, the event table and timeline; `PostgresEventStore` and `open_store` in `events.py`.\n\nThe notebooks use SQLite; set `AGSTATE_EVENTS_URL=postgresql://user@host:port/db`\nto use a PostgreSQL server. The repository's tests start throwaway PostgreSQL\nservers of their own (`tests/support/postgres_server.py`: `initdb` in a temporary directory, a free\nport, as the `postgres` user when run as root); it needs the server binaries\n(Debian: the `postgresql` package, or set `AGSTATE_PG_BIN`)."
 #   jupytext:
 #     text_representation:
 #       extension: .py

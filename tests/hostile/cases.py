@@ -68,23 +68,25 @@ import textwrap
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["Hostile", "CASES", "PART_A", "REFERENCE_PACKAGE", "StaleCase", "case_source", "build_submission",
+__all__ = ["Hostile", "CASES", "PART_A", "StaleCase", "case_source", "build_submission",
            "PLACEHOLDERS", "FLOOD_MARK", "GARBAGE_MARK", "LEAK_MARK", "LAYOUTS"]
 
 # The task ids and the reference are the mutant corpus's: both corpora break the same module.
-import submissions
-from mutants.corpus import REFERENCE_PACKAGE
-from mutants.state_mutants import APPEND, DEDUPE, KEEP_MAX, MODULE, OVERWRITE, PART_A, SCHEMAS, WINDOW
+from mutants.state_mutants import APPEND, DEDUPE, KEEP_MAX, OVERWRITE, SCHEMAS, WINDOW
+from support import submissions
+from support.corpus import Corpus
+from support.paths import LEARNER, REFERENCE
 
 from hostile.forging import FORGING
 
+_STATE = Corpus("state")
+MODULE, PART_A = _STATE.module, _STATE.task_ids
 ALL = frozenset(PART_A)
 NONE = frozenset()
 
 PLACEHOLDERS = ("HOSTILE_TOKEN", "HOSTILE_DIR", "VICTIM_FILE", "VICTIM_DIR", "NEIGHBOUR_STATE", "GRADEBOOK",
                 "REFERENCE_FILE", "SUBMISSIONS_ROOT", "SUBMISSIONS_ROOT_REVERSED", "CLASSMATE_MARK_REVERSED",
                 "LISTEN_PORT", "ABSTRACT_SOCKET")
-STUB_PACKAGE = REFERENCE_PACKAGE.parents[1] / "agstate"  # the learner's untouched starting files
 FLOOD_MARK = "AGSTATE-HOSTILE-FLOOD"
 GARBAGE_MARK = "AGSTATE-HOSTILE-GARBAGE"
 LEAK_MARK = "HOSTILE-LEAKED"  # an attack that found what it must never see says so in its feedback
@@ -134,7 +136,7 @@ def _substitute(code: str, values: dict[str, str]) -> str:
 
 def case_source(case: Hostile, values: dict[str, str] | None = None) -> str:
     """The complete state.py of ``case``: its base module with the attack applied exactly once."""
-    reference = ((STUB_PACKAGE if case.base == "stub" else REFERENCE_PACKAGE) / MODULE).read_text(encoding="utf-8")
+    reference = ((LEARNER if case.base == "stub" else REFERENCE) / MODULE).read_text(encoding="utf-8")
     code = _substitute(case.attack_code, values or {})
     if case.where == "import":
         old = reference
@@ -175,7 +177,7 @@ def _package_beside_module(directory: Path) -> Path:
 def _symlinked_module(directory: Path) -> Path:
     module = directory / "agstate" / MODULE
     module.unlink()
-    module.symlink_to(REFERENCE_PACKAGE / MODULE)  # the answer, one link away
+    module.symlink_to(REFERENCE / MODULE)  # the answer, one link away
     return directory
 
 

@@ -6,32 +6,16 @@ for it — exactly those; every other task keeps full marks. When one mistake
 breaks several tasks (the reducer is shared by all of them), ``why`` says so.
 """
 
-from pathlib import Path
+from support.corpus import Mutant
+from support.corpus import mutant as _m
 
-from mutants import corpus
-from mutants.corpus import Mutant
-from mutants.corpus import mutant as _m
-
-__all__ = ["NAME", "MODULE", "TASK_IDS", "PART_B", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
-
-MODULE = "board.py"
+__all__ = ["MUTANTS", "EXAMPLES", "MIN_MUTANTS"]
 
 MODELS, REPLACE, MOVE, REMOVE = "board.models", "board.replace", "board.move", "board.remove"
 REJECT, VALIDATE, SEQUENCE, GRAPH = "board.reject", "board.validate", "board.sequence", "board.graph"
-PART_B = (MODELS, REPLACE, MOVE, REMOVE, REJECT, VALIDATE, SEQUENCE, GRAPH)
-TASK_IDS = PART_B  # the name the shared tests use
 
-NAME = "board"
 EXAMPLES = 30  # random examples per rule when the corpus is graded
 MIN_MUTANTS = 15
-
-
-def mutant_source(mutant: Mutant) -> str:
-    return corpus.mutant_source(mutant, MODULE)
-
-
-def build_submission(mutant: Mutant, directory) -> Path:
-    return corpus.build_submission(mutant, directory, MODULE)
 
 
 DEEP_COPY = "return edit(current.model_copy(deep=True), update)"

@@ -9,15 +9,10 @@ so. An edit whose old text does not occur exactly once raises
 into the reference itself.
 """
 
-from pathlib import Path
+from support.corpus import Mutant
+from support.corpus import mutant as _m
 
-from mutants import corpus
-from mutants.corpus import Mutant
-from mutants.corpus import mutant as _m
-
-__all__ = ["NAME", "MODULE", "TASK_IDS", "PART_D", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
-
-MODULE = "branches.py"
+__all__ = ["MUTANTS", "EXAMPLES", "MIN_MUTANTS"]
 
 MERGE = "branches.merge_evidence"
 LAWS = "branches.laws"
@@ -27,20 +22,9 @@ OPTIMISTIC = "branches.optimistic"
 CONFLICTS = "branches.conflicts"
 ORDER = "branches.order_independent"
 EFFECTS = "branches.effects_once"
-PART_D = (MERGE, LAWS, ONCE, CLASSIFY, OPTIMISTIC, CONFLICTS, ORDER, EFFECTS)
-TASK_IDS = PART_D  # the name the shared tests use
 
-NAME = "branches"
 EXAMPLES = 20  # random examples per rule when the corpus is graded
 MIN_MUTANTS = 15
-
-
-def mutant_source(mutant: Mutant) -> str:
-    return corpus.mutant_source(mutant, MODULE)
-
-
-def build_submission(mutant: Mutant, directory) -> Path:
-    return corpus.build_submission(mutant, directory, MODULE)
 
 
 MERGE_BODY = '    return _union(left, right, "id")\n'

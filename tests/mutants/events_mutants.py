@@ -8,15 +8,10 @@ by the invoice graph; ``project_state`` by ``call_tool``) both are listed and
 ``StaleMutant``, naming the mutant and ``events.py``.
 """
 
-from pathlib import Path
+from support.corpus import Mutant
+from support.corpus import mutant as _m
 
-from mutants import corpus
-from mutants.corpus import Mutant
-from mutants.corpus import mutant as _m
-
-__all__ = ["NAME", "MODULE", "TASK_IDS", "PART_C", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
-
-MODULE = "events.py"
+__all__ = ["MUTANTS", "EXAMPLES", "MIN_MUTANTS"]
 
 APPEND = "events.append"
 IDEMPOTENT = "events.idempotent"
@@ -25,20 +20,9 @@ DURABLE = "events.durable"
 PROJECT = "events.project"
 RESUME = "events.resume"
 GRAPH = "events.graph"
-PART_C = (APPEND, IDEMPOTENT, CONCURRENCY, DURABLE, PROJECT, RESUME, GRAPH)
-TASK_IDS = PART_C  # the name the shared tests use
 
-NAME = "events"
 EXAMPLES = 20  # random examples per rule when the corpus is graded
 MIN_MUTANTS = 15
-
-
-def mutant_source(mutant: Mutant) -> str:
-    return corpus.mutant_source(mutant, MODULE)
-
-
-def build_submission(mutant: Mutant, directory) -> Path:
-    return corpus.build_submission(mutant, directory, MODULE)
 
 
 CACHE_HIT = """\

@@ -7,15 +7,10 @@ several tasks (``budgeted`` trims with ``trim_removals``, and the chat graph
 and ``ChatState`` merge with ``budgeted``), all are listed and ``why`` says so.
 """
 
-from pathlib import Path
+from support.corpus import Mutant
+from support.corpus import mutant as _m
 
-from mutants import corpus
-from mutants.corpus import Mutant
-from mutants.corpus import mutant as _m
-
-__all__ = ["NAME", "MODULE", "TASK_IDS", "PART_E", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
-
-MODULE = "messages.py"
+__all__ = ["MUTANTS", "EXAMPLES", "MIN_MUTANTS"]
 
 UPSERT = "messages.upsert"
 TRIM = "messages.trim"
@@ -23,20 +18,9 @@ BUDGET = "messages.budget"
 SUMMARY = "messages.summary"
 GRAPH = "messages.graph"
 DECISIONS = "messages.decisions"
-PART_E = (UPSERT, TRIM, BUDGET, SUMMARY, GRAPH, DECISIONS)
-TASK_IDS = PART_E  # the name the shared tests use
 
-NAME = "messages"
 EXAMPLES = 20  # random examples per rule when the corpus is graded
 MIN_MUTANTS = 30
-
-
-def mutant_source(mutant: Mutant) -> str:
-    return corpus.mutant_source(mutant, MODULE)
-
-
-def build_submission(mutant: Mutant, directory) -> Path:
-    return corpus.build_submission(mutant, directory, MODULE)
 
 
 CUT = "    cut = fitting[0] if fitting else cuts[-1]\n"

@@ -12,35 +12,19 @@ release's keys only), or only the purity or the range checks, breaks
 ``pauses.migrate`` alone.
 """
 
-from pathlib import Path
+from support.corpus import Mutant
+from support.corpus import mutant as _m
 
-from mutants import corpus
-from mutants.corpus import Mutant
-from mutants.corpus import mutant as _m
-
-__all__ = ["NAME", "MODULE", "TASK_IDS", "PART_F", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
-
-MODULE = "pauses.py"
+__all__ = ["MUTANTS", "EXAMPLES", "MIN_MUTANTS"]
 
 APPROVAL = "pauses.approval"
 EDITS = "pauses.edits"
 QUESTIONS = "pauses.questions"
 MIGRATE = "pauses.migrate"
 UPGRADE = "pauses.upgrade"
-PART_F = (APPROVAL, EDITS, QUESTIONS, MIGRATE, UPGRADE)
-TASK_IDS = PART_F  # the name the shared tests use
 
-NAME = "pauses"
 EXAMPLES = 20  # random examples per rule when the corpus is graded
 MIN_MUTANTS = 24
-
-
-def mutant_source(mutant: Mutant) -> str:
-    return corpus.mutant_source(mutant, MODULE)
-
-
-def build_submission(mutant: Mutant, directory) -> Path:
-    return corpus.build_submission(mutant, directory, MODULE)
 
 
 IMPORTS = "import copy\nimport operator\n"

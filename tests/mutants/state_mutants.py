@@ -6,19 +6,15 @@ for it: exactly those, every other task keeps full marks. When one mistake
 really breaks two tasks (a reducer reused by another, a schema the research
 graph is built from), both are listed and ``why`` says so.
 
-The shared machinery (``Mutant``, ``StaleMutant``, applying the edits) is in
-``mutants/corpus.py``; ``tests/test_mutants.py`` grades every part's corpus.
+The shared machinery (``Mutant``, ``StaleMutant``, applying the edits, the
+part's module and task ids from the catalog: ``Corpus``) is in
+``tests/support/corpus.py``; ``tests/test_mutants.py`` grades every part's corpus.
 """
 
-from pathlib import Path
+from support.corpus import Mutant
+from support.corpus import mutant as _m
 
-from mutants import corpus
-from mutants.corpus import Mutant
-from mutants.corpus import mutant as _m
-
-__all__ = ["NAME", "MODULE", "TASK_IDS", "PART_A", "MUTANTS", "EXAMPLES", "MIN_MUTANTS", "mutant_source", "build_submission"]
-
-MODULE = "state.py"
+__all__ = ["MUTANTS", "EXAMPLES", "MIN_MUTANTS"]
 
 OVERWRITE = "state.overwrite"
 APPEND = "state.append"
@@ -28,20 +24,9 @@ KEEP_MAX = "state.keep_max"
 WINDOW = "state.window"
 SCHEMAS = "state.schemas"
 DECISIONS = "state.decisions"
-PART_A = (OVERWRITE, APPEND, BUDGET, DEDUPE, KEEP_MAX, WINDOW, SCHEMAS, DECISIONS)
-TASK_IDS = PART_A  # the name the shared tests use
 
-NAME = "state"
 EXAMPLES = 30  # random examples per rule when the corpus is graded
 MIN_MUTANTS = 25
-
-
-def mutant_source(mutant: Mutant) -> str:
-    return corpus.mutant_source(mutant, MODULE)
-
-
-def build_submission(mutant: Mutant, directory) -> Path:
-    return corpus.build_submission(mutant, directory, MODULE)
 
 
 # -- snippets of the reference, reused by several mutants ------------------------------

@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 import requests
-from conftest import ROOT
-from lab_server import free_port
-from private_clone import _tree_files
+
+from support.lab_server import free_port
+from support.paths import ROOT
+from support.private_clone import _tree_files
 
 __all__ = ["HUB_PROXY", "Hub", "in_group", "jupyterhub", "log_in", "make", "private_checkout", "unix_accounts", "wait_until"]
 
@@ -79,7 +80,7 @@ def in_group(account: str, group: str) -> None:
 # The test's lines after the course's configuration: loopback ports, the dummy authenticator, a token-only admin.
 _OVERRIDES = '''
 
-# ---- the test's own lines (tests/hub_server.py) ----
+# ---- the test's own lines (tests/support/hub_server.py) ----
 import json as _json
 
 _settings = _json.loads({settings!r})

@@ -9,7 +9,7 @@ import os
 import signal
 import uuid
 
-from conftest import SOLUTIONS
+from support.paths import SOLUTIONS
 
 __all__ = ["reference", "sqlite_file_opener", "postgres_opener", "crash_writer"]
 

@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 
 import pytest
-from lab_server import free_port
+
+from support.lab_server import free_port
 
 __all__ = ["PostgresServer", "postgres_url", "find_bin_dir"]
 

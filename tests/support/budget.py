@@ -1,6 +1,6 @@
 """The suite's time, read from what pytest printed: ``make test`` keeps its output and this holds it to the budget.
 
-    python tests/budget.py artifacts/test-run.log
+    python tests/support/budget.py artifacts/test-run.log
 
 CI runs ``make test`` on two cores and a run past 90 minutes does not land;
 the suite's budget is 30 (issue 44). Two rules, both read from pytest's own
@@ -104,11 +104,11 @@ def problems(run: Run) -> list[str]:
         if phase.seconds <= DEAR_SECONDS:
             continue
         if phase.test not in DEAR_TESTS:
-            found.append(f"{phase.test} ({phase.when}) took {phase.seconds:.0f} s and is not in tests/budget.py's "
+            found.append(f"{phase.test} ({phase.when}) took {phase.seconds:.0f} s and is not in tests/support/budget.py's "
                          f"DEAR_TESTS: make it cheaper, or name it there with why it is worth its time")
         elif phase.seconds > SLACK * DEAR_TESTS[phase.test][0]:
             found.append(f"{phase.test} ({phase.when}) took {phase.seconds:.0f} s, over {SLACK:g} times its "
-                         f"allowance of {DEAR_TESTS[phase.test][0]:.0f} s in tests/budget.py")
+                         f"allowance of {DEAR_TESTS[phase.test][0]:.0f} s in tests/support/budget.py")
     return found
 
 

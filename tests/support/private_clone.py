@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from conftest import ROOT
+from support.paths import ROOT
 
 __all__ = ["Clone", "private_clone", "ORDINARY_USER", "as_account"]
 

@@ -2,20 +2,24 @@
 
 The hub's answer to "whose token is this" is a header here: a request names
 its student in ``X-Test-Student`` (``_Handler.hub_user`` is replaced while
-the service runs, and put back by ``close()``). tests/test_hub_service.py
+the service runs, and put back by ``close()``). tests/test_hub_course.py
 runs the service under a real JupyterHub, with the students' real tokens;
 this is for the tests and the benchmark that measure the service itself.
 """
 
 import asyncio
 import json
+import sys
 import threading
 from pathlib import Path
 
+if __name__ == "__main__":  # run as a file, Python put tests/support/ first on sys.path: tests/ instead, whose package this is
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
 import requests
-from lab_server import free_port
 
 from grader.service import app as service
+from support.lab_server import free_port
 
 __all__ = ["ServiceInThread", "STUDENT_HEADER"]
 
@@ -82,10 +86,8 @@ def settings(folder: Path, **chosen) -> service.Settings:
 
 
 if __name__ == "__main__":
-    # A service of its own process (python tests/service_in_thread.py FOLDER '<settings as JSON>'), with the descriptors
+    # A service of its own process (python tests/support/service_in_thread.py FOLDER '<settings as JSON>'), with the descriptors
     # its parent gave it: it prints its port and pid, and serves until its stdin closes.
-    import sys
-
     chosen = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
     running = ServiceInThread(settings(Path(sys.argv[1]), **chosen), warm=True)
     print(json.dumps({"port": running.port}), flush=True)

@@ -10,11 +10,9 @@ change to the reference that makes an edit stale fails loudly
 import shutil
 from pathlib import Path
 
-__all__ = ["REFERENCE", "LEARNER", "StaleEdit", "apply_edits", "build_submission"]
+from support.paths import REFERENCE
 
-ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = ROOT / "solutions" / "agstate"  # the reference package
-LEARNER = ROOT / "agstate"  # the learner's starting package: the stubs
+__all__ = ["StaleEdit", "apply_edits", "build_submission"]
 
 
 class StaleEdit(Exception):

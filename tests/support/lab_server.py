@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 import requests
-from conftest import ROOT, SOLUTIONS
+
+from support.paths import ROOT, SOLUTIONS
 
 __all__ = ["Lab", "free_port", "running_lab", "lab_on_the_reference"]
 

@@ -1,6 +1,6 @@
 """Every corpus graded by one grader, as JSON: to show that a change to the grader changed no report.
 
-    .venv/bin/python tests/snapshot_reports.py OUT.json [--python PYTHON] [--only mutants,hostile]
+    .venv/bin/python tests/support/snapshot_reports.py OUT.json [--python PYTHON] [--only mutants,hostile]
 
 Builds, from this checkout's corpora, the reference and every mutant of each
 part, and every case of the hostile corpus (its placeholders given fixed
@@ -22,11 +22,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if __name__ == "__main__":  # run as a file, Python put tests/support/ first on sys.path: tests/ instead, whose packages these are
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-import submissions
 from hostile.cases import CASES, build_submission
-from mutants import corpora
+
+from support import submissions
+from support.corpus import corpora
+from support.paths import REFERENCE
 
 CORPORA = corpora()
 ROOT = Path("/tmp/agstate-snapshot")
@@ -34,7 +37,7 @@ MUTANT_SEED, HOSTILE_SEED = 31, 5
 # Fixed stand-ins for the hostile corpus's per-run values: the same source every time.
 VALUES = {"HOSTILE_TOKEN": "snapshot0token", "HOSTILE_DIR": str(ROOT / "hostile-dir"), "VICTIM_FILE": str(ROOT / "victim" / "notes.txt"),
           "VICTIM_DIR": str(ROOT / "victim"), "NEIGHBOUR_STATE": str(ROOT / "hostile" / "neighbour" / "agstate" / "state.py"),
-          "GRADEBOOK": str(ROOT / "victim" / "grades.csv"), "REFERENCE_FILE": str(Path(submissions.REFERENCE) / "state.py"),
+          "GRADEBOOK": str(ROOT / "victim" / "grades.csv"), "REFERENCE_FILE": str(REFERENCE / "state.py"),
           "SUBMISSIONS_ROOT": str(ROOT / "hostile"), "SUBMISSIONS_ROOT_REVERSED": str(ROOT / "hostile")[::-1],
           "CLASSMATE_MARK_REVERSED": "CLASSMATE-snapshot-SECRET"[::-1], "LISTEN_PORT": "9", "ABSTRACT_SOCKET": "agstate-snapshot"}
 
@@ -55,14 +58,14 @@ def snapshot(python: str, only: set[str]) -> dict:
     out = {}
     if "mutants" in only:
         for corpus in CORPORA:
-            folder = ROOT / "mutants" / corpus.NAME
+            folder = ROOT / "mutants" / corpus.name
             paths = [submissions.build_submission(folder / "reference")]
-            names = ["reference", *(mutant.name for mutant in corpus.MUTANTS)]
-            paths += [corpus.build_submission(mutant, folder / mutant.name) for mutant in corpus.MUTANTS]
-            reports = grade(python, paths, ["--part", corpus.NAME, "--seed", str(MUTANT_SEED), "--examples",
-                                            str(corpus.EXAMPLES), "--timeout", "60", "--jobs", "1"])
-            out |= {f"mutants/{corpus.NAME}/{name}": relative(report) for name, report in zip(names, reports)}
-            print(f"{corpus.NAME}: {len(reports)} graded", file=sys.stderr)
+            names = ["reference", *(mutant.name for mutant in corpus.mutants)]
+            paths += [corpus.build_submission(mutant, folder / mutant.name) for mutant in corpus.mutants]
+            reports = grade(python, paths, ["--part", corpus.name, "--seed", str(MUTANT_SEED), "--examples",
+                                            str(corpus.examples), "--timeout", "60", "--jobs", "1"])
+            out |= {f"mutants/{corpus.name}/{name}": relative(report) for name, report in zip(names, reports)}
+            print(f"{corpus.name}: {len(reports)} graded", file=sys.stderr)
     if "hostile" in only:
         folder = ROOT / "hostile"
         (ROOT / "hostile-dir").mkdir(parents=True, exist_ok=True)
