@@ -23,6 +23,10 @@ of that revision too (its ``grader/service/app.py``, read from git; a fresh
    ``--jobs`` at a time. The wall time, the checks a minute, the median
    and slowest answer.
 
+``--roster``: this revision's service is given a roster (``--roster FILE``) of every student the benchmark
+sends a first check for, and the benchmark waits until their examples are drawn (not counted): *first* is
+then a rostered student's first check.
+
 Wall times vary with the machine's load: compare the ratios of one run.
 """
 
@@ -45,6 +49,9 @@ from grader.notebook import check as notebook
 
 SOLUTIONS = ROOT / "solutions"
 FILES = {path.name: path.read_text() for path in sorted((SOLUTIONS / "agstate").glob("*.py"))}
+
+
+TARGETS = ("state.keep_max", "state")
 
 
 def on_service(service: ServiceInThread, student: str, target: str) -> float:
@@ -93,22 +100,37 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--settle", type=float, default=40.0, help="seconds the warm grader draws ahead (default 40)")
     parser.add_argument("--before", metavar="REV", help="also the service of this git revision (e.g. 1439bb4)")
+    parser.add_argument("--roster", action="store_true", help="this revision's service draws its students' examples first")
     args = parser.parse_args()
     services = {"service": None}
     if args.before:
         services = {f"before {args.before}": service_of(args.before), **services}
     with tempfile.TemporaryDirectory(prefix="agstate-service-bench-") as folder:
         running = {}
+        first_checks = [f"new-{target}-{i}" for target in TARGETS for i in range(args.runs)]
+        first_checks += [f"class-service-{i}" for i in range(args.class_size)]
+        first_checks += [f"part-class-service-{i}" for i in range(args.part_class)]
         for name, app in services.items():
-            chosen = settings(Path(folder) / name.replace(" ", "-"), jobs=args.jobs, per_minute=10_000, check_limit=900.0)
+            roster = None
+            if args.roster and app is None:
+                roster = Path(folder) / "roster.txt"
+                roster.write_text("".join(f"{student}\n" for student in first_checks))
+            chosen = settings(Path(folder) / name.replace(" ", "-"), jobs=args.jobs, per_minute=10_000, check_limit=900.0,
+                              roster=roster)
             running[name] = ServiceInThread(chosen, app, warm=True) if app else ServiceInThread(chosen, warm=True)
         try:
             on_warm_grader("state.overwrite")  # the warm grader starts, as at a kernel's start
             time.sleep(args.settle)  # the services' warm graders start meanwhile
+            if args.roster:
+                began = time.perf_counter()
+                while running["service"].checks._ahead is None or not running["service"].checks._ahead.done():
+                    time.sleep(1)
+                print(f"the roster's {len(first_checks)} students' examples drawn, {time.perf_counter() - began:.0f} s "
+                      f"after the {args.settle:g} s settle")
             print(f"1. per check, median of {args.runs} (seconds); sandbox on; agstate-grade's examples and timeout")
             print(f"   {'target':<16} {'warm local':>10} " + " ".join(f"{name + ', ' + when:>28}" for name in running
                                                                       for when in ("first", "again")))
-            for target in ("state.keep_max", "state"):
+            for target in TARGETS:
                 local = statistics.median(on_warm_grader(target) for _ in range(args.runs))
                 cells = []
                 for service in running.values():
