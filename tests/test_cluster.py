@@ -79,6 +79,31 @@ def test_a_check_on_the_service_is_graded_by_a_worker(cluster, tmp_path):
     assert not list(running.settings.work.glob("check-*"))  # the service wrote nothing: the files went with the task
 
 
+# keep_max right but 2.5 s a call (under a call's limit, 3 s at a 60 s timeout): its task would grade for 60 s.
+CRAWLS = STATE.replace("def keep_max(", "def keep_max(*args, **kwargs):\n    import time\n\n    time.sleep(2.5)\n"
+                                        "    return _keep_max(*args, **kwargs)\n\n\ndef _keep_max(", 1)
+
+
+def test_a_check_over_the_services_limit_is_stopped_on_the_worker_too(cluster, tmp_path):
+    """``--check-limit`` with ``--scheduler``: the student hears "over time" at the limit, and the worker's grading is
+    stopped with all it started (the Dask task cancelled, its warm grader's fork killed), which frees the worker for
+    the next check. (About 8 s: the 4 s limit, the worker's stop, one check after it.)"""
+    running = ServiceInThread(settings(tmp_path, scheduler=cluster.address, examples=10, timeout=60.0, check_limit=4.0))
+    workers = [process.pid for process in cluster.processes[1:]]
+    try:
+        over = running.post("ana", _package(CRAWLS), "state.keep_max")
+        assert over.status_code == 422 and "past the service's limit of 4 s" in over.json()["error"], over.text
+        deadline = time.monotonic() + 15
+        while any(_grading_on(worker) for worker in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(_grading_on(worker) for worker in workers), "a worker still grades the check stopped at its limit"
+        running.settings.check_limit = 120.0  # read at each check: the next one is not this test's subject
+        assert running.post("ana", _package(STATE), "state.keep_max").status_code == 200
+    finally:
+        running.close()
+    assert [r["outcome"] for r in running.checks.results("ana")] == ["over time", "graded"]
+
+
 def _children(pid: int) -> list[int]:
     """The processes ``pid`` started, from any of its threads."""
     found = []
