@@ -17,7 +17,10 @@ from agstate_docs import substitutions  # noqa: E402  (after the path)
 
 project = "agstate lab"
 author = "the agstate lab authors"
-extensions = ["myst_parser", "agstate_docs"]
+extensions = ["myst_parser", "sphinx.ext.autodoc", "agstate_docs"]
+# The rule writer's reference (reference/writing-rules.md) from the docstrings, in the order the code has them.
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
 source_suffix = {".md": "markdown"}
 exclude_patterns = ["_build"]
 myst_enable_extensions = ["substitution", "deflist"]
