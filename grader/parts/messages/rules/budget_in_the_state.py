@@ -3,7 +3,7 @@
 from grader.engine.checking import Abort, Counterexample, Failure, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import (
     brief,
@@ -66,7 +66,7 @@ def learner_budget(check) -> int:
     """The submission's own MAX_MESSAGES, which ChatState's merge rule uses."""
     budget = check.probe("attr", "MAX_MESSAGES")
     if type(budget) is not int or budget < 4:
-        raise Abort("error", f"MAX_MESSAGES is {show(budget)}; it must be an int >= 4")
+        raise Abort("error", _("MAX_MESSAGES is {budget}; it must be an int >= 4").format(budget=show(budget)))
     return budget
 
 
@@ -74,8 +74,8 @@ def channels(check, budget):
     histories = _histories(budget)
     got = no_raise(check.probe("chat_channels", histories, _NEXT), "StateGraph(ChatState)")
     if not got["keys"]:
-        raise Abort("not_implemented", "ChatState has no keys yet: declare them as its docstring in "
-                                       "agstate/messages.py says (notebook 30_budget_in_the_state.ipynb)")
+        raise Abort("not_implemented", _("ChatState has no keys yet: declare them as its docstring in agstate/messages.py says (notebook "
+                                         "30_budget_in_the_state.ipynb)"))
     return histories, got
 
 
@@ -103,12 +103,12 @@ def chat_state(check):
     budget = learner_budget(check)
     histories, got = channels(check, budget)
     if got["keys"] != ["messages", "summary"]:
-        raise Failure(f"ChatState has the keys {got['keys']}; expected exactly ['messages', 'summary']",
+        raise Failure(_("ChatState has the keys {keys}; expected exactly ['messages', 'summary']").format(keys=got['keys']),
                       Counterexample("ChatState", [], ["messages", "summary"], got["keys"]))
     if got["channels"].get("summary") != "LastValue":
-        raise Failure("ChatState.summary has a merge rule; expected none: each summary replaces the last")
+        raise Failure(_("ChatState.summary has a merge rule; expected none: each summary replaces the last"))
     if got["merged"] is None:
-        raise Failure("ChatState.messages has no merge rule; expected Annotated[list[AnyMessage], budgeted(MAX_MESSAGES)]")
+        raise Failure(_("ChatState.messages has no merge rule; expected Annotated[list[AnyMessage], budgeted(MAX_MESSAGES)]"))
     merged = [no_raise(result, f"ChatState.messages' merge rule on {_described(history)} and a new question")
               for history, result in zip(histories, got["merged"])]
     for history, result in zip(histories, merged):
@@ -155,8 +155,8 @@ def _written(write: list) -> str:
 def judged(check, writes, budget):
     got = no_raise(check.probe("budget_graph", writes), lambda: f"a chain of nodes writing {briefs(writes)} to ChatState")
     if len(got["states"]) != len(writes):
-        raise Failure(f"a chain of {len(writes)} nodes writing to ChatState.messages gave {len(got['states'])} states; "
-                      "expected one after each node")
+        raise Failure(_("a chain of {count} nodes writing to ChatState.messages gave {count2} states; expected one after "
+                        "each node").format(count=len(writes), count2=len(got['states'])))
     held = []
     for number, (write, state) in enumerate(zip(writes, got["states"]), 1):
         expected = model_reduce(held, write, budget)
@@ -166,8 +166,8 @@ def judged(check, writes, budget):
         expect_history(what, state, budget, example)
         resent = all(m["id"] in {h["id"] for h in held} for m in write)  # [] or messages held already
         if resent and isinstance(state, list) and len(state) < len(held):
-            raise Failure(f"{what} lost messages when a node returned {briefs(write)}: returning a shorter list or [] "
-                          "to an add_messages key changes nothing", example)
+            raise Failure(_("{what} lost messages when a node returned {briefs}: returning a shorter list or [] to an "
+                            "add_messages key changes nothing").format(what=what, briefs=briefs(write)), example)
         if state != expected and isinstance(state, list):
             before_trim = merged_before_trim(held, write)
             cause = trim_blamed(check, before_trim, budget) if before_trim is not None else ""

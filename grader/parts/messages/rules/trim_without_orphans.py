@@ -3,7 +3,7 @@
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.expectations import expect_value_error
 from grader.engine.registry import task
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import briefs, ids
 from grader.parts.messages.model import model_add, model_trim, problems
@@ -44,11 +44,12 @@ def removals(check, history, budget):
     expected = model_trim(history, budget)
     example = Counterexample("trim_removals", [history, budget], expected, ids(removed))
     if not isinstance(removed, list) or any(m.get("type") != "remove" for m in removed):
-        raise Failure(f"{what} returned {briefs(removed)}; expected a list of RemoveMessage(id=...) (the messages to "
-                      "remove, not the ones to keep)", example)
+        raise Failure(_("{what} returned {briefs}; expected a list of RemoveMessage(id=...) (the messages to remove, not the "
+                        "ones to keep)").format(what=what, briefs=briefs(removed)), example)
     held = ids(history)
     if any(i not in held for i in ids(removed)) or ids(removed) != [i for i in held if i in ids(removed)]:
-        raise Failure(f"{what} removes the ids {ids(removed)}; expected ids of the history, in history order", example)
+        raise Failure(_("{what} removes the ids {ids}; expected ids of the history, in history order").format(
+                          what=what, ids=ids(removed)), example)
     return what, got, removed, expected, example
 
 
@@ -59,24 +60,24 @@ def _protected(history: list) -> list:
 
 @trim_rule(N_("trim_removals returns [] when the history fits, else RemoveMessages of its ids in history order"))
 def shape(check, history, budget):
-    what, _, removed, expected, example = removals(check, history, budget)
+    what, _skip, removed, expected, example = removals(check, history, budget)
     if len(history) <= budget and removed:
         exactly = " (a history of exactly max_messages messages fits)" if len(history) == budget else ""
-        raise Failure(f"{what} removes {ids(removed)}, but the history's {len(history)} messages fit the budget; "
-                      f"expected []{exactly}", example)
+        raise Failure(_("{what} removes {ids}, but the history's {count} messages fit the budget; expected []{exactly}").format(
+                          what=what, ids=ids(removed), count=len(history), exactly=exactly), example)
 
 
 @trim_rule(N_("the system message, the latest human message and everything after it are never removed"))
 def keeps(check, history, budget):
-    what, _, removed, _, example = removals(check, history, budget)
+    what, _skip, removed, _skip, example = removals(check, history, budget)
     protected = _protected(history)
     lost = [m["id"] for m in protected if m["id"] in ids(removed)]
     if lost:
         short = (f"; here they are {len(protected)} messages, over the budget of {budget}: when the budget cannot "
                  "be met, remove every turn before the latest human message, and stop there"
                  if len(protected) > budget else "")
-        raise Failure(f"{what} removes {lost}: the system message, the latest human message and what follows it "
-                      f"are always kept{short}", example)
+        raise Failure(_("{what} removes {lost}: the system message, the latest human message and what follows it are always "
+                        "kept{short}").format(what=what, lost=lost, short=short), example)
 
 
 _FIXES = {  # the words of model.problems -> how a trim avoids it
@@ -88,12 +89,13 @@ _FIXES = {  # the words of model.problems -> how a trim avoids it
 
 @trim_rule(N_("the removals leave a valid history: no tool result without its call, starting with a human turn"))
 def valid(check, history, budget):
-    what, _, removed, _, example = removals(check, history, budget)
+    what, _skip, removed, _skip, example = removals(check, history, budget)
     left = model_add(history, removed)
     found = problems(left)
     if found:
         fix = next((words for cause, words in _FIXES.items() if cause in found[0]), "cut just before a human message")
-        raise Failure(f"{what} leaves {briefs(left)}, which a chat API refuses: {found[0]}; {fix}", example)
+        raise Failure(_("{what} leaves {briefs}, which a chat API refuses: {found}; {fix}").format(
+                          what=what, briefs=briefs(left), found=found[0], fix=fix), example)
 
 
 def _why(history: list, budget: int, removed: list, expected: list) -> str:
@@ -117,17 +119,17 @@ def _why(history: list, budget: int, removed: list, expected: list) -> str:
 
 @trim_rule(N_("the shortest such prefix is removed: at most max_messages remain whenever the rules allow it"))
 def shortest(check, history, budget):
-    what, _, removed, expected, example = removals(check, history, budget)
+    what, _skip, removed, expected, example = removals(check, history, budget)
     if ids(removed) != expected:
-        raise Failure(f"{what} removes {ids(removed)}; expected {expected} "
-                      f"({_why(history, budget, ids(removed), expected)})", example)
+        raise Failure(_("{what} removes {ids}; expected {expected} ({why})").format(
+                          what=what, ids=ids(removed), expected=expected, why=_why(history, budget, ids(removed), expected)), example)
 
 
 @trim_rule(N_("trim_removals never mutates its arguments"))
 def untouched(check, history, budget):
-    what, got, _, _, example = removals(check, history, budget)
+    what, got, _skip, _skip, example = removals(check, history, budget)
     if not got["unchanged"]:
-        raise Failure(f"{what} changed its argument messages; return removals and leave the history as it is", example)
+        raise Failure(_("{what} changed its argument messages; return removals and leave the history as it is").format(what=what), example)
 
 
 @trim.rule(N_("trim_removals(messages, n) raises ValueError at once when n is not an int >= 4"))

@@ -10,7 +10,7 @@ fake's call, then goes on in the next one: resumed while paused,
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import approval, case_rule, judge_asked, judge_completes, judge_outcome, judge_paid_after, judge_pauses
 
@@ -75,12 +75,13 @@ def _pair_run(check, first, second):
     for fake, did, called in (("send", "sent to the person", "inbox.send"), ("pay", "paid", "payments.pay")):
         done = [call for call in got["calls"] if call["fake"] == fake and call["run"] == 2 and call["effect"]]
         if not done:
-            raise Failure(f"{what}: the second request was never {did}: {called} recognized its key as the first "
-                          "request's (a key must name the request, its id, and the effect)", example)
+            raise Failure(_("{what}: the second request was never {did}: {called} recognized its key as the first request's (a "
+                            "key must name the request, its id, and the effect)").format(what=what, did=did, called=called), example)
         repeated = [call for call in got["calls"] if call["fake"] == fake and call["run"] == 3 and call["effect"]]
         if repeated:
-            raise Failure(f"{what}: the first request was {did} again on the new thread: {called} took its key as a "
-                          "new one (a key names the request, its id, and the effect, never the thread or the run)",
+            raise Failure(_("{what}: the first request was {did} again on the new thread: {called} took its key as a new one (a "
+                            "key names the request, its id, and the effect, never the thread or the run)").format(
+                              what=what, did=did, called=called),
                           example)
 
 
