@@ -60,8 +60,10 @@ def conflict_record(check):
         expected = model_conflict(case, found, kind, action)
         wrong = {key: got.get(key) for key, value in expected.items() if got.get(key) != value}
         if sorted(got) != RECORD_KEYS or wrong or type(got.get("conflict_id")) is not str or not got["conflict_id"]:
-            raise Failure(f"{call.text()} returned {show(got)}; expected exactly the keys {RECORD_KEYS} with {show(expected)} "
-                          f"and a non-empty str conflict_id" + (f" (wrong: {show(wrong)})" if wrong else ""))
+            raise Failure(_("{text} returned {got}; expected exactly the keys {RECORD_KEYS} with {expected} and a non-empty str "
+                            "conflict_id{value}").format(
+                              text=call.text(), got=show(got), RECORD_KEYS=RECORD_KEYS, expected=show(expected),
+                              value=f' (wrong: {show(wrong)})' if wrong else ''))
         if call.args_after != [case, found, kind, action]:
             raise Failure(_("{text} changed its arguments; open_conflict must not mutate the case or the proposals").format(
                               text=call.text()))

@@ -57,7 +57,8 @@ def stream_stale(check):
             if expected == version:
                 version += 1
                 if result != version:
-                    raise Failure(f"{call} {outcome_text(result)}; expected {version}")
+                    raise Failure(_("{call} {outcome_text}; expected {version}").format(
+                                      call=call, outcome_text=outcome_text(result), version=version))
             elif not _is_stale(result):
                 raise Failure(_("{call} {outcome_text}; expected StaleVersion: someone else appended since you read the stream").format(
                                   call=call, outcome_text=outcome_text(result)))

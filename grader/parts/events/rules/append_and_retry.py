@@ -150,9 +150,9 @@ def resend_whole_log(check):
         stored, replies = appended(check, task, log, on_file, [*again, ["list", task, 1]])
         if replies[:-1] != stored:
             raised = [(seq, r) for seq, r in enumerate(replies[:-1], 1) if isinstance(r, Raised)][:1]
-            raise Failure(f"re-sending the {counted(len(log), 'event')} of {task!r} gave {show(replies[:-1])}; "
-                          f"expected the stored events {show(stored)}"
-                          + "".join(f"; the append of seq {seq} raised {r}" for seq, r in raised))
+            raise Failure(_("re-sending the {counted} of {task} gave {replies}; expected the stored events {stored}{join}").format(
+                              counted=counted(len(log), 'event'), task=repr(task), replies=show(replies[:-1]),
+                              stored=show(stored), join=''.join((f'; the append of seq {seq} raised {r}' for seq, r in raised))))
         expect_listed(replies[-1], stored, f"list({task!r}) after re-sending its log")
 
 

@@ -100,10 +100,11 @@ def received(check, case):
     calls = expected_run(case, before_trim=merged)[0]
     for number, (history, wanted, turn, before) in enumerate(zip(histories, calls, turn_of, merged), 1):
         if in_rounds([comparable(m) for m in history]) != in_rounds(wanted):
-            raise Failure(f"{what}: model call {number} (turn {named(turn)}) received {counted(len(history), 'message')}, "
-                          f"{briefs(history)}; expected the {len(wanted)} messages budgeted({case['budget']}) keeps: the "
-                          "oldest whole turns removed, no more" + trimmed_too_much(check, history, wanted, before,
-                                                                                   case["budget"]), example)
+            raise Failure(_("{what}: model call {number} (turn {named}) received {counted}, {briefs}; expected the {count} "
+                            "messages budgeted({budget}) keeps: the oldest whole turns removed, no more{trimmed_too_much}").format(
+                              what=what, number=number, named=named(turn), counted=counted(len(history), 'message'),
+                              briefs=briefs(history), count=len(wanted), budget=case['budget'],
+                              trimmed_too_much=trimmed_too_much(check, history, wanted, before, case['budget'])), example)
     if len(histories) != len(calls):
         raise Failure(_("{what}: over the {count} turns the model was called {count2} times; expected {count3}, one per step "
                         "of the script (the model is called while the last message asks for tools)").format(
@@ -170,8 +171,9 @@ def stored(check, case):
         expect_history(where, done["stored"], budget, example, over=trimmed_for_the_model)
         if in_rounds([comparable(m) for m in done["stored"]]) != in_rounds(wanted):
             held = len(done["stored"])
-            raise Failure(f"{where} holds {briefs(done['stored'])}; expected the {len(wanted)} messages "
-                          f"budgeted({budget}) keeps" + (f", not {held}" if held != len(wanted) else ""), example)
+            raise Failure(_("{where} holds {briefs}; expected the {count} messages budgeted({budget}) keeps{value}").format(
+                              where=where, briefs=briefs(done['stored']), count=len(wanted), budget=budget,
+                              value=f', not {held}' if held != len(wanted) else ''), example)
     for done in got["turns"]:
         if "summary" in done["stored_keys"] or "summary" in done["keys"]:
             raise Failure(_("{what}: the graph wrote summary; it never does (summarizing is another node's job)").format(

@@ -86,7 +86,8 @@ def strict(check):
         call = check.call("summarize_removals", [], keep_last)
         if call.raised is None or not call.raised.is_a("ValueError"):
             did = f"returned {show(call.result)}" if call.raised is None else f"raised {call.raised.sentence()}"
-            raise Failure(f"summarize_removals([], {keep_last!r}) {did}; expected ValueError",
+            raise Failure(_("summarize_removals([], {keep_last}) {did}; expected ValueError").format(
+                              keep_last=repr(keep_last), did=did),
                           call.counterexample("ValueError"))
 
     @check.forall(gen.conversations(), gen.keep_lasts)

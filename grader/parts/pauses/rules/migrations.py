@@ -54,8 +54,9 @@ def _lines(check, version, values):
         return
     call, wanted = pair
     if not same(call.result.get("lines"), wanted["lines"]):
-        raise Failure(f"{call.text()} gave the lines {show(call.result.get('lines'))}; expected {show(wanted['lines'])}: "
-                      "every old item, in order" + (", each a {'text': s, 'qty': 1}" if version == 2 else ""),
+        raise Failure(_("{text} gave the lines {get}; expected {lines}: every old item, in order{value}").format(
+                          text=call.text(), get=show(call.result.get('lines')), lines=show(wanted['lines']),
+                          value=", each a {'text': s, 'qty': 1}" if version == 2 else ''),
                       call.counterexample(wanted))
 
 

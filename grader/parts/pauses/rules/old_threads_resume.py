@@ -64,9 +64,9 @@ def _rule(sentence: str, judge):
 def _completes(check, version, values):
     what, run, _skip, final, example = resumed(check, version, values)
     if run["next_final"] or not same(run["final"], final):
-        raise Failure(f"{what}: the run ended with {show(run['final'])}" +
-                      (f", stopped before {show(run['next_final'])}" if run["next_final"] else "") +
-                      f"; expected {show(final)}: every line it held, migrated, plus the new one, and their total",
+        raise Failure(_("{what}: the run ended with {final}{value}; expected {final2}: every line it held, migrated, plus "
+                        "the new one, and their total").format(what=what, final=show(run['final']),
+                          value=f", stopped before {show(run['next_final'])}" if run['next_final'] else '', final2=show(final)),
                       Counterexample("upgrade_update", [run["saved"], version], final, run["final"]))
 
 
