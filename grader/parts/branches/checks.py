@@ -170,8 +170,8 @@ def expect_decision(text: str, case: dict, output: dict, expected: dict, by_id: 
         also = ""
         if kinds != expected["conflicts"]:  # a decision taken where a conflict was due: the conflict is the cause
             got_kinds, wanted_kinds = contrast(kinds, expected["conflicts"])
-            also = (f", and recorded the conflicts {got_kinds} (kind: [(actor, type)]); expected {wanted_kinds}: "
-                    "a case with a conflict is not decided")
+            also = (_(", and recorded the conflicts {got_kinds} (kind: [(actor, type)]); expected {wanted_kinds}: a case "
+                      "with a conflict is not decided").format(got_kinds=got_kinds, wanted_kinds=wanted_kinds))
         raise Failure(_("{text} left the case {shown}; expected {wanted}{also}").format(
                           text=text, shown=shown, wanted=wanted, also=also), example)
     return kinds

@@ -142,7 +142,7 @@ def expect_clock_after_check(doing: str, refused: dict) -> None:
     stop, the armed writer's clock read, then comes after its check."""
     second = refused["second"]
     if refused["first"] != "win" or not (isinstance(second, Raised) and second.type == "ConcurrencyError"):
-        gave = f"raised {second}" if isinstance(second, Raised) else str(second)
+        gave = _("raised {second}").format(second=second) if isinstance(second, Raised) else str(second)
         raise Failure(_("{doing}: one appended seq 1, then the other appended seq 1 with another payload: the first {value}, "
                         "the second {gave}; expected a win, then ConcurrencyError").format(
                           doing=doing, value='won' if refused['first'] == 'win' else refused['first'], gave=gave))
@@ -163,8 +163,9 @@ def expect_one_winner(doing: str, done: dict) -> int:
         raise Failure(_("{doing}: writer {armed} appended seq {seq} without reading the clock (time.time()) for its ts, so "
                         "no rival could be sent while it was between its check and its write; {RACED_AT}").format(
                           doing=doing, armed=armed, seq=seq, RACED_AT=_(RACED_AT)))
-    when = (f"writer {other} appended seq {seq} after writer {armed} had checked it and before writer {armed} "
-            "wrote it" if done["interleaved"] else f"both appended seq {seq}")
+    when = (_("writer {other} appended seq {seq} after writer {armed} had checked it and before writer {armed} "
+              "wrote it").format(other=other, seq=seq, armed=armed) if done["interleaved"]
+            else _("both appended seq {seq}").format(seq=seq))
     for number, outcome in outcomes.items():
         if outcome != "win" and not (isinstance(outcome, Raised) and outcome.type == "ConcurrencyError"):
             raise Failure(_("{doing}: {when}; writer {number}'s append raised {outcome}; expected success or ConcurrencyError "

@@ -77,8 +77,8 @@ def case_rule(task, sentence: str, judge, fixed: list, cases, budget: str, name:
 
 def approval_words(request: dict, answer: bool, crash: dict | None) -> str:
     """The run in the learner's words: every rule's feedback starts with it."""
-    words = (f"build_approval_graph(inbox, payments, checkpointer) asked about {show(request)} and answered "
-             f"Command(resume={answer})")
+    words = (_("build_approval_graph(inbox, payments, checkpointer) asked about {request} and answered "
+               "Command(resume={answer})").format(request=show(request), answer=answer))
     if crash:
         fake = "inbox.send" if crash["fake"] == "send" else "payments.pay"
         words += f", your process killed inside the {_ORDINALS[crash['nth']]} call of {fake}, {crash['when']} it took effect"
@@ -149,7 +149,7 @@ def judge_pauses(what, got, request, example) -> None:
 def judge_asked(what, got, request, example) -> None:
     sends = [call for call in got["calls"] if call["fake"] == "send"]
     if len({call["key"] for call in sends}) != 1:
-        said = _several_keys("inbox.send", sends) if sends else "inbox.send was never called"
+        said = _several_keys("inbox.send", sends) if sends else _("inbox.send was never called")
         raise Failure(_("{what}: {said}; expected one key for the whole run, derived from the request").format(
                           what=what, said=said), example)
     wrong = next((call["message"] for call in sends if call["message"] != request), None)
@@ -182,8 +182,9 @@ def judge_outcome(what, got, request, answer, example) -> None:
                           what=what, get=show(final.get('decision')), decision=repr(decision)), example)
     if not answer:
         if "receipt" not in final or final["receipt"] is not None:
-            said = "was never written" if "receipt" not in final else "is a receipt payments.pay returned" \
-                if final["receipt"] in got["receipts"] else f"is {show(final['receipt'])}"  # a real one is never shown
+            said = _("was never written") if "receipt" not in final else _("is a receipt payments.pay returned") \
+                if final["receipt"] in got["receipts"] else _("is {receipt}").format(receipt=show(final["receipt"]))  # a real one
+            # is never shown
             raise Failure(_("{what}: receipt {said} after a denial; expected None").format(what=what, said=said), example)
         return
     keys = {call["key"] for call in pays}
@@ -200,15 +201,15 @@ def judge_outcome(what, got, request, answer, example) -> None:
                           what=what, payee=show(wrong['payee']), amount=show(wrong['amount']), payee2=show(request['payee']),
                           amount2=request['amount']), example)
     if final.get("receipt") != got["receipts"][0]:
-        said = "the receipt of another payment" if final.get("receipt") in got["receipts"] else show(final.get("receipt"))
+        said = _("the receipt of another payment") if final.get("receipt") in got["receipts"] else show(final.get("receipt"))
         raise Failure(_("{what}: receipt is {said}; expected the receipt payments.pay returned").format(what=what, said=said), example)
 
 
 def judge_completes(what, got, example) -> None:
     last = got["invokes"][-1] if got["invokes"] else {}
     if last.get("interrupts") or got["next"]:
-        left = f"still paused after {counted(len(got['invokes']), 'invoke')}" if last.get("interrupts") else \
-            f"stopped before {show(got['next'])}"
+        left = _("still paused after {counted}").format(counted=counted(len(got['invokes']), 'invoke')) if last.get("interrupts") else \
+            _("stopped before {next}").format(next=show(got['next']))
         raise Failure(_("{what}: the run {left}; it must complete once answered (and after a crash, once continued)").format(
                           what=what, left=left),
                       example)

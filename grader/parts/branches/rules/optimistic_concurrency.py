@@ -78,7 +78,8 @@ def stream_race(check):
             # Each appender's answer: its result (a version or a Raised), whether it took the stream's lock, and the
             # version read just after it gave the lock back.
             answers = round_["results"]
-            at = f"{writers} appends at version {round_['expected']} (round {number + 1})"
+            at = _("{writers} appends at version {expected} (round {value})").format(
+                     writers=writers, expected=round_['expected'], value=number + 1)
             unlocked = [n for n, answer in enumerate(answers) if not answer["locked"]]
             if unlocked:
                 raise Failure(_("{at}: append {value} a lock the stream made in CaseStream(...): the grader races appenders at that "
@@ -88,9 +89,9 @@ def stream_race(check):
             wins = [n for n, answer in enumerate(answers) if not isinstance(answer["result"], Raised)]
             stale = [answer["result"] for answer in answers if _is_stale(answer["result"])]
             if len(wins) != 1 or len(stale) != writers - 1 or round_["version"] != round_["expected"] + 1:
-                when = ("each checked the version before taking the lock, the others having appended meanwhile"
-                        if round_["gate"] == "acquire" else "each went on after giving the lock back, the next one "
-                        "having appended meanwhile")
+                when = (_("each checked the version before taking the lock, the others having appended meanwhile")
+                        if round_["gate"] == "acquire"
+                        else _("each went on after giving the lock back, the next one having appended meanwhile"))
                 raise Failure(_("{at}, {when}: {count} won, {count2} got StaleVersion, the stream went to version {version}; "
                                 "expected exactly one winner: compare and append in one step, holding the lock").format(
                                   at=at, when=when, count=len(wins), count2=len(stale), version=round_['version']))

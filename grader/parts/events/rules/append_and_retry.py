@@ -229,7 +229,7 @@ def killed_writer(check):
                                   doing=doing, before=show(before), listed=show(listed)))
             stopped = found.get("stopped")
             if stopped is not None:
-                said = f"raised {stopped.sentence()}" if isinstance(stopped, Raised) else "ended its process"
+                said = _("raised {sentence}").format(sentence=stopped.sentence()) if isinstance(stopped, Raised) else _("ended its process")
                 raise Failure(_("{doing}: the writer's append {said} after {counted}, before it was killed; expected each append of "
                                 "a new seq to succeed").format(
                                   doing=doing, said=said, counted=counted(len(found['acked']), 'acknowledgement')),

@@ -21,7 +21,8 @@ graph = task("events.graph")
 def invoice_run(check, customer, amount, crash):
     """The probe's reply for this run, once the rules every invoice run keeps are checked."""
     got = check.probe("invoice_run", "inv-1", customer, amount, crash, limit=4 * check.call_limit)
-    what = f"the invoice graph for customer={customer!r}, amount={amount!r}{crash_text(crash)}"
+    what = _("the invoice graph for customer={customer}, amount={amount}{crash_text}").format(
+               customer=repr(customer), amount=repr(amount), crash_text=crash_text(crash))
     got = no_raise(got, f"{what}:")
     expected = invoice_expected("inv-1", customer, amount)
     example = Counterexample("build_invoice_graph", [customer, amount], expected, None)

@@ -27,7 +27,7 @@ def call_tool_by_call_id(check):
     def by_call_id(case):
         calls, answers, keyed = case
         got = check.probe("call_tool_run", "task-c", calls, answers, keyed)
-        what = "call_tool for " + ", ".join(f"{c}: {t}(n={n})" for c, t, n in calls)
+        what = _("call_tool for {join}").format(join=', '.join((f'{c}: {t}(n={n})' for c, t, n in calls)))
         expected, ran = [], []
         for call_id, tool, n in calls:
             if call_id not in {c for c, _skip, _skip in ran}:
@@ -120,7 +120,8 @@ def resume_after_kill(check):
         got, what = resumed_run(check, plan, answers, keyed, [mode, at])
         if not got["killed"] and at < limit:
             first = got["first"]
-            ended = f"it raised {first.type}" if isinstance(first, Raised) else f"it returned {show(first)}"
+            ended = _("it raised {type}").format(type=first.type) if isinstance(first, Raised) else _("it returned {first}").format(
+                                                                                    first=show(first))
             raise Failure(_("{what}: the first run never reached that point ({ended}); expected it to log each call and result "
                             "as the spec says").format(what=what, ended=ended), status="failed")
         keys = [e["key"] for e in got["ledger"] if e["tool"] in keyed]
@@ -144,7 +145,7 @@ def call_tool_payloads(check):
             ("tool.result", {"call_id": call_id, "result": answers[f"{tool}/{n}"]}))]
         logged = [(e["type"], e["payload"]) for e in got["log"]]
         if logged != expected:
-            what = "call_tool for " + ", ".join(f"{c}: {t}(n={n})" for c, t, n in calls)
+            what = _("call_tool for {join}").format(join=', '.join((f'{c}: {t}(n={n})' for c, t, n in calls)))
             raise Failure(_("{what} left the log {logged}; expected {expected}: tool.called {{call_id, tool, args}} before the "
                             "call, tool.result {{call_id, result}} after it").format(
                               what=what, logged=show(logged), expected=show(expected)),

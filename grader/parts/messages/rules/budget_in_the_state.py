@@ -160,8 +160,8 @@ def judged(check, writes, budget):
     held = []
     for number, (write, state) in enumerate(zip(writes, got["states"]), 1):
         expected = model_reduce(held, write, budget)
-        what = f"after step {number} of a graph whose nodes write {' then '.join(_written(w) for w in writes[:number])}, " \
-               "ChatState.messages"
+        what = _("after step {number} of a graph whose nodes write {join}, ChatState.messages").format(
+                   number=number, join=' then '.join(_written(w) for w in writes[:number]))
         example = Counterexample("ChatState graph", [writes[:number]], expected, state)
         expect_history(what, state, budget, example)
         resent = all(m["id"] in {h["id"] for h in held} for m in write)  # [] or messages held already

@@ -91,7 +91,7 @@ def received(check, case):
     turns, histories = before_the_resend(case, got)
     turn_of = [case["turns"][done["turn"]] for done in turns for _call in range(done["model_calls"])]
     for number, (history, turn) in enumerate(zip(histories, turn_of), 1):
-        where = f"{what}: model call {number} (turn {named(turn)})"
+        where = _("{what}: model call {number} (turn {named})").format(what=what, number=number, named=named(turn))
         expect_history(where, history, case["budget"], example, holds="received")
         if len(history) > case["budget"]:
             raise Failure(_("{where} received {count} messages, {briefs}; the budget is {budget}").format(
@@ -163,11 +163,11 @@ def stored(check, case):
     turns, histories = before_the_resend(case, got)
     budget = case["budget"]
     # The one cause of a checkpoint over the budget the grader can see: the model was given a trimmed history.
-    trimmed_for_the_model = (f" (the model received at most {budget} messages: trimming only what the model sees is "
-                             "not enough; merge messages with budgeted(max_messages) in the graph's state)"
+    trimmed_for_the_model = (_(" (the model received at most {budget} messages: trimming only what the model sees is not enough; "
+                               "merge messages with budgeted(max_messages) in the graph's state)").format(budget=budget)
                              if histories and all(len(history) <= budget for history in histories) else "")
     for done, wanted in zip(turns, after):
-        where = f"{what}: the checkpoint after turn {named(case['turns'][done['turn']])}"
+        where = _("{what}: the checkpoint after turn {named}").format(what=what, named=named(case['turns'][done['turn']]))
         expect_history(where, done["stored"], budget, example, over=trimmed_for_the_model)
         if in_rounds([comparable(m) for m in done["stored"]]) != in_rounds(wanted):
             held = len(done["stored"])

@@ -85,7 +85,8 @@ def strict(check):
     def rejects(keep_last):
         call = check.call("summarize_removals", [], keep_last)
         if call.raised is None or not call.raised.is_a("ValueError"):
-            did = f"returned {show(call.result)}" if call.raised is None else f"raised {call.raised.sentence()}"
+            did = _("returned {result}").format(result=show(call.result)) if call.raised is None else _("raised {sentence}").format(
+                                                                                  sentence=call.raised.sentence())
             raise Failure(_("summarize_removals([], {keep_last}) {did}; expected ValueError").format(
                               keep_last=repr(keep_last), did=did),
                           call.counterexample("ValueError"))

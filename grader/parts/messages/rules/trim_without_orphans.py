@@ -62,7 +62,7 @@ def _protected(history: list) -> list:
 def shape(check, history, budget):
     what, _skip, removed, expected, example = removals(check, history, budget)
     if len(history) <= budget and removed:
-        exactly = " (a history of exactly max_messages messages fits)" if len(history) == budget else ""
+        exactly = _(" (a history of exactly max_messages messages fits)") if len(history) == budget else ""
         raise Failure(_("{what} removes {ids}, but the history's {count} messages fit the budget; expected []{exactly}").format(
                           what=what, ids=ids(removed), count=len(history), exactly=exactly), example)
 
@@ -73,8 +73,9 @@ def keeps(check, history, budget):
     protected = _protected(history)
     lost = [m["id"] for m in protected if m["id"] in ids(removed)]
     if lost:
-        short = (f"; here they are {len(protected)} messages, over the budget of {budget}: when the budget cannot "
-                 "be met, remove every turn before the latest human message, and stop there"
+        short = (_("; here they are {count} messages, over the budget of {budget}: when the budget cannot be met, "
+                   "remove every turn before the latest human message, and stop there").format(
+                     count=len(protected), budget=budget)
                  if len(protected) > budget else "")
         raise Failure(_("{what} removes {lost}: the system message, the latest human message and what follows it are always "
                         "kept{short}").format(what=what, lost=lost, short=short), example)

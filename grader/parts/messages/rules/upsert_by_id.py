@@ -92,7 +92,7 @@ def unknown_removal(check):
         got = no_raise(check.probe("reduce", gen.BIG, writes), f"budgeted({gen.BIG})")
         what = f"budgeted({gen.BIG})({briefs(history)}, [RemoveMessage(id='not-held')])"
         if got["raised"] is None or not got["raised"].is_a("ValueError"):
-            did = "returned" if got["raised"] is None else f"raised {got['raised'].sentence()}; it"
+            did = _("returned") if got["raised"] is None else _("raised {sentence}; it").format(sentence=got['raised'].sentence())
             raise Failure(_("{what} {did} without ValueError: a removal of an id not held is a mistake to report, as "
                             "add_messages reports it").format(what=what, did=did),
                           Counterexample(f"budgeted({gen.BIG})", writes, "ValueError", None))

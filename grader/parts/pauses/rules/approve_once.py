@@ -65,9 +65,9 @@ crashes = case_rule(approval_task, N_("killed inside any call of inbox.send or p
 
 
 def _pair_run(check, first, second):
-    what = (f"build_approval_graph(inbox, payments, checkpointer) asked about {show(first)}, approved, then about "
-            f"{show(second)} with the same inbox and payments, approved, then about {show(first)} again on a new "
-            "thread, approved")
+    what = (_("build_approval_graph(inbox, payments, checkpointer) asked about {first}, approved, then about "
+              "{second} with the same inbox and payments, approved, then about {first} again on a new thread, "
+              "approved").format(first=show(first), second=show(second)))
     got = no_raise(check.probe("approval_run", first, True, None, second, limit=8 * check.call_limit), what)
     example = Counterexample("build_approval_graph", [first, second], "both sent and paid once", None)
     for run in (got, got.get("second") or {}, got.get("again") or {}):

@@ -40,7 +40,7 @@ def edited(check, state, case):
     """The run of a valid edit: (words, record, what key must hold, counterexample)."""
     key, edit = case
     call = _call_words(state, key, edit)
-    what = f"update_state(config, {call}) on a thread paused with {show(state)}"
+    what = _("update_state(config, {call}) on a thread paused with {state}").format(call=call, state=show(state))
     got = no_raise(check.probe("edit_run", state, key, edit), what)
     fits, wanted = meant(key, state[key], edit)
     example = Counterexample("edit_update", [key, state[key], edit], wanted, got.get("after", {}).get(key))
@@ -74,7 +74,7 @@ def _names(what, got, wanted, example, state, case):
     key = case[0]
     expected = {key: {"Overwrite": wanted} if key in REDUCED else {"value": wanted}}
     if got["update"] != expected:
-        how = "Overwrite, as its key has a reducer" if key in REDUCED else "the value itself, as its key has no reducer"
+        how = _("Overwrite, as its key has a reducer") if key in REDUCED else _("the value itself, as its key has no reducer")
         raise Failure(_("{what}: the update was {written_update}; expected {written_update2} ({how}) and no other key").format(
                           what=what, written_update=show(written_update(got['update'])),
                           written_update2=show(written_update(expected)), how=how), example)

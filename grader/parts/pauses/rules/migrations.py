@@ -79,7 +79,7 @@ def _composes(check, version, values):
     call = check.value("migrate", values, version)
     wanted = model_migrate(values, version)
     if not same(call.result, wanted):
-        why = "equal to values on a current state" if version == CURRENT else "upgrade applied release by release"
+        why = _("equal to values on a current state") if version == CURRENT else _("upgrade applied release by release")
         raise Failure(_("{text} returned {result}; expected {wanted}: {why}").format(
                           text=call.text(), result=show(call.result), wanted=show(wanted), why=why),
                       call.counterexample(wanted))
@@ -121,7 +121,8 @@ def out_of_range(check):
     for name, version in (("upgrade", 0), ("upgrade", CURRENT), ("upgrade", -1), ("migrate", 0), ("migrate", CURRENT + 1)):
         call = check.call(name, values, version)
         if call.raised is None or not call.raised.is_a("ValueError"):
-            did = f"raised {call.raised.type}" if call.raised is not None else f"returned {show(call.result)}"
+            did = _("raised {type}").format(type=call.raised.type) if call.raised is not None else _("returned {result}").format(
+                                                                                   result=show(call.result))
             raise Failure(_("{text} {did}; expected ValueError: there is no release {version} to go from").format(
                               text=call.text(), did=did, version=version),
                           call.counterexample("raises ValueError", did))

@@ -39,8 +39,8 @@ def answers_held(what, got, example) -> dict:
 
 
 def intake(check, needed, answers):
-    what = (f"build_intake_graph(stock) with the questions {show(needed)} needed until the run first pauses (and the "
-            "others of FORM after it), each pause answered for the question it shows")
+    what = (_("build_intake_graph(stock) with the questions {needed} needed until the run first pauses (and the "
+              "others of FORM after it), each pause answered for the question it shows").format(needed=show(needed)))
     got = no_raise(check.probe("intake_run", needed, answers, limit=4 * check.call_limit), what)
     shown = [invoke["interrupts"] for invoke in got.get("invokes", []) if invoke.get("interrupts")]
     example = Counterexample("build_intake_graph", [needed, answers], {q: answers[q] for q in needed},
@@ -88,7 +88,7 @@ def _in_order(what, got, shown, example, needed, answers):
     order = [interrupts[0].get("question") if isinstance(interrupts[0], dict) else interrupts[0] for interrupts in shown]
     if order != needed:
         again = next((question for number, question in enumerate(order) if question in order[:number]), None)
-        hint = f" ({again!r} was asked again after its answer: is that answer still in answers?)" if again else ""
+        hint = _(" ({again} was asked again after its answer: is that answer still in answers?)").format(again=repr(again)) if again else ""
         raise Failure(_("{what}: the pauses asked {order}; expected {needed}: each question asked once, in FORM's order, "
                         "none that is not in asked{hint}").format(what=what, order=show(order), needed=show(needed), hint=hint), example)
 
