@@ -10,7 +10,7 @@ from collections import Counter
 
 from grader.engine.checking import Counterexample, Failure, Raised, no_raise
 from grader.engine.showing import contrast, counted, show
-from grader.i18n import N_, _
+from grader.i18n import N_, _, ngettext
 from grader.parts.events.model import EVENT_KEYS, args_text, executions, logged_results
 
 
@@ -89,17 +89,19 @@ def describe_run(plan, answers, keyed, crash) -> str:
     for step in plan:
         tool, n = step["tool"], step["args"]["n"]
         steps.append(f"{tool}(n={n}) -> {show(answers[f'{tool}/{n}'])}")
-    keys = f"; {', '.join(keyed)} take{'s' if len(keyed) == 1 else ''} idempotency_key" if keyed else ""
-    return f"plan [{', '.join(steps)}]{keys}{crash_text(crash)}"
+    keys = ngettext("; {tools} takes idempotency_key", "; {tools} take idempotency_key", len(keyed)).format(
+        tools=", ".join(keyed)) if keyed else ""
+    return _("plan [{join}]{keys}{crash_text}").format(join=', '.join(steps), keys=keys, crash_text=crash_text(crash))
 
 
 def crash_text(crash) -> str:
     if not crash:
         return ""
     mode, at = crash
-    return {"raise": f"; tool call #{at} raises ToolTimeout",
-            "kill_after_append": f"; the process is killed right after its append #{at}",
-            "die_in_tool": f"; the process is killed inside tool call #{at}, after its side effect"}[mode]
+    said = {"raise": _("; tool call #{at} raises ToolTimeout"),
+            "kill_after_append": _("; the process is killed right after its append #{at}"),
+            "die_in_tool": _("; the process is killed inside tool call #{at}, after its side effect")}[mode]
+    return said.format(at=at)
 
 
 def judge_resumed(what: str, got: dict, expected, call_ids: list, steps: list, task_id: str, keyed_steps: list) -> None:

@@ -85,10 +85,11 @@ def how_many_kept(got: list, expected: list, budget: int) -> str:
     if not isinstance(got, list) or ids(got) == ids(expected):
         return ""
     if len(got) > len(expected):
-        return f" ({len(got)} messages where budgeted({budget}) keeps {len(expected)})"
+        return _(" ({count} messages where budgeted({budget}) keeps {count2})").format(
+                   count=len(got), budget=budget, count2=len(expected))
     if len(got) < len(expected) and ids(got) == ids(expected)[len(expected) - len(got):]:
-        return (f" ({len(got)} messages where budgeted({budget}) keeps {len(expected)}: a turn that fits the budget "
-                "was removed)")
+        return (_(" ({count} messages where budgeted({budget}) keeps {count2}: a turn that fits the budget was removed)").format(
+                    count=len(got), budget=budget, count2=len(expected)))
     return ""
 
 
@@ -124,8 +125,9 @@ def trim_blamed(check, added: list, budget: int) -> str:
     removals = trimmed.get("removals") if isinstance(trimmed, dict) else None
     if not isinstance(removals, list) or ids(removals) == model_trim(added, budget):
         return ""
-    return (f": budgeted applies your trim_removals, which removes {_some(ids(removals))} of these {len(added)}, "
-            f"where it should remove {_some(model_trim(added, budget))} (messages.trim says why)")
+    return (_(": budgeted applies your trim_removals, which removes {some} of these {count}, where it should "
+              "remove {some2} (messages.trim says why)").format(
+                some=_some(ids(removals)), count=len(added), some2=_some(model_trim(added, budget))))
 
 
 def _some(removed: list) -> str:
@@ -134,4 +136,5 @@ def _some(removed: list) -> str:
         return "none"
     if len(removed) <= 4:
         return str(removed)
-    return f"{len(removed)} messages ({removed[0]!r} to {removed[-1]!r})"
+    return _("{count} messages ({removed} to {removed2})").format(
+               count=len(removed), removed=repr(removed[0]), removed2=repr(removed[-1]))

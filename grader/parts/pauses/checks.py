@@ -2,12 +2,12 @@
 
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.showing import counted, show
-from grader.i18n import _
+from grader.i18n import N_, _
 
 __all__ = ["case_rule", "same", "written", "written_update", "interrupt_hint", "approval_words", "approval", "judge_pauses", "judge_asked",
            "judge_paid_after", "judge_outcome", "judge_completes", "raised_in_run"]
 
-_ORDINALS = {1: "first", 2: "second", 3: "third"}
+_ORDINALS = {1: N_("first"), 2: N_("second"), 3: N_("third")}  # "the first call of inbox.send": translated where said
 
 
 def same(got, wanted) -> bool:
@@ -81,15 +81,18 @@ def approval_words(request: dict, answer: bool, crash: dict | None) -> str:
                "Command(resume={answer})").format(request=show(request), answer=answer))
     if crash:
         fake = "inbox.send" if crash["fake"] == "send" else "payments.pay"
-        words += f", your process killed inside the {_ORDINALS[crash['nth']]} call of {fake}, {crash['when']} it took effect"
+        said = _(", your process killed inside the {ordinal} call of {fake}, before it took effect") \
+            if crash["when"] == "before" else _(", your process killed inside the {ordinal} call of {fake}, after it took effect")
+        words += said.format(ordinal=_(_ORDINALS[crash["nth"]]), fake=fake)
     return words
 
 
 def interrupt_hint(raised) -> str:
     """Words for LangGraph's own interrupt() called where the grader could not lend its own: imported in a function."""
     if getattr(raised, "message", None) and "outside of a runnable context" in raised.message:
-        return ("import interrupt at the top of agstate/pauses.py (from langgraph.types import interrupt): the grader "
-                "lends its own in that name; one imported inside a function is LangGraph's, which cannot reach the run")
+        return (_("import interrupt at the top of agstate/pauses.py (from langgraph.types import interrupt): the "
+                  "grader lends its own in that name; one imported inside a function is LangGraph's, which cannot "
+                  "reach the run"))
     return ""
 
 
@@ -129,9 +132,10 @@ def _several_keys(fake: str, calls: list) -> str:
     """Why a fake got several keys, in words that repeat: which calls got a new one, never the keys themselves."""
     named = _key_names(calls)
     order = ", ".join(named[call["key"]] for call in calls)
-    return (f"{fake} was called {counted(len(calls), 'time')} under {counted(len(named), 'different key')} ({order}): "
-            "the call made again (a node re-run on resume or after a crash) got a new key, as a counter, a clock or a "
-            "random number gives; a key derived from the request is the same on every run")
+    return (_("{fake} was called {counted} under {counted2} ({order}): the call made again (a node re-run on "
+              "resume or after a crash) got a new key, as a counter, a clock or a random number gives; a key "
+              "derived from the request is the same on every run").format(
+                fake=fake, counted=counted(len(calls), 'time'), counted2=counted(len(named), 'different key'), order=order))
 
 
 def judge_pauses(what, got, request, example) -> None:

@@ -56,10 +56,11 @@ def _histories(budget: int) -> list:
 
 
 def _described(history: list) -> str:
-    system = "a system message and " if history[0]["type"] == "system" else ""
+    system = _("a system message and ") if history[0]["type"] == "system" else ""
     sizes = [i for i, m in enumerate(history) if m["type"] == "human"] + [len(history)]
     turns = sorted({b - a for a, b in zip(sizes, sizes[1:])})
-    return f"{system}{len(sizes) - 1} turns of {' or '.join(map(str, turns))} messages"
+    return _("{system}{value} turns of {join} messages").format(
+               system=system, value=len(sizes) - 1, join=' or '.join(map(str, turns)))
 
 
 def learner_budget(check) -> int:
@@ -83,8 +84,8 @@ def _cause(check, histories: list, merged: list, budget: int) -> str:
     """Why ChatState's merge rule kept other messages, when the grader can tell: no budget, the learner's own
     trim_removals (which budgeted applies), or another budget than MAX_MESSAGES."""
     if all(result == model_add(history, _NEXT) for history, result in zip(histories, merged)):
-        return (f": it kept every message, as add_messages alone does; merge with budgeted(MAX_MESSAGES), which keeps "
-                f"at most MAX_MESSAGES ({budget})")
+        return (_(": it kept every message, as add_messages alone does; merge with budgeted(MAX_MESSAGES), which keeps "
+                  "at most MAX_MESSAGES ({budget})").format(budget=budget))
     wrong = [(history, result) for history, result in zip(histories, merged) if result != model_reduce(history, _NEXT, budget)]
     blamed = trim_blamed(check, model_add(wrong[0][0], _NEXT), budget)
     if blamed:
@@ -93,8 +94,8 @@ def _cause(check, histories: list, merged: list, budget: int) -> str:
     like = [n for n in range(4, longest) if all(result == model_reduce(history, _NEXT, n)
                                                 for history, result in zip(histories, merged))]
     if len(like) == 1:
-        return (f": it keeps what budgeted({like[0]}) keeps; merge with budgeted(MAX_MESSAGES), and MAX_MESSAGES is "
-                f"{budget}")
+        return (_(": it keeps what budgeted({like}) keeps; merge with budgeted(MAX_MESSAGES), and MAX_MESSAGES is "
+                  "{budget}").format(like=like[0], budget=budget))
     return how_many_kept(wrong[0][1], model_reduce(wrong[0][0], _NEXT, budget), budget)
 
 

@@ -1,5 +1,7 @@
 """Notebook 29, messages.trim: ``trim_removals`` removes the oldest turns whole, and leaves a history a chat API accepts."""
 
+import re
+
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.expectations import expect_value_error
 from grader.engine.registry import task
@@ -81,11 +83,24 @@ def keeps(check, history, budget):
                         "kept{short}").format(what=what, lost=lost, short=short), example)
 
 
-_FIXES = {  # the words of model.problems -> how a trim avoids it
-    "orphaned tool result": "remove an AI message that calls tools and its tool results together",
-    "are answered": "remove an AI message that calls tools and its tool results together",
-    "human message": "cut just before a human message, never past the latest one",
+_TOGETHER = N_("remove an AI message that calls tools and its tool results together")
+_BEFORE_HUMAN = N_("cut just before a human message, never past the latest one")
+_FIXES = {  # model.problems' sentences (their catalog msgids) -> how a trim avoids it
+    "{at} answers the tool call {get}, which no AI message just before it asked for (an orphaned tool result)": _TOGETHER,
+    "{at} comes before the tool call(s) {open_calls} are answered": _TOGETHER,
+    "it does not start with a human message": _BEFORE_HUMAN,
+    "it has no human message": _BEFORE_HUMAN,
 }
+
+
+def _fix(problem: str) -> str:
+    """How a trim avoids ``problem`` (one of model.problems' sentences, in the learner's language): its sentence is
+    known by the longest fixed part of its template as the catalog says it."""
+    for sentence, fix in _FIXES.items():
+        fixed = max(re.split(r"\{\w+\}", _(sentence)), key=len)
+        if fixed.strip() and fixed in problem:
+            return _(fix)
+    return _("cut just before a human message")
 
 
 @trim_rule(N_("the removals leave a valid history: no tool result without its call, starting with a human turn"))
@@ -94,7 +109,7 @@ def valid(check, history, budget):
     left = model_add(history, removed)
     found = problems(left)
     if found:
-        fix = next((words for cause, words in _FIXES.items() if cause in found[0]), "cut just before a human message")
+        fix = _fix(found[0])
         raise Failure(_("{what} leaves {briefs}, which a chat API refuses: {found}; {fix}").format(
                           what=what, briefs=briefs(left), found=found[0], fix=fix), example)
 
@@ -103,19 +118,22 @@ def _why(history: list, budget: int, removed: list, expected: list) -> str:
     """What made ``removed`` differ from ``expected``, as far as the grader can tell: said only when it is so."""
     left, kept = len(history) - len(removed), len(history) - len(expected)
     if history[0]["type"] == "system" and removed == model_trim(history, budget + 1):
-        return (f"{left} messages remain, over the budget of {budget}: max_messages counts every message, the system "
-                "message included")
+        return (_("{left} messages remain, over the budget of {budget}: max_messages counts every message, the system "
+                  "message included").format(left=left, budget=budget))
     if kept == budget and removed == model_trim(history, budget - 1):
-        return (f"removing only {expected} leaves {kept} messages, exactly the budget of {budget}: a history of "
-                "max_messages messages fits")
+        return (_("removing only {expected} leaves {kept} messages, exactly the budget of {budget}: a history of "
+                  "max_messages messages fits").format(expected=expected, kept=kept, budget=budget))
     if kept > budget:
-        return (f"the budget of {budget} cannot be met: the latest turn alone is {len(_protected(history))} messages, "
-                "the system message included; remove every turn before the latest human message, and nothing more")
+        return (_("the budget of {budget} cannot be met: the latest turn alone is {count} messages, the system message "
+                  "included; remove every turn before the latest human message, and nothing more").format(
+                    budget=budget, count=len(_protected(history))))
     if left > budget:
-        return f"{left} messages remain, over the budget of {budget}: remove the oldest turns, whole, until the rest fits"
+        return _("{left} messages remain, over the budget of {budget}: remove the oldest turns, whole, until the rest "
+                 "fits").format(left=left, budget=budget)
     if len(removed) > len(expected):
-        return f"more than needed is removed: removing only {expected} leaves {kept} messages, within the budget"
-    return "the cut is elsewhere: remove the oldest turns, whole, until the rest fits"
+        return _("more than needed is removed: removing only {expected} leaves {kept} messages, within the budget").format(
+                   expected=expected, kept=kept)
+    return _("the cut is elsewhere: remove the oldest turns, whole, until the rest fits")
 
 
 @trim_rule(N_("the shortest such prefix is removed: at most max_messages remain whenever the rules allow it"))
