@@ -42,7 +42,7 @@ def stream_built(got, stream_id: str):
 def on_a_stream(check, stream_id: str, probe: str, *args, limit: float | None = None) -> dict:
     """Run a probe on the learner's own stream; building it, or anything else of it, raising is the rule's error."""
     got = stream_built(check.probe(probe, *args, limit=limit), stream_id)
-    return no_raise(got, f"a CaseStream({stream_id!r}) being appended to")
+    return no_raise(got, _("a CaseStream({stream_id}) being appended to").format(stream_id=repr(stream_id)))
 
 
 def outcome_text(outcome) -> str:

@@ -102,7 +102,7 @@ def raised_in_run(got: dict, what: str, example: Counterexample) -> None:
         return
     sent = got["invokes"][-1]["sent"] if got.get("invokes") else "build"
     words = {"start": "invoke(input, config)", "resume": "invoke(Command(resume=...), config)",
-             "continue": "invoke(None, config) after the crash", "build": "building the graph"}[sent]
+             "continue": _("invoke(None, config) after the crash"), "build": _("building the graph")}[sent]
     no_raise(got["raised"], f"{what}: {words}", example=example, hint=interrupt_hint(got["raised"]))
 
 

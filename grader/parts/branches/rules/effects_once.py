@@ -116,7 +116,7 @@ def graph_every_order(check):
     @check.forall(refund_cases(), examples=check.budget("run"), first=(HIGH_RISK,))
     def every_order(inputs):
         case, signals = inputs
-        expect_same_everywhere(check, case, signals, PERMUTATIONS, "in the order")
+        expect_same_everywhere(check, case, signals, PERMUTATIONS, _("in the order"))
 
 
 @order_task.rule(N_("a branch result delivered twice changes nothing"))
@@ -124,7 +124,7 @@ def graph_duplicates(check):
     @check.forall(refund_cases(), examples=check.budget("run"), first=(HIGH_RISK,))
     def duplicated(inputs):
         case, signals = inputs
-        expect_same_everywhere(check, case, signals, DUPLICATED, "with one twice:")
+        expect_same_everywhere(check, case, signals, DUPLICATED, _("with one twice:"))
 
 
 @order_task.rule(N_("the four branch nodes run in parallel, all in the same step"))
@@ -170,7 +170,7 @@ def effects_run(check):
             raise Failure(_("{graph_text} ran the effects {ledger}; expected {wanted} (effect, idempotency key), each called "
                             "with the case ({value})").format(
                               graph_text=graph_text(case, signals), ledger=show(plain['ledger']), wanted=show(wanted),
-                              value='approved' if wanted else 'not approved: no email, no transfer'))
+                              value=_("approved") if wanted else _("not approved: no email, no transfer")))
         done = plain["output"].get("effects_done") if isinstance(plain["output"], dict) else None
         if sorted(done or []) != expected["effects_done"]:
             raise Failure(_("{graph_text} left effects_done {done}; expected {effects_done}").format(
@@ -197,9 +197,9 @@ def _redelivered(check, how: str, what: str):
 
 @effects_task.rule(N_("a redelivered approval_confirmed runs no effect again"))
 def effects_confirmation(check):
-    _redelivered(check, "confirmation", "decide's write (the confirmation) was delivered again")
+    _redelivered(check, "confirmation", _("decide's write (the confirmation) was delivered again"))
 
 
 @effects_task.rule(N_("a retried request on the same thread runs no effect again"))
 def effects_retried(check):
-    _redelivered(check, "input", "the same request was invoked again on the same thread")
+    _redelivered(check, "input", _("the same request was invoked again on the same thread"))

@@ -85,7 +85,7 @@ def stream_race(check):
                 raise Failure(_("{at}: append {value} a lock the stream made in CaseStream(...): the grader races appenders at that "
                                 "lock, taking turns where each one takes and gives it back; compare and append holding a lock made "
                                 "in __init__ with threading.Lock()").format(
-                                  at=at, value='never took' if len(unlocked) == writers else 'did not always take'))
+                                  at=at, value=_("never took") if len(unlocked) == writers else _("did not always take")))
             wins = [n for n, answer in enumerate(answers) if not isinstance(answer["result"], Raised)]
             stale = [answer["result"] for answer in answers if _is_stale(answer["result"])]
             if len(wins) != 1 or len(stale) != writers - 1 or round_["version"] != round_["expected"] + 1:

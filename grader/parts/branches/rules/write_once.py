@@ -32,7 +32,7 @@ def once_different(check):
         if old == new:  # equal (0 == False too): kept, another rule's case
             return
         expect_raises(check, "write_once", [old, new], "WriteOnceViolation", {"old": old, "new": new},
-                      "a write-once value never changes")
+                      _("a write-once value never changes"))
 
 
 @write_once_task.rule(N_("in a graph, writers of one value agree, a different value raises, a redelivered write changes nothing"))

@@ -109,7 +109,7 @@ def append_returns_immutable(check):
         got = check.probe("frozen_events", on_file)
         for op, seq in got.items():
             doing = f"{where(on_file)}." + ("append('t', 1, 'agent.started', {'input': 1})" if op == "append" else "list('t')")
-            seq = no_raise(seq, f"{doing} then reading its event's seq")
+            seq = no_raise(seq, _("{doing} then reading its event's seq").format(doing=doing))
             if type(seq) is not int or seq != 1:
                 raise Failure(_("setting seq = 99 on the event {doing} returned made its seq {seq}: an event is an immutable fact; "
                                 "return Event objects (a frozen model), never a dict or a mutable object").format(
@@ -170,8 +170,8 @@ def conflict_raises(check):
         doing = f"append({task!r}, {seq}, {kind!r}, {show(payload)}) where seq {seq} holds {show(log[seq - 1])}"
         alike = (kind, payload) == tuple(log[seq - 1])  # equal in Python, not in JSON
         expect_raised(reply, "ConcurrencyError", doing, {"task_id": task, "expected": len(log) + 1, "actual": seq},
-                      why=f": {show(payload)} == {show(log[seq - 1][1])} in Python (True == 1), but as JSON it is another "
-                          "payload, so another event; compare events with same_content" if alike else "")
+                      why=_(": {payload} == {log} in Python (True == 1), but as JSON it is another payload, so another event; "
+                            "compare events with same_content").format(payload=show(payload), log=show(log[seq - 1][1])) if alike else "")
         expect_listed(listed, stored, f"list({task!r}) after {doing}")
 
 
@@ -192,7 +192,7 @@ def racing_writers(check):
     @check.forall(race_rounds, examples=check.budget("threads"))
     def raced(rounds):
         got = no_raise(check.probe("race", rounds, limit=4 * check.call_limit + 2 * rounds), "racing writers")
-        doing = "two processes, each with its own SqliteEventStore on one file"
+        doing = _("two processes, each with its own SqliteEventStore on one file")
         expect_clock_after_check(doing, got["refused"])
         winners = {}
         for done in got["rounds"]:
@@ -210,7 +210,7 @@ durable = task("events.durable")
 
 
 def killed(check, rounds):
-    return no_raise(check.probe("durable_crash", rounds, limit=4 * check.call_limit), "reopening the store after a killed writer")
+    return no_raise(check.probe("durable_crash", rounds, limit=4 * check.call_limit), _("reopening the store after a killed writer"))
 
 
 @durable.rule(N_("a writer killed with SIGKILL mid-append loses at most that event: after reopening, every acknowledged "
@@ -221,8 +221,9 @@ def killed_writer(check):
         got = killed(check, [[[list(e) for e in events], kill] for events, kill in rounds])
         before = []
         for number, ((events, kill), found) in enumerate(zip(rounds, got["rounds"]), 1):
-            doing = (f"kill #{number}: a writer appending {counted(len(events), 'event')} from seq {found['start']}, "
-                     f"killed after {counted(kill, 'acknowledgement')}")
+            doing = (_("kill #{number}: a writer appending {counted} from seq {start}, killed after {counted2}").format(
+                         number=number, counted=counted(len(events), 'event'), start=found['start'],
+                         counted2=counted(kill, 'acknowledgement')))
             listed = found["events"]
             if type(listed) is not list or listed[: len(before)] != before:
                 raise Failure(_("{doing}: events stored before it changed or vanished ({before} became {listed})").format(

@@ -110,13 +110,14 @@ def chat_state(check):
         raise Failure(_("ChatState.summary has a merge rule; expected none: each summary replaces the last"))
     if got["merged"] is None:
         raise Failure(_("ChatState.messages has no merge rule; expected Annotated[list[AnyMessage], budgeted(MAX_MESSAGES)]"))
-    merged = [no_raise(result, f"ChatState.messages' merge rule on {_described(history)} and a new question")
+    merged = [no_raise(result, _("ChatState.messages' merge rule on {described} and a new question").format(
+                                   described=_described(history)))
               for history, result in zip(histories, got["merged"])]
     for history, result in zip(histories, merged):
         expected = model_reduce(history, _NEXT, budget)
         if result != expected:
-            expect_messages(f"ChatState.messages' merge rule on {_described(history)} and a new question "
-                            f"(MAX_MESSAGES={budget})", result, expected,
+            expect_messages(_("ChatState.messages' merge rule on {described} and a new question (MAX_MESSAGES={budget})").format(
+                                described=_described(history), budget=budget), result, expected,
                             Counterexample("ChatState.messages", [history, _NEXT], expected, result),
                             _cause(check, histories, merged, budget))
 
@@ -154,7 +155,8 @@ def _written(write: list) -> str:
 
 
 def judged(check, writes, budget):
-    got = no_raise(check.probe("budget_graph", writes), lambda: f"a chain of nodes writing {briefs(writes)} to ChatState")
+    got = no_raise(check.probe("budget_graph", writes), lambda: _("a chain of nodes writing {briefs} to ChatState").format(
+                                                                    briefs=briefs(writes)))
     if len(got["states"]) != len(writes):
         raise Failure(_("a chain of {count} nodes writing to ChatState.messages gave {count2} states; expected one after "
                         "each node").format(count=len(writes), count2=len(got['states'])))

@@ -37,10 +37,12 @@ def scenario(case, checkpointed=True) -> str:
     """What the run sends, in the learner's words: every rule's feedback starts with it."""
     texts = [turn["text"] for turn in case["turns"]]
     if checkpointed:
-        return (f"build_chat_graph(model, tools, checkpointer, max_messages={case['budget']}) over the turns {texts}, "
-                f"then {named(case['turns'][-1])} sent again with the same id")
-    return (f"build_chat_graph(model, tools, max_messages={case['budget']}) without a checkpointer, over the turns "
-            f"{texts}, each sending the previous output's messages and the new question")
+        return (_("build_chat_graph(model, tools, checkpointer, max_messages={budget}) over the turns {texts}, then "
+                  "{named} sent again with the same id").format(
+                    budget=case['budget'], texts=texts, named=named(case['turns'][-1])))
+    return (_("build_chat_graph(model, tools, max_messages={budget}) without a checkpointer, over the turns "
+              "{texts}, each sending the previous output's messages and the new question").format(
+                budget=case['budget'], texts=texts))
 
 
 def run(check, case, checkpointed=True, resend_judged=False):
@@ -187,13 +189,14 @@ def reinvoked(check, case):
     if again["model_calls"] or again["stored"] != before["stored"]:
         held = {m.get("id") for m in before["stored"]}
         added = [m for m in again["stored"] if m.get("id") not in held]
-        did = [f"called the model {counted(again['model_calls'], 'time')}"] if again["model_calls"] else []
-        did += [f"appended {briefs(added)}"] if added else \
-            [f"left {briefs(again['stored'])} (before: {briefs(before['stored'])})"] if again["stored"] != before["stored"] \
+        did = [_("called the model {counted}").format(counted=counted(again["model_calls"], "time"))] if again["model_calls"] \
             else []
+        did += [_("appended {messages}").format(messages=briefs(added))] if added else \
+            [_("left {briefs} (before: {briefs2})").format(briefs=briefs(again["stored"]), briefs2=briefs(before["stored"]))] \
+            if again["stored"] != before["stored"] else []
         raise Failure(_("{what}: sending {named} again, after it was answered, {join}; expected no model call and no change: "
                         "a turn already answered ends at once (its last message is the AI answer)").format(
-                          what=what, named=named(case['turns'][-1]), join=' and '.join(did)), example)
+                          what=what, named=named(case['turns'][-1]), join=_(" and ").join(did)), example)
 
 
 @graph_rule(N_("without a checkpointer, each turn sending the previous messages on gives the same answers"))
@@ -206,7 +209,8 @@ def no_checkpointer(check, case):
         if not isinstance(last, dict) or last.get("content") != final:
             raise Failure(_("{what}: turn {named} ended with {last}; expected {final}").format(
                               what=what, named=named(turn), last=brief(last), final=repr(final)), example)
-        expect_history(f"{what}: the output of turn {named(turn)}", done["output"], case["budget"], example)
+        expect_history(_("{what}: the output of turn {named}").format(what=what, named=named(turn)), done["output"],
+                       case["budget"], example)
 
 
 @decisions.rule(N_("DECISIONS has exactly the keys of ChatState"))

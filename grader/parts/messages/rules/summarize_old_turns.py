@@ -50,9 +50,9 @@ def _why_words(history: list, said: str, text: str) -> str:
     if message is None or message["type"] != "ai" or not message.get("tool_calls"):
         return ""
     if message.get("content"):
-        return (f" ({message['id']} has the text {show(message['content'])} and tool calls: calls NAME, … is only for "
-                "an AI message with no text, only tool calls)")
-    return f" ({message['id']} has no text, only tool calls: it is named by its calls, calls NAME, …)"
+        return (_(" ({id} has the text {content} and tool calls: calls NAME, … is only for an AI message with no text, "
+                  "only tool calls)").format(id=message['id'], content=show(message['content'])))
+    return _(" ({id} has no text, only tool calls: it is named by its calls, calls NAME, …)").format(id=message['id'])
 
 
 @summary.rule(N_("the summary names every removed message as role: text [id] (calls NAME, … for an AI message with no "

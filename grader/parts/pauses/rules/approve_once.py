@@ -72,7 +72,7 @@ def _pair_run(check, first, second):
     example = Counterexample("build_approval_graph", [first, second], "both sent and paid once", None)
     for run in (got, got.get("second") or {}, got.get("again") or {}):
         no_raise(run.get("raised"), what, example=example)
-    for fake, did, called in (("send", "sent to the person", "inbox.send"), ("pay", "paid", "payments.pay")):
+    for fake, did, called in (("send", _("sent to the person"), "inbox.send"), ("pay", _("paid"), "payments.pay")):
         done = [call for call in got["calls"] if call["fake"] == fake and call["run"] == 2 and call["effect"]]
         if not done:
             raise Failure(_("{what}: the second request was never {did}: {called} recognized its key as the first request's (a "

@@ -62,7 +62,7 @@ def _holds(what, got, wanted, example, state, case):
         plain_list = key in REDUCED and "value" in (got["update"].get(key) or {})
         raise Failure(_("{what}: {key} then holds {written}; expected {wanted}, what the person meant{value}").format(
                           what=what, key=key, written=show(written(got['after'].get(key))), wanted=show(wanted),
-                          value=" (a plain list goes through the key's reducer)" if plain_list else ''), example)
+                          value=_(" (a plain list goes through the key's reducer)") if plain_list else ''), example)
     changed = [other for other in state if other != key and got["after"].get(other) != state[other]]
     if changed:
         raise Failure(_("{what}: {changed} changed to {written}; an edit of {key} leaves every other key as it was ({state})").format(

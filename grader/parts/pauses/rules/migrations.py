@@ -67,9 +67,9 @@ def _kept(check, version, values):
     call, wanted = pair
     for key in sorted(set(wanted) - {"version", "lines"}, key=str):
         if not same(call.result.get(key), wanted[key]):
-            why = {"total": "total is kept as it was, not recomputed", "currency": "release 3's currency is 'EUR'",
-                   "archive": "a key no release has lands in archive under its name"}.get(
-                key, "a key no release has is carried unchanged to release 2")
+            why = {"total": _("total is kept as it was, not recomputed"), "currency": _("release 3's currency is 'EUR'"),
+                   "archive": _("a key no release has lands in archive under its name")}.get(
+                key, _("a key no release has is carried unchanged to release 2"))
             raise Failure(_("{text} gave {key}={get}; expected {wanted}: {why}").format(
                               text=call.text(), key=key, get=show(call.result.get(key)), wanted=show(wanted[key]), why=why),
                           call.counterexample(wanted))

@@ -44,7 +44,7 @@ def resumed(check, version, values, thread="once", resuming=True):
     no_raise(got["built"], "build_order_graph(checkpointer)", example=example)
     run = got[thread]
     if run.get("starting"):
-        no_raise(run["raised"], f"{what}: starting the thread with your release 3 graph", example=example,
+        no_raise(run["raised"], _("{what}: starting the thread with your release 3 graph").format(what=what), example=example,
                  hint=interrupt_hint(run["raised"]))
         raise Failure(_("{what}: starting the thread with your release 3 graph saved no checkpoint").format(what=what), example)
     if run.get("update") is None:
