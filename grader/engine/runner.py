@@ -172,7 +172,8 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
         feedback = _not_written(first["feedback"], task) + "."
     else:
         # A feedback cut short ends with "...": the cut stays visible, no full stop is added to it.
-        stop = " " if first["feedback"].endswith("...") else ". "
+        # TRANSLATORS: the full stop between a rule's feedback and "Rule: ...", with the space after it (Chinese: 。).
+        stop = " " if first["feedback"].endswith("...") else _(". ")
         feedback = first["feedback"] + stop + _("Rule: {rule}.").format(rule=first["rule"])
     feedback += shared_sentence(verdicts)  # rules broken by the same failure: said once, not as separate bugs
     others = other_causes(verdicts)
