@@ -194,8 +194,8 @@ def judge_outcome(what, got, request, answer, example) -> None:
     keys = {call["key"] for call in pays}
     paid = sum(call["effect"] for call in pays)
     if len(keys) != 1 or paid != 1:
-        said = _several_keys("payments.pay", pays) if len(keys) > 1 else "payments.pay was never called" if not pays \
-            else f"payments.pay paid {counted(paid, 'time')}"
+        said = _several_keys("payments.pay", pays) if len(keys) > 1 else _("payments.pay was never called") if not pays \
+            else _("payments.pay paid {counted}").format(counted=counted(paid, "time"))
         raise Failure(_("{what}: {said}, and {counted} left; expected exactly one payment, under one key derived from the "
                         "request").format(what=what, said=said, counted=counted(paid, 'payment')), example)
     wrong = next((call for call in pays if (call["payee"], call["amount"]) != (request["payee"], request["amount"])), None)

@@ -74,8 +74,8 @@ def refund_state(check):
         rule = REFUND_STATE[key]
         raise Failure(_("RefundState.{key} is merged by {value}; expected {value2}").format(
                           key=key, value=wrong[key] or 'nothing (overwrite)',
-                          value2=f'Annotated[..., {rule}]: parallel branches add to it' if rule
-                          else 'no merge rule: one node writes it, so its write is the value'))
+                          value2=_("Annotated[..., {rule}]: parallel branches add to it").format(rule=rule) if rule
+                          else _("no merge rule: one node writes it, so its write is the value")))
 
 
 @order_task.rule(N_("_decide on its own: facts first, then each decision against the case with the facts applied; one "
