@@ -41,8 +41,7 @@ def expect_pure(check: Checker, name: str, old, new, factory_args=None, params=(
                               text=call.text(), label=label, after=show(after)),
                           call.counterexample(before, after))
         if same:
-            raise Failure(_("{text} returned its argument {label} itself; return a new list").format(
-                              text=call.text(), label=label),
+            raise Failure(_("{text} returned its argument {label} itself; return a new list").format(text=call.text(), label=label),
                           call.counterexample("a new list", "the argument itself"))
     if type(call.result) is not list:
         raise Failure(_("{text} returned {result}; expected exactly a list").format(text=call.text(), result=show(call.result)),

@@ -89,8 +89,7 @@ def expect_verdict(check, current, proposal):
                           payment_id=repr(current['payment_id']), risk_level=repr(current['risk_level']),
                           effects_applied=current['effects_applied']), call.counterexample(expected))
     if call.args_after != [current, proposal]:
-        raise Failure(_("{text} changed its arguments; classifying must never mutate the case or the proposal").format(
-                          text=call.text()))
+        raise Failure(_("{text} changed its arguments; classifying must never mutate the case or the proposal").format(text=call.text()))
 
 
 def table_first(check, types, stale=False):
@@ -111,8 +110,7 @@ def refund_runs(check, case, signals, orders):
     got = no_raise(check.probe("refund_orders", case, signals, orders, limit=10.0), lambda: graph_text(case, signals))
     if got["missing_branches"]:
         raise Failure(_("{graph_text} never ran the branch nodes {missing_branches}; expected the nodes {BRANCHES} in "
-                        "parallel").format(
-                          graph_text=graph_text(case, signals), missing_branches=got['missing_branches'],
+                        "parallel").format(graph_text=graph_text(case, signals), missing_branches=got['missing_branches'],
                           BRANCHES=list(BRANCHES)))
     return got
 
@@ -130,8 +128,7 @@ def expect_decided(case, signals, output) -> None:
                                                                                 expected["case"], output["case"]))
     if sorted(by_id.values()) != expected["proposals"] or [p.get("event_id") for p in output["proposals"]] != sorted(by_id):
         raise Failure(_("{text} kept the proposals {proposals}; expected one per (actor, type) {proposals2}, sorted by "
-                        "event_id").format(
-                          text=text, proposals=show(output['proposals']), proposals2=show(expected['proposals'])))
+                        "event_id").format(text=text, proposals=show(output['proposals']), proposals2=show(expected['proposals'])))
     if kinds != expected["conflicts"]:
         shown, wanted = contrast(kinds, expected["conflicts"])
         raise Failure(_("{text} recorded the conflicts {shown} (kind: [(actor, type)]); expected {wanted}").format(
@@ -180,8 +177,7 @@ def expect_decision(text: str, case: dict, output: dict, expected: dict, by_id: 
 def expect_decision_events(text: str, case: dict, output: dict, expected: dict, by_id: dict) -> None:
     """The decision event: its type, the case, the revision the decision makes, the proposals it rests on (by event id)."""
     if type(output["events"]) is not list or not all(type(e) is dict for e in output["events"]):
-        raise Failure(_("{text} left the events {events}; expected a list of event dicts").format(
-                          text=text, events=show(output['events'])))
+        raise Failure(_("{text} left the events {events}; expected a list of event dicts").format(text=text, events=show(output['events'])))
     types = [e.get("type") for e in output["events"]]
     if types != expected["events"]:
         raise Failure(_("{text} left the events {types}; expected {events}").format(

@@ -32,8 +32,7 @@ def expect_event(got, task_id, seq, kind, payload, doing: str) -> dict:
                           doing=doing, event=show(event), wanted=show(wanted)),
                       Counterexample("append", [task_id, seq, kind, payload], wanted, event))
     if type(event["ts"]) is not float:
-        raise Failure(_("{doing} returned ts={ts}; expected the store to set ts to a float time").format(
-                          doing=doing, ts=show(event['ts'])))
+        raise Failure(_("{doing} returned ts={ts}; expected the store to set ts to a float time").format(doing=doing, ts=show(event['ts'])))
     return event
 
 
@@ -54,8 +53,7 @@ def expect_raised(got, kind: str, doing: str, expected_attrs: dict | None = None
         raise Failure(_("{doing} returned {got}; expected {kind}{why}").format(doing=doing, got=show(got), kind=kind, why=why),
                       Counterexample(doing, [], kind, got))
     if not got.is_a(kind):
-        raise Failure(_("{doing} raised {got}; expected {kind} (a subclass of it is fine)").format(
-                          doing=doing, got=got, kind=kind),
+        raise Failure(_("{doing} raised {got}; expected {kind} (a subclass of it is fine)").format(doing=doing, got=got, kind=kind),
                       Counterexample(doing, [], kind, got.type))
     attrs = {k: _attribute(got.attrs.get(k)) for k in expected_attrs or {}}
     if expected_attrs and attrs != expected_attrs:
@@ -179,3 +177,20 @@ def expect_one_winner(doing: str, done: dict) -> int:
                         "ConcurrencyError (check and insert in one transaction that locks out other writers, e.g. BEGIN "
                         "IMMEDIATE)").format(doing=doing, when=when, value='both writers' if won else 'neither writer'))
     return won[0]
+
+
+def expect_sound_schema(schema: dict) -> None:
+    """The store's file after a killed writer: a sound SQLite database whose schema makes (task_id, seq) unique."""
+    if schema["integrity"] != "ok":
+        raise Failure(_("PRAGMA integrity_check on the store's file says {integrity}; expected 'ok'").format(
+            integrity=show(schema["integrity"])))
+    pairs = sorted([[seq, "durable"] for seq in (1, 2, 3)], key=repr)  # (seq, task_id): the probe sorts a key's columns
+    if pairs not in schema["keys"]:
+        raise Failure(_("the store's table has no PRIMARY KEY or UNIQUE constraint on exactly the two columns task_id and "
+                        "seq: without it, nothing but your own check keeps a second event of a task from taking a seq; "
+                        "declare PRIMARY KEY (task_id, seq)"))
+
+
+def killed(check, rounds) -> dict:
+    """``durable_crash``'s reply: writers killed mid-append, the store reopened."""
+    return no_raise(check.probe("durable_crash", rounds, limit=4 * check.call_limit), _("reopening the store after a killed writer"))

@@ -85,8 +85,7 @@ def how_many_kept(got: list, expected: list, budget: int) -> str:
     if not isinstance(got, list) or ids(got) == ids(expected):
         return ""
     if len(got) > len(expected):
-        return _(" ({count} messages where budgeted({budget}) keeps {count2})").format(
-                   count=len(got), budget=budget, count2=len(expected))
+        return _(" ({count} messages where budgeted({budget}) keeps {count2})").format(count=len(got), budget=budget, count2=len(expected))
     if len(got) < len(expected) and ids(got) == ids(expected)[len(expected) - len(got):]:
         return (_(" ({count} messages where budgeted({budget}) keeps {count2}: a turn that fits the budget was removed)").format(
                     count=len(got), budget=budget, count2=len(expected)))
@@ -136,5 +135,4 @@ def _some(removed: list) -> str:
         return "none"
     if len(removed) <= 4:
         return str(removed)
-    return _("{count} messages ({removed} to {removed2})").format(
-               count=len(removed), removed=repr(removed[0]), removed2=repr(removed[-1]))
+    return _("{count} messages ({removed} to {removed2})").format(count=len(removed), removed=repr(removed[0]), removed2=repr(removed[-1]))

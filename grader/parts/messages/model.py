@@ -35,8 +35,7 @@ def problems(history: list) -> list[str]:
             open_calls.discard(message.get("tool_call_id"))
             continue
         if open_calls:
-            found.append(_("{at} comes before the tool call(s) {open_calls} are answered").format(
-                             at=at, open_calls=sorted(open_calls)))
+            found.append(_("{at} comes before the tool call(s) {open_calls} are answered").format(at=at, open_calls=sorted(open_calls)))
         open_calls, answering = set(), False
         if kind == "ai" and message.get("tool_calls"):
             open_calls, answering = {call["id"] for call in message["tool_calls"]}, True

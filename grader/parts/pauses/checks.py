@@ -146,8 +146,7 @@ def judge_pauses(what, got, request, example) -> None:
     for interrupts in pauses:
         if len(interrupts) != 1 or interrupts[0] != request:
             raise Failure(_("{what}: a pause showed the interrupts {interrupts}; expected exactly one, whose value is the "
-                            "request as given: {request}").format(
-                              what=what, interrupts=show(interrupts), request=show(request)), example)
+                            "request as given: {request}").format(what=what, interrupts=show(interrupts), request=show(request)), example)
 
 
 def judge_asked(what, got, request, example) -> None:
@@ -169,8 +168,7 @@ def judge_paid_after(what, got, answer, example) -> None:
     pays = [call for call in got["calls"] if call["fake"] == "pay"]
     early = next((call for call in pays if call["answered"] is None), None)
     if early is not None:
-        raise Failure(_("{what}: payments.pay was called before the person answered; pay only after an approving answer").format(
-                          what=what),
+        raise Failure(_("{what}: payments.pay was called before the person answered; pay only after an approving answer").format(what=what),
                       example)
     if answer is False and pays:
         raise Failure(_("{what}: payments.pay was called {counted} after a denial; a denied request is never paid").format(

@@ -88,8 +88,7 @@ def _edited(key: str, current, edit) -> tuple[object, str | None]:
         del result[index]
         return result, None
     if not isinstance(args[1], str):
-        return None, _("{key} holds str items, and {args} is {kind_of}").format(
-                         key=key, args=repr(args[1]), kind_of=_kind_of(args[1]))
+        return None, _("{key} holds str items, and {args} is {kind_of}").format(key=key, args=repr(args[1]), kind_of=_kind_of(args[1]))
     result[index] = args[1]
     return result, None
 

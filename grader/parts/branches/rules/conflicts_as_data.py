@@ -61,8 +61,7 @@ def conflict_record(check):
         wrong = {key: got.get(key) for key, value in expected.items() if got.get(key) != value}
         if sorted(got) != RECORD_KEYS or wrong or type(got.get("conflict_id")) is not str or not got["conflict_id"]:
             raise Failure(_("{text} returned {got}; expected exactly the keys {RECORD_KEYS} with {expected} and a non-empty str "
-                            "conflict_id{value}").format(
-                              text=call.text(), got=show(got), RECORD_KEYS=RECORD_KEYS, expected=show(expected),
+                            "conflict_id{value}").format(text=call.text(), got=show(got), RECORD_KEYS=RECORD_KEYS, expected=show(expected),
                               value=f' (wrong: {show(wrong)})' if wrong else ''))
         if call.args_after != [case, found, kind, action]:
             raise Failure(_("{text} changed its arguments; open_conflict must not mutate the case or the proposals").format(
@@ -117,8 +116,7 @@ def conflict_history(check):
         got = _resolved(check, conflict, prior, [["reject_all", actor, "four-eyes"]])
         if got["events"][:len(prior)] != prior:
             raise Failure(_("after resolve_conflict the stream's earlier events are {events}; expected them unchanged, {prior}: "
-                            "append what happened, never edit the past").format(
-                              events=show(got['events'][:len(prior)]), prior=show(prior)))
+                            "append what happened, never edit the past").format(events=show(got['events'][:len(prior)]), prior=show(prior)))
         if got["conflict_after"] != conflict:
             raise Failure(_("resolve_conflict changed the conflict passed in to {conflict_after}; return a new record, the open "
                             "one is history").format(conflict_after=show(got['conflict_after'])))

@@ -51,8 +51,7 @@ def proposals_merged(check):
             if got != expected:
                 raise Failure(_("merge_proposals({left}, {right}) returned {got}; expected {expected}: each event id once, sorted by "
                                 "it, so the order branches finish in and a redelivered proposal change nothing (the laws of "
-                                "merge_evidence)").format(
-                                  left=show(left), right=show(right), got=show(got), expected=show(expected)))
+                                "merge_evidence)").format(left=show(left), right=show(right), got=show(got), expected=show(expected)))
 
 
 @order_task.rule(N_("RefundState on its own: evidence merged by merge_evidence, proposals by merge_proposals; case, "
@@ -66,8 +65,7 @@ def refund_state(check):
     missing = [key for key in REFUND_STATE if key not in found]
     if missing:
         raise Failure(_("RefundState has the keys {keys}; it lacks {missing}: the graph's state needs every key of its "
-                        "docstring, {REFUND_STATE}").format(
-                          keys=show(got['keys']), missing=show(missing), REFUND_STATE=list(REFUND_STATE)))
+                        "docstring, {REFUND_STATE}").format(keys=show(got['keys']), missing=show(missing), REFUND_STATE=list(REFUND_STATE)))
     wrong = {key: found[key] for key, rule in REFUND_STATE.items() if found[key] != rule}
     if wrong:
         key = next(iter(wrong))

@@ -99,6 +99,5 @@ def stream_race(check):
             if winner["version_after_release"] != winner["result"]:
                 raise Failure(_("{at}: the winning append returned version {result}, but the stream was at version "
                                 "{version_after_release} just after it gave the lock back: it appended after releasing the lock; "
-                                "compare and append holding it").format(
-                                  at=at, result=show(winner['result']),
+                                "compare and append holding it").format(at=at, result=show(winner['result']),
                                   version_after_release=show(winner['version_after_release'])))

@@ -15,6 +15,8 @@ from grader.parts.events.checks import (
     expect_listed,
     expect_one_winner,
     expect_raised,
+    expect_sound_schema,
+    killed,
     value_of,
 )
 from grader.parts.events.model import reorder
@@ -98,8 +100,8 @@ def append_rejects(check):
         expect_raised(got[len(prefix)], "EventStoreError", doing)
         listed = value_of(got[-1])
         if type(listed) is not list or len(listed) != len(prefix):
-            raise Failure(_("{doing} raised, yet list('t') then returned {listed}: a refused event must write nothing").format(
-                              doing=doing, listed=show(listed)))
+            raise Failure(_("{doing} raised, yet list('t') then returned {listed}: a refused event must write nothing")
+                          .format(doing=doing, listed=show(listed)))
 
 
 @append_task.rule(N_("the events append and list return are immutable: setting a field, as an attribute or an item, changes nothing"))
@@ -112,8 +114,8 @@ def append_returns_immutable(check):
             seq = no_raise(seq, _("{doing} then reading its event's seq").format(doing=doing))
             if type(seq) is not int or seq != 1:
                 raise Failure(_("setting seq = 99 on the event {doing} returned made its seq {seq}: an event is an immutable fact; "
-                                "return Event objects (a frozen model), never a dict or a mutable object").format(
-                                  doing=doing, seq=show(seq)))
+                                "return Event objects (a frozen model), never a dict or a mutable object")
+                              .format(doing=doing, seq=show(seq)))
 
 
 # -- events.idempotent -----------------------------------------------------------------------------------
@@ -201,16 +203,12 @@ def racing_writers(check):
             raise Failure(_("{doing}: a writer process ended abnormally ({codes})").format(doing=doing, codes=show(got['codes'])))
         stored = [(e["seq"], e["payload"].get("writer")) for e in got["events"]]
         if stored != sorted(winners.items()):
-            raise Failure(_("{doing}: the store holds {stored}; expected each seq's winner {items}").format(
-                              doing=doing, stored=show(stored), items=show(sorted(winners.items()))))
+            raise Failure(_("{doing}: the store holds {stored}; expected each seq's winner {items}")
+                          .format(doing=doing, stored=show(stored), items=show(sorted(winners.items()))))
 
 
 # -- events.durable ----------------------------------------------------------------------------------------------
 durable = task("events.durable")
-
-
-def killed(check, rounds):
-    return no_raise(check.probe("durable_crash", rounds, limit=4 * check.call_limit), _("reopening the store after a killed writer"))
 
 
 @durable.rule(N_("a writer killed with SIGKILL mid-append loses at most that event: after reopening, every acknowledged "
@@ -221,27 +219,27 @@ def killed_writer(check):
         got = killed(check, [[[list(e) for e in events], kill] for events, kill in rounds])
         before = []
         for number, ((events, kill), found) in enumerate(zip(rounds, got["rounds"]), 1):
-            doing = (_("kill #{number}: a writer appending {counted} from seq {start}, killed after {counted2}").format(
-                         number=number, counted=counted(len(events), 'event'), start=found['start'],
-                         counted2=counted(kill, 'acknowledgement')))
+            doing = _("kill #{number}: a writer appending {counted} from seq {start}, killed after {counted2}").format(
+                number=number, counted=counted(len(events), "event"), start=found["start"], counted2=counted(kill, "acknowledgement"))
             listed = found["events"]
             if type(listed) is not list or listed[: len(before)] != before:
-                raise Failure(_("{doing}: events stored before it changed or vanished ({before} became {listed})").format(
-                                  doing=doing, before=show(before), listed=show(listed)))
+                raise Failure(_("{doing}: events stored before it changed or vanished ({before} became {listed})")
+                              .format(doing=doing, before=show(before), listed=show(listed)))
             stopped = found.get("stopped")
             if stopped is not None:
-                said = _("raised {sentence}").format(sentence=stopped.sentence()) if isinstance(stopped, Raised) else _("ended its process")
+                said = _("raised {sentence}").format(sentence=stopped.sentence()) if isinstance(stopped, Raised) \
+                    else _("ended its process")
                 raise Failure(_("{doing}: the writer's append {said} after {counted}, before it was killed; expected each append of "
-                                "a new seq to succeed").format(
-                                  doing=doing, said=said, counted=counted(len(found['acked']), 'acknowledgement')),
+                                "a new seq to succeed")
+                              .format(doing=doing, said=said, counted=counted(len(found["acked"]), "acknowledgement")),
                               status="error" if isinstance(stopped, Raised) else "failed")
             new, acked = listed[len(before):], found["acked"]
             intended = [{"seq": found["start"] + i, "type": t, "payload": p} for i, (t, p) in enumerate(events)]
             shown = [{k: e.get(k) for k in ("seq", "type", "payload")} for e in new]
             if not (len(acked) <= len(new) <= len(acked) + 1) or shown != intended[: len(new)]:
-                raise Failure(_("{doing}: after reopening the new events are {shown}; expected the acknowledged {counted} (seqs "
-                                "{acked}), at most one more, as appended (commit before append returns)").format(
-                                  doing=doing, shown=show(shown), counted=counted(len(acked), 'event'), acked=show(acked)))
+                raise Failure(_("{doing}: after reopening the new events are {shown}; expected the acknowledged {counted} (seqs {acked}), "
+                                "at most one more, as appended (commit before append returns)").format(
+                    doing=doing, shown=show(shown), counted=counted(len(acked), "event"), acked=show(acked)))
             before = listed
 
 
@@ -249,11 +247,4 @@ def killed_writer(check):
 def unique_in_schema(check):
     rounds = [[[["agent.started", {}], ["tool.called", {"call_id": "0:x"}], ["tool.result", {"result": 0}]], 3]]
     schema = killed(check, rounds)["schema"]
-    if schema["integrity"] != "ok":
-        raise Failure(_("PRAGMA integrity_check on the store's file says {integrity}; expected 'ok'").format(
-                          integrity=show(schema['integrity'])))
-    pairs = sorted([[seq, "durable"] for seq in (1, 2, 3)], key=repr)  # (seq, task_id): the probe sorts a key's columns
-    if pairs not in schema["keys"]:
-        raise Failure(_("the store's table has no PRIMARY KEY or UNIQUE constraint on exactly the two columns task_id and "
-                        "seq: without it, nothing but your own check keeps a second event of a task from taking a seq; "
-                        "declare PRIMARY KEY (task_id, seq)"))
+    expect_sound_schema(schema)

@@ -32,8 +32,7 @@ def invoice_run(check, customer, amount, crash):
     second = no_raise(got["second"], f"{what}: invoke(None, config), resuming,", example=example)
     if second != expected:
         gave, wanted = contrast(second, expected)
-        raise Failure(_("{what}: invoke(None, config) gave {gave}; expected {wanted}").format(
-                          what=what, gave=gave, wanted=wanted),
+        raise Failure(_("{what}: invoke(None, config) gave {gave}; expected {wanted}").format(what=what, gave=gave, wanted=wanted),
                       Counterexample("build_invoice_graph", [customer, amount], expected, second))
     logged = logged_results(got["log_after_crash"])
     runs = executions(got["ledger"], 1) + executions(got["ledger"], 2)

@@ -61,8 +61,7 @@ def fold_is_pure(check):
         got = projected(check, events)
         if got["events_after"] != events:
             raise Failure(_("after project_state the events were {events_after}; expected them unchanged {events} (build new "
-                            "dicts; never write into a payload)").format(
-                              events_after=show(got['events_after']), events=show(events)))
+                            "dicts; never write into a payload)").format(events_after=show(got['events_after']), events=show(events)))
 
 
 @project.rule(N_("with no events the status is 'new', last_seq 0, no tool results and no output"))

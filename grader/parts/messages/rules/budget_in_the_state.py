@@ -59,8 +59,7 @@ def _described(history: list) -> str:
     system = _("a system message and ") if history[0]["type"] == "system" else ""
     sizes = [i for i, m in enumerate(history) if m["type"] == "human"] + [len(history)]
     turns = sorted({b - a for a, b in zip(sizes, sizes[1:])})
-    return _("{system}{value} turns of {join} messages").format(
-               system=system, value=len(sizes) - 1, join=' or '.join(map(str, turns)))
+    return _("{system}{value} turns of {join} messages").format(system=system, value=len(sizes) - 1, join=' or '.join(map(str, turns)))
 
 
 def learner_budget(check) -> int:
@@ -110,8 +109,7 @@ def chat_state(check):
         raise Failure(_("ChatState.summary has a merge rule; expected none: each summary replaces the last"))
     if got["merged"] is None:
         raise Failure(_("ChatState.messages has no merge rule; expected Annotated[list[AnyMessage], budgeted(MAX_MESSAGES)]"))
-    merged = [no_raise(result, _("ChatState.messages' merge rule on {described} and a new question").format(
-                                   described=_described(history)))
+    merged = [no_raise(result, _("ChatState.messages' merge rule on {described} and a new question").format(described=_described(history)))
               for history, result in zip(histories, got["merged"])]
     for history, result in zip(histories, merged):
         expected = model_reduce(history, _NEXT, budget)

@@ -38,11 +38,9 @@ def scenario(case, checkpointed=True) -> str:
     texts = [turn["text"] for turn in case["turns"]]
     if checkpointed:
         return (_("build_chat_graph(model, tools, checkpointer, max_messages={budget}) over the turns {texts}, then "
-                  "{named} sent again with the same id").format(
-                    budget=case['budget'], texts=texts, named=named(case['turns'][-1])))
+                  "{named} sent again with the same id").format(budget=case['budget'], texts=texts, named=named(case['turns'][-1])))
     return (_("build_chat_graph(model, tools, max_messages={budget}) without a checkpointer, over the turns "
-              "{texts}, each sending the previous output's messages and the new question").format(
-                budget=case['budget'], texts=texts))
+              "{texts}, each sending the previous output's messages and the new question").format(budget=case['budget'], texts=texts))
 
 
 def run(check, case, checkpointed=True, resend_judged=False):
@@ -139,8 +137,7 @@ def expect_tool_results(what, output, example, errors=False):
                 wanted = _RESULTS[call["name"]](call["args"])
                 if result.get("content") != wanted or result.get("status") != "success":
                     raise Failure(_("{what}: the tool call {id} got {get} (status {get2}); expected {wanted}, str() of what the tool "
-                                    "returned").format(
-                                      what=what, id=call['id'], get=show(result.get('content')), get2=result.get('status'),
+                                    "returned").format(what=what, id=call['id'], get=show(result.get('content')), get2=result.get('status'),
                                       wanted=repr(wanted)), example)
             if call["name"] in _ERRORS and errors:
                 kind, words = _ERRORS[call["name"]]

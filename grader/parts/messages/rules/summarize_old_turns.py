@@ -87,8 +87,7 @@ def strict(check):
         if call.raised is None or not call.raised.is_a("ValueError"):
             did = _("returned {result}").format(result=show(call.result)) if call.raised is None else _("raised {sentence}").format(
                                                                                   sentence=call.raised.sentence())
-            raise Failure(_("summarize_removals([], {keep_last}) {did}; expected ValueError").format(
-                              keep_last=repr(keep_last), did=did),
+            raise Failure(_("summarize_removals([], {keep_last}) {did}; expected ValueError").format(keep_last=repr(keep_last), did=did),
                           call.counterexample("ValueError"))
 
     @check.forall(gen.conversations(), gen.keep_lasts)

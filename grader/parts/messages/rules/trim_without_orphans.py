@@ -76,8 +76,7 @@ def keeps(check, history, budget):
     lost = [m["id"] for m in protected if m["id"] in ids(removed)]
     if lost:
         short = (_("; here they are {count} messages, over the budget of {budget}: when the budget cannot be met, "
-                   "remove every turn before the latest human message, and stop there").format(
-                     count=len(protected), budget=budget)
+                   "remove every turn before the latest human message, and stop there").format(count=len(protected), budget=budget)
                  if len(protected) > budget else "")
         raise Failure(_("{what} removes {lost}: the system message, the latest human message and what follows it are always "
                         "kept{short}").format(what=what, lost=lost, short=short), example)

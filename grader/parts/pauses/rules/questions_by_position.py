@@ -66,8 +66,7 @@ def _decided(what, got, shown, example, needed, answers):
 
 def _one_each(what, got, shown, example, needed, answers):
     if needed and not shown:
-        raise Failure(_("{what}: the run never paused; each needed question is asked with interrupt({{'question': id}})").format(
-                          what=what),
+        raise Failure(_("{what}: the run never paused; each needed question is asked with interrupt({{'question': id}})").format(what=what),
                       example)
     for interrupts in shown:
         if len(interrupts) != 1 or not isinstance(interrupts[0], dict) or set(interrupts[0]) != {"question"}:

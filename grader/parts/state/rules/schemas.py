@@ -51,13 +51,11 @@ def graph_output(check):
         keys = sorted(run["output"]) if isinstance(run["output"], dict) else run["output"]
         if keys != sorted(OUTPUT_KEYS):
             raise Failure(_("invoke({{'question': {question}}}) returned the keys {keys}; expected exactly {OUTPUT_KEYS} (pass "
-                            "output_schema=OutputState)").format(
-                              question=repr(question), keys=show(keys), OUTPUT_KEYS=sorted(OUTPUT_KEYS)),
+                            "output_schema=OutputState)").format(question=repr(question), keys=show(keys), OUTPUT_KEYS=sorted(OUTPUT_KEYS)),
                           Counterexample("build_graph", [question], sorted(OUTPUT_KEYS), keys))
         if run["input_schema"] != ["question"] or run["output_schema"] != sorted(OUTPUT_KEYS):
             raise Failure(_("the graph's JSON schemas list input {input_schema} and output {output_schema}; expected "
-                            "['question'] and {OUTPUT_KEYS}").format(
-                              input_schema=run['input_schema'], output_schema=run['output_schema'],
+                            "['question'] and {OUTPUT_KEYS}").format(input_schema=run['input_schema'], output_schema=run['output_schema'],
                               OUTPUT_KEYS=sorted(OUTPUT_KEYS)))
 
 
@@ -107,8 +105,7 @@ def graph_tools(check):
         best = run["best_of_scores"]
         if state.get("best_score") != best:
             raise Failure(_("after {said} the checkpoint has best_score {get}; expected {best}, the best of the scores relevance "
-                            "gave: {scored}").format(
-                              said=said, get=show(state.get('best_score')), best=show(best), scored=scored))
+                            "gave: {scored}").format(said=said, get=show(state.get('best_score')), best=show(best), scored=scored))
         notes = state.get("notes")
         if type(notes) is not list or len(notes) < rounds:
             raise Failure(_("after {said} the checkpoint has notes {notes}; expected a note from each of the {rounds} lookup "

@@ -72,8 +72,7 @@ def windowed_rejects(check):
             raise Failure(_("windowed({n}) returned {result}; expected ValueError at once, not a reducer that fails later inside "
                             "a run").format(n=repr(n), result=show(call.result)), call.counterexample("ValueError"))
         if not call.raised.is_a("ValueError"):
-            raise Failure(_("windowed({n}) raised {sentence}; expected a ValueError").format(
-                              n=repr(n), sentence=call.raised.sentence()),
+            raise Failure(_("windowed({n}) raised {sentence}; expected a ValueError").format(n=repr(n), sentence=call.raised.sentence()),
                           call.counterexample("ValueError", call.raised.type))
 
 
