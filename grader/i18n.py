@@ -23,7 +23,7 @@ import os
 from functools import cache
 from pathlib import Path
 
-__all__ = ["LANGUAGES", "LOCALES", "DOMAIN", "language", "translation", "_", "ngettext", "N_"]
+__all__ = ["LANGUAGES", "LOCALES", "DOMAIN", "language", "translation", "_", "ngettext", "N_", "source"]
 
 LOCALES = Path(__file__).resolve().parent / "locale"
 DOMAIN = "agstate"
@@ -72,3 +72,22 @@ def ngettext(singular: str, plural: str, count: int) -> str:
 def N_(message: str) -> str:
     """Mark ``message`` for the catalogs without translating it: a constant, translated where it is shown."""
     return message
+
+
+def source(said: str) -> str:
+    """The English sentence that ``said`` translates, in any of the lab's languages; ``said`` itself when it is
+    English or no catalog has it. A report names a rule by its sentence in the language it was graded in: this is
+    the rule's identity across languages (``grader.reports.class_summary`` groups a class's failures by it)."""
+    return _sources().get(said, said)
+
+
+@cache
+def _sources() -> dict[str, str]:
+    """Every catalog's translation -> its English (``_catalog``: the standard library's parsed ``.mo``; a plural
+    entry, keyed by (msgid, form), names no rule and is left out)."""
+    found: dict[str, str] = {}
+    for lang in LANGUAGES:
+        for msgid, said in getattr(translation(lang), "_catalog", {}).items():
+            if isinstance(msgid, str) and msgid and said != msgid:
+                found.setdefault(said, msgid)
+    return found

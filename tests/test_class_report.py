@@ -208,3 +208,23 @@ def test_students_whose_code_did_not_load_and_unwritten_tasks_are_counted_apart(
     assert [(r.task, r.rule, r.failing) for r in summary.rules] == [("state.append", "r", 2)]
     assert sorted(s.text for s in summary.rules[0].shapes) == ["append: raised TypeError",
                                                               "append: raised an exception of its own"]
+
+
+def test_a_rule_failed_in_several_languages_is_one_rule_named_in_the_readers_language(monkeypatch):
+    """A class graded in English, Spanish, Chinese and Russian: each report names the rule in its student's
+    language, and the summary counts them as one rule, keyed by its English (the catalogs' msgid)."""
+    from grader import i18n
+
+    sentence = "a bare str is one item, never split into characters"
+    said = [sentence, *(i18n.translation(lang).gettext(sentence) for lang in ("es", "zh_CN", "ru"))]
+    assert len(set(said)) == 4  # four languages, four texts
+
+    def failing(text):
+        return {"rule": text, "status": "failed", "feedback": "append([], 'ab') returned ['a', 'b']; expected ['ab']",
+                "counterexample": {"call": "append", "args": [[], "ab"], "expected": ["ab"], "got": ["a", "b"]}}
+
+    reports = [_report(f"s{number}", [_task("state.append", "failed", [failing(text)])]) for number, text in enumerate(said)]
+    summary = summarize(reports)
+    assert [(r.task, r.rule, r.failing, r.started) for r in summary.rules] == [("state.append", sentence, 4, 4)]
+    monkeypatch.setenv("AGSTATE_LANG", "es")  # the instructor reads the page in their language
+    assert [r.rule for r in summarize(reports).rules] == [said[1]]

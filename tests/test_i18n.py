@@ -44,8 +44,8 @@ def test_a_wrong_placeholder_a_fuzzy_entry_and_a_stale_mo_are_each_found(tmp_pat
     assert "its .mo is not the .po compiled" in found
 
 
-# The parts whose rules' sentences are in the catalogs; board's wait for its rework to land (issue 45, phase 2).
-TRANSLATED_PARTS = ("state", "events", "branches", "messages", "pauses")
+# The parts whose rules' sentences are in the catalogs: all of them.
+TRANSLATED_PARTS = ("state", "board", "events", "branches", "messages", "pauses")
 
 
 def test_every_rule_sentence_of_the_translated_parts_is_marked_and_translated():
@@ -189,3 +189,67 @@ def test_a_check_in_each_language_says_its_rules_in_it_and_keeps_the_reports_sha
         said = reports[lang]["tasks"][0]
         assert [rule["rule"] for rule in said["rules"]] == [i18n.translation(lang).gettext(s) for s in sentences], lang
         assert i18n.translation(lang).gettext("Rule: {rule}.").split("{rule}")[0] in said["feedback"], lang
+
+
+def _board_changed_current():
+    from grader.parts.board.checks import expect_pure
+
+    expect_pure({"current_changed": True, "update_changed": False}, None, {"type": "remove", "from_column": "a"})
+
+
+def _events_not_an_event():
+    from grader.parts.events.checks import expect_event
+
+    expect_event({"seq": 1}, "t", 1, "a", {}, "append('t', 1, 'a', {})")
+
+
+def _branches_wrong_keys():
+    from grader.parts.branches.checks import expect_decided
+
+    expect_decided({"case_id": "c"}, [], {"case": {}})
+
+
+def _messages_not_a_list():
+    from grader.parts.messages.checks import expect_history
+
+    expect_history("budgeted(4)([], [])", 7, 4, None)
+
+
+def _pauses_never_paused():
+    from grader.parts.pauses.checks import judge_pauses
+
+    judge_pauses("approval", {"invokes": [{"interrupts": []}]}, {"id": "r"}, None)
+
+
+# One failing judgement of each part B-F, in one language each: the feedback is the catalog's sentence, formatted after.
+@pytest.mark.parametrize("lang, judge, msgid, values", [
+    ("es", _board_changed_current, "{call} changed its argument current; build a new board (model_copy(deep=True)) instead",
+     {"call": "board_reducer(None, {'from_column': 'a', 'type': 'remove'})"}),
+    ("zh_CN", _events_not_an_event, "{doing} returned {event}; expected an Event (task_id, seq, type, payload, ts)",
+     {"doing": "append('t', 1, 'a', {})", "event": "{'seq': 1}"}),
+    ("ru", _branches_wrong_keys, "{text} returned the keys {keys}; expected exactly {OUTPUT_KEYS}", None),
+    ("es", _messages_not_a_list, "{what} gave {got}; expected a list of messages", {"what": "budgeted(4)([], [])", "got": "7"}),
+    ("zh_CN", _pauses_never_paused, "{what}: the run never paused; it must ask the person with interrupt(request) before paying",
+     {"what": "approval"}),
+], ids=["board", "events", "branches", "messages", "pauses"])
+def test_each_parts_feedback_comes_out_in_the_learners_language(monkeypatch, lang, judge, msgid, values):
+    from grader.engine.checking import Failure
+
+    for variable in ("AGSTATE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
+    said = {}
+    for shown in ("en", lang):
+        monkeypatch.setenv("AGSTATE_LANG", shown)
+        with pytest.raises(Failure) as failed:
+            judge()
+        said[shown] = failed.value.feedback
+    translated = i18n.translation(lang).gettext(msgid)
+    assert translated != msgid
+    if values is None:  # the values as English shows them: the translation's frame around the same values
+        frame = [part for part in re.split(r"\{\w+\}", msgid) if part.strip()]
+        assert all(part in said["en"] for part in frame)
+        assert not any(part in said[lang] for part in frame if len(part) > 12), said[lang]
+        assert said[lang].startswith("build_refund_graph(effects).invoke(") and said[lang] != said["en"]
+    else:
+        assert said["en"] == msgid.format(**values)
+        assert said[lang] == translated.format(**values)

@@ -18,6 +18,7 @@ from grader.engine import bank
 from grader.engine.costs import RuleCost
 from grader.engine.remote import SCENARIOS, run_scenario
 from grader.engine.showing import jsonable, show
+from grader.i18n import _
 from grader.reports.report import GRADER_ERROR, grader_failed
 from grader.sandbox.session import ChildFailed, LoadFailed, MissingName
 from grader.wire import Raised
@@ -68,7 +69,8 @@ def no_raise(got, what: str | Callable[[], str], *, hint: str = "", example: Cou
         if example is not None:
             example = Counterexample(example.call, example.args, example.expected, f"raised {got.type}")
         words = what() if callable(what) else what
-        raise Failure(f"{words} raised {got.sentence()}{'; ' + hint if hint else ''}", example, status="error")
+        said = _("{call} raised {error}").format(call=words, error=got.sentence())
+        raise Failure(f"{said}{'; ' + hint if hint else ''}", example, status="error")
     return got
 
 
@@ -180,11 +182,11 @@ class Checker:
             raise _Pending()
         remaining = self._time_left()
         if remaining <= 0:
-            raise Abort("timeout", "this task ran out of time before all its rules were checked")
+            raise Abort("timeout", _("this task ran out of time before all its rules were checked"))
         # A scenario is many round trips to the learner's process (a graph run: a call per node and reducer), each
         # waiting for a core on a loaded machine: twice one call's allowance, never a verdict on a correct run.
         allowed = min(remaining, limit or (_SCENARIO_CALLS * self.call_limit if in_the_grader else self.call_limit))
-        doing = lambda: f"running {self.describe(name, args)}"  # noqa: E731
+        doing = lambda: _("running {call}").format(call=self.describe(name, args))  # noqa: E731
         try:
             if in_the_grader:
                 value = run_scenario(name, self.session, list(args), time.monotonic() + allowed, doing)
@@ -194,11 +196,12 @@ class Checker:
             if exc.status == "timeout":
                 # This task's code can loop: its later rules are still checked, on a short leash.
                 self.call_limit = min(self.call_limit, _SHORT_LEASH_S)
-                raise Abort("timeout", f"{self.describe(name, args)} did not finish within {allowed:.1f} s "
-                                       "(an endless loop, a wait for a lock never released, or far too slow)") from None
+                raise Abort("timeout", _("{call} did not finish within {seconds:.1f} s (an endless loop, a wait for a lock "
+                                         "never released, or far too slow)").format(call=self.describe(name, args),
+                                                                                     seconds=allowed)) from None
             raise Abort(exc.status, grader_failed(exc.message) if exc.status == GRADER_ERROR else exc.message) from None
         except LoadFailed as exc:
-            raise Abort("error", f"your module failed to import again: {exc}") from None
+            raise Abort("error", _("your module failed to import again: {error}").format(error=exc)) from None
         finally:
             self._answered = time.monotonic()
         self._known[key] = value
@@ -219,9 +222,9 @@ class Checker:
     def _settle(value):
         """Turn a stub or a missing name into the rule's verdict; pass anything else on."""
         if isinstance(value, MissingName):
-            raise Abort("error", f"{value}: define it as the spec says (see the module's docstrings)")
+            raise Abort("error", _("{name}: define it as the spec says (see the module's docstrings)").format(name=value))
         if isinstance(value, Raised) and value.is_a("NotImplementedError"):
-            raise Abort("not_implemented", value.message or "not implemented yet")
+            raise Abort("not_implemented", value.message or _("not implemented yet"))
         return value
 
     def call(self, name: str, *args) -> Call:
@@ -384,7 +387,7 @@ class Checker:
         return True
 
 
-def describe(name: str, args: tuple, module: str = "your module") -> str:
+def describe(name: str, args: tuple, module: str | None = None) -> str:
     """The learner's call a probe stands for, for a timeout or a crash: a generic probe's (``grader.child.generic``)
     from its arguments, a part's from its descriptor's ``calls``; ``module``: the part's, ``agstate/state.py``."""
     if name in ("call", "call_catching"):
@@ -392,7 +395,7 @@ def describe(name: str, args: tuple, module: str = "your module") -> str:
     if name == "call_made":
         return f"{args[0]}({', '.join(show(a) for a in args[1])})({', '.join(show(a) for a in args[2])})"
     if name == "attr":
-        return f"reading {args[0]} from {module}"
+        return _("reading {name} from {module}").format(name=args[0], module=module or _("your module"))
     if name == "channels":
         return f"StateGraph({args[0]})"
     for part in PARTS:
@@ -410,5 +413,5 @@ def _first_failure(group: BaseException) -> BaseException:
     for inner in getattr(group, "exceptions", ()):
         if isinstance(inner, (Failure, Abort)):
             return inner
-    return Failure("your function gave different answers to the same call: it must depend only on its arguments")
+    return Failure(_("your function gave different answers to the same call: it must depend only on its arguments"))
 

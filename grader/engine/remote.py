@@ -30,6 +30,7 @@ from langgraph.types import Command, Overwrite, Send, interrupt
 from grader import wire
 from grader.engine import rebuild
 from grader.engine.handles import SAVER, Built, Callback, CallbackObject, Handle, Killed, LearnerRaised, LentLock
+from grader.i18n import _
 from grader.sandbox.session import ChildFailed, LoadFailed, MissingName
 from grader.wire import Opaque, Raised
 
@@ -84,8 +85,8 @@ class Remote:
             if value.remote is not self or not self.session.alive or value.generation != self.session.generation:
                 # Its process ended (a crash a scenario staged, a time-out): the number would name nothing, or another
                 # object, in the next one. What must outlive a process is plain data (a checkpointed state's values).
-                raise LearnerRaised.saying("ValueError", f"{value.text} was an object of your code's process, which "
-                                                         "has ended: what must outlive a crash has to be plain data")
+                raise LearnerRaised.saying("ValueError", _("{value} was an object of your code's process, which has ended: "
+                                                           "what must outlive a crash has to be plain data").format(value=value.text))
             return {"$": "handle", "id": value.id}
         if isinstance(value, Callback):
             self._callbacks[value.name] = value.function
@@ -379,8 +380,8 @@ class Remote:
     def _facts(facts, args) -> dict:
         """A call's reply, checked; ``args_after`` None (the arguments as they were sent) is ours, marked ``unchanged``."""
         if not isinstance(facts, dict) or not {"result", "args_after", "returned_an_argument"} <= set(facts):
-            raise LearnerRaised.saying("ProtocolError", "the process running your code answered a call "
-                                                        "with something else than the call's result")
+            raise LearnerRaised.saying("ProtocolError", _("the process running your code answered a call with something else "
+                                                          "than the call's result"))
         if facts["args_after"] is None:
             return {**facts, "args_after": list(args), "unchanged": True}
         return facts
@@ -481,7 +482,7 @@ def run_scenario(name: str, session, args: list, deadline: float, doing: Callabl
         lent = {remote, _REMOTES.get(session)} - {None}
         late = [called for lent_to in lent for called in lent_to.close_callbacks()]
     if late:  # the learner's code kept a fake of an earlier run and called it in this one, after its ledger was read
-        return LearnerRaised.saying("RuntimeError", f"your code called {late[0]}, lent to an earlier run, after that run "
-                                                    "had ended: an effect made outside its run, which no ledger of "
-                                                    "that run can show").raised
+        return LearnerRaised.saying("RuntimeError", _("your code called {callback}, lent to an earlier run, after that run had "
+                                                      "ended: an effect made outside its run, which no ledger of that run can "
+                                                      "show").format(callback=late[0])).raised
     return value

@@ -128,16 +128,17 @@ def _missing_module(copy: Path, part: str, skipped: list[str]) -> dict | None:
     if not (package / "__init__.py").is_file():
         if any(entry.startswith("agstate ") or entry.startswith("agstate/__init__.py ") for entry in skipped):
             why = f" ({next(e for e in skipped if e.startswith('agstate'))})"
-        return {"status": "error", "feedback": f"missing: the submission has no agstate/__init__.py{why}; "
-                                               "hand in the whole agstate/ folder"}
+        return {"status": "error", "feedback": _("missing: the submission has no agstate/__init__.py{why}; hand in the whole "
+                                                 "agstate/ folder").format(why=why)}
     if (package / f"{module}.py").is_file():
         return None
     if (package / module).is_dir():
-        why = f" (agstate/{module}/ is a folder: the exercise is the file agstate/{module}.py)"
+        why = _(" (agstate/{module}/ is a folder: the exercise is the file agstate/{module}.py)").format(module=module)
     for entry in skipped:
         if entry.startswith(f"agstate/{module}.py "):
-            why = f" (agstate/{module}.py is {entry.split(' (', 1)[1].rstrip(')')}: hand in the file itself)"
-    return {"status": "error", "feedback": f"missing: the submission has no agstate/{module}.py{why}"}
+            why = _(" (agstate/{module}.py is {what}: hand in the file itself)").format(
+                module=module, what=entry.split(" (", 1)[1].rstrip(")"))
+    return {"status": "error", "feedback": _("missing: the submission has no agstate/{module}.py{why}").format(module=module, why=why)}
 
 
 def _reaches_in(copy: Path, part: str) -> dict | None:
@@ -150,10 +151,10 @@ def _reaches_in(copy: Path, part: str) -> dict | None:
     more = ""
     if len(found) > 1:
         shown = "; ".join(f.sentence() for f in found[1:3])
-        more = f" (and {len(found) - 1} more: {shown}{'; ...' if len(found) > 3 else ''})"
-    return {"status": "error", "feedback": f"{found[0].sentence()}{more}. The grader does not grade code that reaches "
-                                           "into the interpreter, as it could change what the grader observes of your "
-                                           "code; remove it"}
+        more = _(" (and {count} more: {shown})").format(count=len(found) - 1, shown=shown + ("; ..." if len(found) > 3 else ""))
+    return {"status": "error", "feedback": _("{finding}{more}. The grader does not grade code that reaches into the interpreter, "
+                                             "as it could change what the grader observes of your code; remove it").format(
+        finding=found[0].sentence(), more=more)}
 
 
 def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: float, limits: Limits,
@@ -171,7 +172,7 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
         try:
             try:
                 session.probe("attr", "__name__", timeout=min(timeout, 10.0),
-                              doing=lambda: f"importing agstate/{MODULES[task.part]}.py")
+                              doing=lambda: _("importing agstate/{module}.py").format(module=MODULES[task.part]))
             except LoadFailed as exc:
                 return {**base, "status": "error", "feedback": _load_feedback(exc, task), "load_problem": True}
             except ChildFailed as exc:
@@ -195,7 +196,8 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
         feedback = _not_written(first["feedback"], task) + "."
     else:
         # A feedback cut short ends with "...": the cut stays visible, no full stop is added to it.
-        stop = " " if first["feedback"].endswith("...") else ". "
+        # TRANSLATORS: the full stop between a rule's feedback and "Rule: ...", with the space after it (Chinese: 。).
+        stop = " " if first["feedback"].endswith("...") else _(". ")
         feedback = first["feedback"] + stop + _("Rule: {rule}.").format(rule=first["rule"])
     feedback += shared_sentence(verdicts)  # rules broken by the same failure: said once, not as separate bugs
     others = other_causes(verdicts)
@@ -216,8 +218,8 @@ def _not_written(said: str, task: Task) -> str:
     owner, _colon, rest = said.partition(": ")
     other = TASKS.get(owner)
     if other is not None and other.notebook != task.notebook:
-        return f"needs {other.id} first: {rest}"
-    return said if task.notebook in said else f"{said} (notebook {task.notebook})"
+        return _("needs {task} first: {rest}").format(task=other.id, rest=rest)
+    return said if task.notebook in said else _("{said} (notebook {notebook})").format(said=said, notebook=task.notebook)
 
 
 def _without_full_stop(text: str) -> str:
@@ -265,8 +267,9 @@ def _load_feedback(exc: LoadFailed, task: Task) -> str:
     module = MODULES[task.part]
     if raised.type in ("SyntaxError", "IndentationError", "TabError") and raised.where:
         where = raised.where
-        return f"agstate/{module}.py does not parse: {raised.message} in {where['file']}, line {where['line']}: {where['code']}"
-    return f"importing agstate/{module}.py raised {exc.raised.sentence()}"
+        return _("agstate/{module}.py does not parse: {message} in {file}, line {line}: {code}").format(
+            module=module, message=raised.message, file=where["file"], line=where["line"], code=where["code"])
+    return _("importing agstate/{module}.py raised {error}").format(module=module, error=exc.raised.sentence())
 
 
 def said(failed: ChildFailed) -> str:

@@ -10,6 +10,8 @@ JSON. ``grader.engine.checking`` and every part's rules and checks use them.
 import builtins
 import reprlib
 
+from grader.i18n import ngettext
+
 __all__ = ["show", "contrast", "counted", "jsonable"]
 
 
@@ -49,8 +51,25 @@ def show(value) -> str:
 
 
 def counted(number: int, noun: str) -> str:
-    """``"1 event"``, ``"3 events"``: a count in feedback, in English."""
+    """``"1 event"``, ``"3 events"``: a count in feedback, in the learner's language for the nouns the rules count
+    (``_COUNTED``), in English for any other."""
+    said = _COUNTED.get(noun)
+    if said is not None:
+        return said(number).format(count=number)
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+# Each noun a rule counts, with its plural forms marked for the catalogs (Russian has three).
+_COUNTED = {
+    "acknowledgement": lambda n: ngettext("{count} acknowledgement", "{count} acknowledgements", n),
+    "different key": lambda n: ngettext("{count} different key", "{count} different keys", n),
+    "event": lambda n: ngettext("{count} event", "{count} events", n),
+    "invoke": lambda n: ngettext("{count} invoke", "{count} invokes", n),
+    "message": lambda n: ngettext("{count} message", "{count} messages", n),
+    "payment": lambda n: ngettext("{count} payment", "{count} payments", n),
+    "time": lambda n: ngettext("{count} time", "{count} times", n),
+    "word": lambda n: ngettext("{count} word", "{count} words", n),
+}
 
 
 def contrast(got, expected, width: int = 70) -> tuple[str, str]:

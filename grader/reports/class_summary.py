@@ -24,6 +24,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from grader.catalog import PARTS, TASKS
+from grader.i18n import _, source
 from grader.reports.report import Report, points
 from grader.reports.students import student_of
 
@@ -112,7 +113,9 @@ def summarize(reports: list[Report]) -> ClassSummary:
                     down.append((student, task["id"], task["status"], task.get("feedback", "")))
                 mine_shapes = set()
                 for rule in task.get("rules", []):
-                    key = (task["id"], rule["rule"])
+                    # A rule is named by its sentence in the language the student was graded in: keyed by its English
+                    # (its catalogs' msgid), one rule whatever the language of each student's report.
+                    key = (task["id"], source(rule["rule"]))
                     rule_order.setdefault(key, len(rule_order))
                     if rule["status"] in ("passed", "not_implemented", "grader_error"):  # no mistake of the student's
                         continue
@@ -130,13 +133,14 @@ def summarize(reports: list[Report]) -> ClassSummary:
     started = {task_id: started_counts[_part_of(task_id, reports)] for task_id in task_ids}
     tasks = [(task_id, task_counts[task_id], unwritten[task_id], started[task_id]) for task_id in task_ids]
     tasks.sort(key=lambda row: (-_share(row[1], row[3]), task_ids.index(row[0])))
-    rules = [RuleFailures(task_id, rule, rule_counts[(task_id, rule)], started[task_id],
+    keys = sorted((key for key in rule_order if rule_counts[key]),
+                  key=lambda key: (-_share(rule_counts[key], started[key[0]]), rule_order[key]))
+    rules = [RuleFailures(task_id, _(rule), rule_counts[(task_id, rule)], started[task_id],  # in the reader's language
                           sorted(shapes[(task_id, rule)].values(), key=lambda s: (-s.students, s.text)))
-             for (task_id, rule) in rule_order if rule_counts[(task_id, rule)]]
-    rules.sort(key=lambda r: (-_share(r.failing, r.started), rule_order[(r.task, r.rule)]))
+             for (task_id, rule) in keys]
     mistakes = [TaskMistakes(task_id, failing, started[task_id],
                              sorted(by_task[task_id].values(), key=lambda s: (-s.students, s.text)))
-                for task_id, failing, _, _ in tasks if by_task.get(task_id)]
+                for task_id, failing, _unwritten, _started in tasks if by_task.get(task_id)]
     logged = [report.get("logged") or {} for report in reports]
     times = sorted(entry["at"] for entry in logged if isinstance(entry.get("at"), str))
     return ClassSummary(
@@ -190,7 +194,7 @@ def _wording(feedback: str) -> str:
     the same for every student; what the learner's exception says is cut (its class named only if built in)."""
     feedback = re.sub(r"raised (\w+)(: [^;]*)?", lambda m: _raised(m.group(1)), feedback)
     text = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "'…'", feedback)
-    for _ in range(3):  # innermost brackets first
+    for _round in range(3):  # innermost brackets first
         text = re.sub(r"\[[^\[\]]*\]", "[…]", text)
         text = re.sub(r"\{[^{}]*\}", "{…}", text)
     text = re.sub(r"-?\d+(\.\d+)?", "n", text)

@@ -12,6 +12,7 @@ read in feedback. Each helper raises the ``Failure`` the learner reads.
 
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.showing import show
+from grader.i18n import _
 from grader.parts.board.model import model_apply, model_problems
 from grader.parts.board.strategies import one_of_each_defect
 
@@ -35,12 +36,13 @@ def _stale_count(board) -> str | None:
         column = next(c for c in board["columns"] if c["card_count"] != len(c["cards"]))
     except (TypeError, KeyError, StopIteration):
         return None
-    return (f"column {column['column_id']!r} has card_count {column['card_count']} (the number in brackets) but holds "
-            f"{len(column['cards'])} card(s): card_count is derived from cards, so a new board must recompute it")
+    return _("column {column} has card_count {count} (the number in brackets) but holds {cards} card(s): card_count is "
+             "derived from cards, so a new board must recompute it").format(
+        column=repr(column["column_id"]), count=column["card_count"], cards=len(column["cards"]))
 
 
 def reducer_text(current, update, as_instance=False) -> str:
-    shown = f"{'a model of ' if as_instance else ''}{show(update)}"
+    shown = _("a model of {update}").format(update=show(update)) if as_instance else show(update)
     return f"board_reducer({'None' if current is None else brief(current)}, {shown})"
 
 
@@ -53,22 +55,22 @@ def counterexample(current, update, expected, got) -> Counterexample:
 def reduce(check, current, update, as_instance=False) -> dict:
     """``board_reduce``'s reply: the result and what the call did; a reducer that raises fails the rule."""
     got = check.probe("board_reduce", current, update, as_instance)
-    return no_raise(got, lambda: reducer_text(current, update, as_instance), hint="a reducer never raises",
+    return no_raise(got, lambda: reducer_text(current, update, as_instance), hint=_("a reducer never raises"),
                     example=counterexample(current, update, "no exception", None))
 
 
 def expect_pure(got, current, update, as_instance=False):
     if got["current_changed"]:
-        raise Failure(f"{reducer_text(current, update, as_instance)} changed its argument current; build a new board "
-                      "(model_copy(deep=True)) instead", counterexample(current, update, "current unchanged", "current changed"))
+        raise Failure(_("{call} changed its argument current; build a new board (model_copy(deep=True)) instead").format(
+            call=reducer_text(current, update, as_instance)), counterexample(current, update, "current unchanged", "current changed"))
     if got["update_changed"]:
-        raise Failure(f"{reducer_text(current, update, as_instance)} changed its argument update; the reducer never "
-                      "mutates its arguments", counterexample(current, update, "update unchanged", "update changed"))
+        raise Failure(_("{call} changed its argument update; the reducer never mutates its arguments").format(
+            call=reducer_text(current, update, as_instance)), counterexample(current, update, "update unchanged", "update changed"))
 
 
 def expect_board(check, current, update, why: str, as_instance=False):
     """The reducer accepts ``update``: a new Board equal to the model's, arguments untouched."""
-    expected, _ = model_apply(current, update)
+    expected = model_apply(current, update)[0]
     got = reduce(check, current, update, as_instance)
     accepted = got["type"] == "Board" and not got["is_current"] and got["result"] == expected
     if accepted and expected is not None:  # the common case, judged without writing any feedback
@@ -77,23 +79,25 @@ def expect_board(check, current, update, why: str, as_instance=False):
     text = reducer_text(current, update, as_instance)
     if expected is None:
         if got["type"] != "None":
-            raise Failure(f"{text} returned {brief(got['result'])}; expected None ({why})",
+            raise Failure(_("{call} returned {got}; expected None ({why})").format(call=text, got=brief(got["result"]), why=why),
                           counterexample(current, update, None, got["result"]))
         return got
     if current is not None and got["is_current"] and not got["current_changed"]:
-        logged = f" (it logged {show(got['warnings'][0])})" if got["warnings"] else ""
+        logged = _(" (it logged {warning})").format(warning=show(got["warnings"][0])) if got["warnings"] else ""
         # Current itself is how the reducer says "rejected"; a reducer editing current in place and returning it
         # looks the same when the edit changes nothing (a card moved to the end of its own column): say both.
-        raise Failure(f"{text} returned current itself (the same object), which means rejected{logged}; expected "
-                      f"{brief(expected)} ({why}): an accepted update returns a new board, model_copy(deep=True), "
-                      "even when nothing moves", counterexample(current, update, expected, "current itself"))
+        raise Failure(_("{call} returned current itself (the same object), which means rejected{logged}; expected "
+                        "{expected} ({why}): an accepted update returns a new board, model_copy(deep=True), even when "
+                        "nothing moves").format(call=text, logged=logged, expected=brief(expected), why=why),
+                      counterexample(current, update, expected, "current itself"))
     if got["type"] != "Board" or got["result"] != expected:
-        kind = "" if got["type"] == "Board" else f" (a {got['type']}, not a Board)"
+        kind = "" if got["type"] == "Board" else _(" (a {type}, not a Board)").format(type=got["type"])
         why = _stale_count(got["result"]) or why
-        raise Failure(f"{text} returned {brief(got['result'])}{kind}; expected {brief(expected)} ({why})",
+        raise Failure(_("{call} returned {got}{kind}; expected {expected} ({why})").format(
+            call=text, got=brief(got["result"]), kind=kind, expected=brief(expected), why=why),
                       counterexample(current, update, expected, got["result"]))
     if current is not None and got["is_current"]:
-        raise Failure(f"{text} changed current and returned it; build a new board (model_copy(deep=True)) instead",
+        raise Failure(_("{call} changed current and returned it; build a new board (model_copy(deep=True)) instead").format(call=text),
                       counterexample(current, update, "a new Board", "current itself, changed"))
     expect_pure(got, current, update, as_instance)
     return got
@@ -103,10 +107,10 @@ def expect_rejected(check, current, update, as_instance=False):
     """The reducer rejects ``update``: current itself, the same object, arguments untouched."""
     got = reduce(check, current, update, as_instance)
     if not got["is_current"]:
-        same = " (an equal copy is not enough: return current itself)" if got["result"] == current else ""
-        raise Failure(f"{reducer_text(current, update, as_instance)} returned {brief(got['result'])}; expected current "
-                      "itself, the same object, "
-                      f"because the update is invalid{same}", counterexample(current, update, current, got["result"]))
+        same = _(" (an equal copy is not enough: return current itself)") if got["result"] == current else ""
+        raise Failure(_("{call} returned {got}; expected current itself, the same object, because the update is "
+                        "invalid{same}").format(call=reducer_text(current, update, as_instance), got=brief(got["result"]),
+                                                same=same), counterexample(current, update, current, got["result"]))
     expect_pure(got, current, update, as_instance)
     return got
 
@@ -117,10 +121,10 @@ def problems_of(check, current, update) -> list:
     def text():
         return f"validate_update({brief(current)}, {show(update)})"
 
-    got = no_raise(check.probe("board_validate", current, update, False), text, hint="it returns the problems instead",
+    got = no_raise(check.probe("board_validate", current, update, False), text, hint=_("it returns the problems instead"),
                    example=Counterexample("validate_update", [current, update], "a list", None))
     if type(got) is not list or any(type(item) is not str for item in got):
-        raise Failure(f"{text()} returned {show(got)}; expected a list of sentences (str)")
+        raise Failure(_("{call} returned {got}; expected a list of sentences (str)").format(call=text(), got=show(got)))
     return got
 
 
@@ -132,13 +136,16 @@ def agree(check, current, update):
     if not accepted and not model_problems(current, update) and model_apply(current, update)[0] == current:
         accepted = True  # a valid no-op returned as current itself: board.move judges that, not validate
     if (problems == []) != accepted:
-        verdict = "accepts" if accepted else "rejects"
-        raise Failure(f"validate_update({brief(current)}, {show(update)}) returned {show(problems)} but "
-                      f"board_reducer {verdict} that update; [] exactly when the reducer accepts",
+        said = _("validate_update({current}, {update}) returned {problems} but board_reducer accepts that update; [] "
+                 "exactly when the reducer accepts") if accepted else \
+            _("validate_update({current}, {update}) returned {problems} but board_reducer rejects that update; [] "
+              "exactly when the reducer accepts")
+        raise Failure(said.format(current=brief(current), update=show(update), problems=show(problems)),
                       Counterexample("validate_update", [current, update], "[]" if accepted else "problems", problems))
     if (problems == []) != (not model_problems(current, update)):
-        raise Failure(f"validate_update({brief(current)}, {show(update)}) returned {show(problems)}; "
-                      f"expected {'[]: the update is valid' if problems else 'the problems: the update is invalid'}",
+        said = _("validate_update({current}, {update}) returned {problems}; expected []: the update is valid") if problems \
+            else _("validate_update({current}, {update}) returned {problems}; expected the problems: the update is invalid")
+        raise Failure(said.format(current=brief(current), update=show(update), problems=show(problems)),
                       Counterexample("validate_update", [current, update], [] if problems else "problems", problems))
 
 
@@ -159,8 +166,8 @@ def each_defect(check, test, examples: int = 3):
 def expect_reason_logged(check, current, update, got):
     """The rejection logged a warning that gives the reason: what the model finds wrong, or validate_update's sentences."""
     if not any(message.strip() for message in got["warnings"]):
-        raise Failure(f"{reducer_text(current, update)} rejected the update without a warning; log the reason with "
-                      "logging.getLogger('agstate.board').warning(...)")
+        raise Failure(_("{call} rejected the update without a warning; log the reason with "
+                        "logging.getLogger('agstate.board').warning(...)").format(call=reducer_text(current, update)))
     text = "\n".join(got["warnings"])
     named = [[str(value) for value in fact[1:] if value] for fact in model_problems(current, update)]
     if all(any(mentions(text, name) for name in names) for names in named if names):
@@ -169,8 +176,9 @@ def expect_reason_logged(check, current, update, got):
     if type(problems) is list and problems and all(type(p) is str and p.strip() and p in text for p in problems):
         return
     missing = next(names for names in named if names and not any(mentions(text, name) for name in names))
-    raise Failure(f"{reducer_text(current, update)} logged {show(got['warnings'])}; the warning must give the reason: "
-                  f"name {' or '.join(repr(name) for name in missing)}, as validate_update's sentences do",
+    raise Failure(_("{call} logged {warnings}; the warning must give the reason: name {names}, as validate_update's "
+                    "sentences do").format(call=reducer_text(current, update), warnings=show(got["warnings"]),
+                                           names=_(" or ").join(repr(name) for name in missing)),
                   counterexample(current, update, "a warning with the reason", got["warnings"]))
 
 

@@ -8,6 +8,7 @@ one); ``said`` is all the learner's exception said.
 
 from grader.engine.checking import Counterexample, Failure, Raised
 from grader.engine.showing import show
+from grader.i18n import _, ngettext
 from grader.parts.board.model import model_problems
 
 __all__ = ["parse", "require_parse", "said", "expect_board_error", "expect_problems_listed", "expect_new_object"]
@@ -47,15 +48,16 @@ def expect_board_error(check, raw, why: str, as_instance=False) -> Raised:
     require_parse(check)
     got = parse(check, raw, as_instance)
     raised = got["parsed"]
-    shown = f"<a model built with model_construct from {show(raw)}>" if as_instance else show(raw)
+    shown = _("<a model built with model_construct from {raw}>").format(raw=show(raw)) if as_instance else show(raw)
     if not isinstance(raised, Raised):
-        raise Failure(f"parse_update({shown}) returned {got['type']} {show(raised)}; expected BoardError: {why}",
+        raise Failure(_("parse_update({raw}) returned {type} {value}; expected BoardError: {why}").format(
+            raw=shown, type=got["type"], value=show(raised), why=why),
                       Counterexample("parse_update", [raw], "BoardError", raised))
     if not raised.is_a("BoardError") or not raised.is_a("ValueError"):
-        raise Failure(f"parse_update({shown}) raised {raised.type}; expected BoardError (a ValueError)",
+        raise Failure(_("parse_update({raw}) raised {type}; expected BoardError (a ValueError)").format(raw=shown, type=raised.type),
                       Counterexample("parse_update", [raw], "BoardError", f"raised {raised.type}"))
     if not said(raised).strip():
-        raise Failure(f"parse_update({shown}) raised BoardError with no message; say what is wrong")
+        raise Failure(_("parse_update({raw}) raised BoardError with no message; say what is wrong").format(raw=shown))
     return raised
 
 
@@ -64,13 +66,16 @@ def expect_problems_listed(raw, raised: Raised):
     problems = raised.attrs.get("problems")
     if type(problems) is not list or not problems or any(
             type(p) is not str or not p.strip() or "\n" in p for p in problems):
-        raise Failure(f"parse_update({show(raw)}) raised a BoardError whose problems is {show(problems)}; expected "
-                      "a list of one-line sentences (str), one per problem",
+        raise Failure(_("parse_update({raw}) raised a BoardError whose problems is {problems}; expected a list of one-line "
+                        "sentences (str), one per problem").format(raw=show(raw), problems=show(problems)),
                       Counterexample("parse_update", [raw], "problems: a list of sentences", problems))
     wanted = len(model_problems(None, raw))
     if len(problems) < wanted:
-        raise Failure(f"parse_update({show(raw)}) raised a BoardError whose problems is {show(problems)}; the "
-                      f"update has {wanted} problems: one sentence each",
+        raise Failure(ngettext("parse_update({raw}) raised a BoardError whose problems is {problems}; the update has "
+                               "{count} problems: one sentence each",
+                               "parse_update({raw}) raised a BoardError whose problems is {problems}; the update has "
+                               "{count} problems: one sentence each", wanted).format(raw=show(raw), problems=show(problems),
+                                                                                     count=wanted),
                       Counterexample("parse_update", [raw], f"{wanted} sentences", problems))
 
 
@@ -78,6 +83,6 @@ def expect_new_object(check, raw):
     """``parse_update`` on ``raw`` built into the learner's model returns a new object, not the model itself."""
     got = parse(check, raw, True)
     if not isinstance(got["parsed"], Raised) and got["is_raw"]:  # raising on a valid update is parse_valid's failure
-        raise Failure(f"parse_update(a model of {show(raw)}) returned the model itself; expected a new "
-                      f"{got['type']}: the reducer stores what parse_update returns, and the caller keeps raw",
+        raise Failure(_("parse_update(a model of {raw}) returned the model itself; expected a new {type}: the reducer "
+                        "stores what parse_update returns, and the caller keeps raw").format(raw=show(raw), type=got["type"]),
                       Counterexample("parse_update", [raw], "a new object", "raw itself"))

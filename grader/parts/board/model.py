@@ -9,6 +9,8 @@ learner's sentences must mention them. Nothing here judges the learner
 ``model_apply`` to aim random operations at the board a sequence really meets.
 """
 
+from grader.i18n import N_, _
+
 __all__ = ["EMPTY", "model_apply", "model_problems", "card_ids", "find_column", "invariant_problems",
            "without_counts"]
 
@@ -61,29 +63,29 @@ def find_column(board: dict, column_id: str):
 def model_problems(current, update) -> list[tuple]:
     """The facts that make ``update`` invalid on ``current`` ([] when it is accepted)."""
     if type(update) is not dict or not ("type" in update or "columns" in update):
-        return [("not an update",)]
+        return [(N_("not an update"),)]
     if "type" in update:
         if type(update["type"]) is not str or update["type"] not in _OP:
-            return [("unknown operation type", update["type"])]
+            return [(N_("unknown operation type"), update["type"])]
         required, optional = _OP[update["type"]]
         if not _record_ok(update, required, optional):
-            return [("schema",)]
+            return [(N_("schema"),)]
         if current is None:
-            return [("no board",)]
+            return [(N_("no board"),)]
         targets = [update["from_column"]] + ([update["to_column"]] if update["type"] == "move" else [])
-        problems = [("column not found", column) for column in dict.fromkeys(targets)
+        problems = [(N_("column not found"), column) for column in dict.fromkeys(targets)
                     if find_column(current, column) is None]
         source = find_column(current, update["from_column"])
         card = update.get("card_id")
         if card is not None and source is not None and card not in [c["card_id"] for c in source["cards"]]:
-            problems.append(("card not in column", card, update["from_column"]))
+            problems.append((N_("card not in column"), card, update["from_column"]))
         return problems
     if not _board_ok(update):
-        return [("schema",)]
+        return [(N_("schema"),)]
     columns = [column["column_id"] for column in update.get("columns", [])]
     cards = card_ids({"columns": update.get("columns", [])})
-    return ([("duplicate column id", c) for c in _repeated(columns)]
-            + [("duplicate card id", c) for c in _repeated(cards)])
+    return ([(N_("duplicate column id"), c) for c in _repeated(columns)]
+            + [(N_("duplicate card id"), c) for c in _repeated(cards)])
 
 
 def _repeated(values: list) -> list:
@@ -129,12 +131,13 @@ def invariant_problems(board) -> list[str]:
     problems = []
     for column in board.get("columns", []):
         if column.get("card_count") != len(column.get("cards", [])):
-            problems.append(f"column {column.get('column_id')!r} has card_count {column.get('card_count')!r} "
-                            f"but {len(column.get('cards', []))} cards")
-    for kind, values in (("column", [c.get("column_id") for c in board.get("columns", [])]), ("card", card_ids(board))):
+            problems.append(_("column {column} has card_count {count} but {cards} cards").format(
+                column=repr(column.get("column_id")), count=repr(column.get("card_count")), cards=len(column.get("cards", []))))
+    for said, values in ((_("column ids {ids} appear more than once"), [c.get("column_id") for c in board.get("columns", [])]),
+                         (_("card ids {ids} appear more than once"), card_ids(board))):
         repeated = sorted({v for v in values if values.count(v) > 1}, key=repr)
         if repeated:
-            problems.append(f"{kind} ids {repeated} appear more than once")
+            problems.append(said.format(ids=repeated))
     return problems
 
 

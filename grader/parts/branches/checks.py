@@ -10,6 +10,7 @@ from collections import Counter
 
 from grader.engine.checking import Counterexample, Failure, Raised, no_raise
 from grader.engine.showing import contrast, show
+from grader.i18n import _
 from grader.parts.branches.model import BRANCHES, OUTPUT_KEYS, model_classify, model_refund, table_rows
 from grader.parts.branches.strategies import DUPLICATED, PERMUTATIONS
 
@@ -26,21 +27,22 @@ def catching(check, name: str, args: list, attrs=(), pure: bool = True):
     """
     answer = check.probe("call_catching", name, list(args), list(attrs))
     if pure and answer["args_after"] != answer["args_before"]:
-        raise Failure(f"{_text(name, args)} changed its arguments to {show(answer['args_after'])}; it must never mutate them")
+        raise Failure(_("{text} changed its arguments to {args_after}; it must never mutate them").format(
+                          text=_text(name, args), args_after=show(answer['args_after'])))
     return answer["result"]
 
 
 def stream_built(got, stream_id: str):
     """A stream probe's reply, unless building the learner's ``CaseStream(stream_id)`` raised: that is the rule's error."""
     if isinstance(got, dict) and "stream_raised" in got:
-        no_raise(got["stream_raised"], f"CaseStream({stream_id!r})", hint="nothing could be appended to it")
+        no_raise(got["stream_raised"], f"CaseStream({stream_id!r})", hint=_("nothing could be appended to it"))
     return got
 
 
 def on_a_stream(check, stream_id: str, probe: str, *args, limit: float | None = None) -> dict:
     """Run a probe on the learner's own stream; building it, or anything else of it, raising is the rule's error."""
     got = stream_built(check.probe(probe, *args, limit=limit), stream_id)
-    return no_raise(got, f"a CaseStream({stream_id!r}) being appended to")
+    return no_raise(got, _("a CaseStream({stream_id}) being appended to").format(stream_id=repr(stream_id)))
 
 
 def outcome_text(outcome) -> str:
@@ -53,10 +55,12 @@ def expect_raises(check, name: str, args: list, error: str, attrs: dict, why: st
     got = catching(check, name, args, list(attrs))
     if not (isinstance(got, Raised) and got.is_a(error)):
         gave = got.type if isinstance(got, Raised) else show(got)
-        raise Failure(f"{_text(name, args)} gave {gave}; expected {error}: {why}", Counterexample(name, list(args), error, gave))
+        raise Failure(_("{text} gave {gave}; expected {error}: {why}").format(
+                          text=_text(name, args), gave=gave, error=error, why=why), Counterexample(name, list(args), error, gave))
     if got.attrs != attrs:
         shown, wanted = contrast(got.attrs, attrs)
-        raise Failure(f"{_text(name, args)} raised {error} with {shown}; expected {wanted}")
+        raise Failure(_("{text} raised {error} with {shown}; expected {wanted}").format(
+                          text=_text(name, args), error=error, shown=shown, wanted=wanted))
 
 
 def expect_records(check, name: str, args: list, expected):
@@ -64,7 +68,8 @@ def expect_records(check, name: str, args: list, expected):
     call = check.value(name, *args)
     if type(call.result) is not list or call.result != expected:
         gave, wanted = contrast(call.result, expected)
-        raise Failure(f"{call.text()} returned {gave}; expected {wanted}", call.counterexample(expected))
+        raise Failure(_("{text} returned {gave}; expected {wanted}").format(text=call.text(), gave=gave, wanted=wanted),
+                      call.counterexample(expected))
     return call.result
 
 
@@ -78,11 +83,13 @@ def expect_verdict(check, current, proposal):
     wrong = wrong or any(got.get(key) != value for key, value in extras.items())
     if wrong:
         shown, wanted = contrast(got, expected)
-        raise Failure(f"{call.text()} returned {shown}; expected {wanted} "
-                      f"(case revision {current['revision']}, payment {current['payment_id']!r}, risk {current['risk_level']!r}, "
-                      f"effects applied {current['effects_applied']})", call.counterexample(expected))
+        raise Failure(_("{text} returned {shown}; expected {wanted} (case revision {revision}, payment {payment_id}, risk "
+                        "{risk_level}, effects applied {effects_applied})").format(
+                          text=call.text(), shown=shown, wanted=wanted, revision=current['revision'],
+                          payment_id=repr(current['payment_id']), risk_level=repr(current['risk_level']),
+                          effects_applied=current['effects_applied']), call.counterexample(expected))
     if call.args_after != [current, proposal]:
-        raise Failure(f"{call.text()} changed its arguments; classifying must never mutate the case or the proposal")
+        raise Failure(_("{text} changed its arguments; classifying must never mutate the case or the proposal").format(text=call.text()))
 
 
 def table_first(check, types, stale=False):
@@ -102,8 +109,9 @@ def refund_runs(check, case, signals, orders):
     """The plain run and one run per delivery order (``refund_orders``); the graph must run its four branches."""
     got = no_raise(check.probe("refund_orders", case, signals, orders, limit=10.0), lambda: graph_text(case, signals))
     if got["missing_branches"]:
-        raise Failure(f"{graph_text(case, signals)} never ran the branch nodes {got['missing_branches']}; "
-                      f"expected the nodes {list(BRANCHES)} in parallel")
+        raise Failure(_("{graph_text} never ran the branch nodes {missing_branches}; expected the nodes {BRANCHES} in "
+                        "parallel").format(graph_text=graph_text(case, signals), missing_branches=got['missing_branches'],
+                          BRANCHES=list(BRANCHES)))
     return got
 
 
@@ -112,20 +120,23 @@ def expect_decided(case, signals, output) -> None:
     text = graph_text(case, signals)
     if type(output) is not dict or sorted(output) != OUTPUT_KEYS:
         keys = sorted(output) if type(output) is dict else output
-        raise Failure(f"{text} returned the keys {show(keys)}; expected exactly {OUTPUT_KEYS}")
+        raise Failure(_("{text} returned the keys {keys}; expected exactly {OUTPUT_KEYS}").format(
+                          text=text, keys=show(keys), OUTPUT_KEYS=OUTPUT_KEYS))
     expected = model_refund(case, signals)
     by_id = {p.get("event_id"): (p.get("actor"), p.get("type")) for p in output["proposals"] if isinstance(p, dict)}
     kinds = expect_decision(text, case, output, expected, by_id, Counterexample("build_refund_graph", [case, signals],
                                                                                 expected["case"], output["case"]))
     if sorted(by_id.values()) != expected["proposals"] or [p.get("event_id") for p in output["proposals"]] != sorted(by_id):
-        raise Failure(f"{text} kept the proposals {show(output['proposals'])}; expected one per (actor, type) "
-                      f"{show(expected['proposals'])}, sorted by event_id")
+        raise Failure(_("{text} kept the proposals {proposals}; expected one per (actor, type) {proposals2}, sorted by "
+                        "event_id").format(text=text, proposals=show(output['proposals']), proposals2=show(expected['proposals'])))
     if kinds != expected["conflicts"]:
         shown, wanted = contrast(kinds, expected["conflicts"])
-        raise Failure(f"{text} recorded the conflicts {shown} (kind: [(actor, type)]); expected {wanted}")
+        raise Failure(_("{text} recorded the conflicts {shown} (kind: [(actor, type)]); expected {wanted}").format(
+                          text=text, shown=shown, wanted=wanted))
     ids = [e.get("id") if isinstance(e, dict) else e for e in output["evidence"]]
     if ids != sorted(set(ids), key=str):
-        raise Failure(f"{text} kept the evidence ids {show(ids)}; expected each id once, sorted (merge_evidence)")
+        raise Failure(_("{text} kept the evidence ids {ids}; expected each id once, sorted (merge_evidence)").format(
+                          text=text, ids=show(ids)))
     expect_decision_events(text, case, output, expected, by_id)
 
 
@@ -138,13 +149,14 @@ def expect_decision(text: str, case: dict, output: dict, expected: dict, by_id: 
     records = output["conflicts"]
     if type(records) is not list or not all(type(r) is dict and r.get("status") == "open" and r.get("resolution") is None
                                             and isinstance(r.get("proposals"), list) for r in records):
-        raise Failure(f"{text} gave conflicts {show(records)}; expected conflict records (dicts with status 'open', "
-                      "proposals, resolution None), never error strings")
+        raise Failure(_("{text} gave conflicts {records}; expected conflict records (dicts with status 'open', proposals, "
+                        "resolution None), never error strings").format(text=text, records=show(records)))
     per_kind = Counter(record.get("kind") for record in records)
     repeated = sorted((kind for kind, count in per_kind.items() if count > 1), key=str)
     if repeated:
-        raise Failure(f"{text} gave {per_kind[repeated[0]]} conflict records of kind {repeated[0]!r}; expected one "
-                      "record per kind, holding all the proposals of that kind (open_conflict once per kind)")
+        raise Failure(_("{text} gave {per_kind} conflict records of kind {repeated}; expected one record per kind, holding "
+                        "all the proposals of that kind (open_conflict once per kind)").format(
+                          text=text, per_kind=per_kind[repeated[0]], repeated=repr(repeated[0])))
     kinds = {}
     for record in records:  # every kind, the unknown ones too: a misspelt kind is shown, not dropped
         kinds.setdefault(record.get("kind"), []).extend(by_id.get(i) for i in record["proposals"])
@@ -155,19 +167,21 @@ def expect_decision(text: str, case: dict, output: dict, expected: dict, by_id: 
         also = ""
         if kinds != expected["conflicts"]:  # a decision taken where a conflict was due: the conflict is the cause
             got_kinds, wanted_kinds = contrast(kinds, expected["conflicts"])
-            also = (f", and recorded the conflicts {got_kinds} (kind: [(actor, type)]); expected {wanted_kinds}: "
-                    "a case with a conflict is not decided")
-        raise Failure(f"{text} left the case {shown}; expected {wanted}{also}", example)
+            also = (_(", and recorded the conflicts {got_kinds} (kind: [(actor, type)]); expected {wanted_kinds}: a case "
+                      "with a conflict is not decided").format(got_kinds=got_kinds, wanted_kinds=wanted_kinds))
+        raise Failure(_("{text} left the case {shown}; expected {wanted}{also}").format(
+                          text=text, shown=shown, wanted=wanted, also=also), example)
     return kinds
 
 
 def expect_decision_events(text: str, case: dict, output: dict, expected: dict, by_id: dict) -> None:
     """The decision event: its type, the case, the revision the decision makes, the proposals it rests on (by event id)."""
     if type(output["events"]) is not list or not all(type(e) is dict for e in output["events"]):
-        raise Failure(f"{text} left the events {show(output['events'])}; expected a list of event dicts")
+        raise Failure(_("{text} left the events {events}; expected a list of event dicts").format(text=text, events=show(output['events'])))
     types = [e.get("type") for e in output["events"]]
     if types != expected["events"]:
-        raise Failure(f"{text} left the events {show(types)}; expected {expected['events']}")
+        raise Failure(_("{text} left the events {types}; expected {events}").format(
+                          text=text, types=show(types), events=expected['events']))
     deciders = sorted((i for i, who in by_id.items() if who in expected["decided_by"]), key=str)
     for event in output["events"]:
         wanted = {"type": event["type"], "case_id": case["case_id"], "revision": case["revision"] + 1,
@@ -177,8 +191,9 @@ def expect_decision_events(text: str, case: dict, output: dict, expected: dict, 
             got["proposals"] = sorted(got["proposals"], key=str)
         if got != wanted:
             shown, expected_event = contrast(got, wanted)
-            raise Failure(f"{text} appended the decision event {shown}; expected {expected_event}: the case id, the "
-                          "new revision and the event ids of the accepted decision proposals")
+            raise Failure(_("{text} appended the decision event {shown}; expected {expected_event}: the case id, the new "
+                            "revision and the event ids of the accepted decision proposals").format(
+                              text=text, shown=shown, expected_event=expected_event))
 
 
 def expect_same_everywhere(check, case, signals, orders, what: str):
@@ -189,6 +204,8 @@ def expect_same_everywhere(check, case, signals, orders, what: str):
         same_ledger = sorted(map(str, run["ledger"])) == sorted(map(str, plain["ledger"]))
         if run["order"] in orders and (run["output"] != plain["output"] or not same_ledger):
             differs = sorted(k for k in OUTPUT_KEYS if (run["output"] or {}).get(k) != plain["output"].get(k)) or ["effects run"]
-            raise Failure(f"{graph_text(case, signals)}: with the branch results delivered {what} {run['order']}, "
-                          f"{', '.join(differs)} came out different: {show({k: (run['output'] or {}).get(k) for k in differs})} "
-                          f"instead of {show({k: plain['output'].get(k) for k in differs})}")
+            raise Failure(_("{graph_text}: with the branch results delivered {what} {order}, {join} came out different: {value} "
+                            "instead of {value2}").format(
+                              graph_text=graph_text(case, signals), what=what, order=run['order'], join=', '.join(differs),
+                              value=show({k: (run['output'] or {}).get(k) for k in differs}),
+                              value2=show({k: plain['output'].get(k) for k in differs})))

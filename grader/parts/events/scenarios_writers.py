@@ -22,6 +22,7 @@ from pathlib import Path
 
 from grader.engine.handles import LearnerRaised, Raised
 from grader.engine.remote import Remote, scenario
+from grader.i18n import _
 from grader.parts.events.clock import in_order
 from grader.parts.events.scenarios_store import answer, new_store, request, store_call
 from grader.sandbox import shared
@@ -47,8 +48,8 @@ class SharedFile:
     def check_size(self) -> None:
         """The folder holds at most ``SHARED_BYTES``: more is the learner's code filling what the machine shares."""
         if shared.held_bytes(self.folder) > shared.SHARED_BYTES:
-            raise ChildFailed("crashed", f"your code wrote more than {shared.SHARED_BYTES // 2**20} MB to the folder its "
-                                         "processes share; a store of these events needs kilobytes")
+            raise ChildFailed("crashed", _("your code wrote more than {megabytes} MB to the folder its processes share; a "
+                                           "store of these events needs kilobytes").format(megabytes=shared.SHARED_BYTES // 2**20))
 
     def write_locked(self) -> bool:
         """Whether a writer holds the database's write lock now: RESERVED (a rollback journal) or WAL's write lock."""
@@ -72,7 +73,7 @@ class SharedFile:
                 if data is not None:
                     Path(f"{copy}{suffix}").write_bytes(data)
                 elif suffix == "":
-                    return {"integrity": "the file is not a regular file the grader can read", "keys": []}
+                    return {"integrity": _("the file is not a regular file the grader can read"), "keys": []}
             return _schema(copy)
 
 
@@ -103,7 +104,7 @@ def _schema(path: Path) -> dict:
                         rows = db.execute(f"SELECT {_quoted(columns[0])}, {_quoted(columns[1])} FROM {_quoted(table)}")
                         keys.append(sorted([list(row) for row in rows.fetchall()], key=repr))
         except sqlite3.DatabaseError as exc:
-            return {"integrity": f"the file is not a sound SQLite database ({exc})", "keys": []}
+            return {"integrity": _("the file is not a sound SQLite database ({error})").format(error=exc), "keys": []}
         return {"integrity": integrity, "keys": keys}
     finally:
         db.close()

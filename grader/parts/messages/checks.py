@@ -8,6 +8,7 @@ shows only its calls), ``tool t3 'shipped' for c1``, ``remove h1``.
 
 from grader.engine.checking import Abort, Counterexample, Failure
 from grader.engine.showing import show
+from grader.i18n import _
 from grader.parts.messages.model import fits, model_add, model_trim, problems
 
 __all__ = ["brief", "briefs", "contrast_briefs", "ids", "expect_history", "expect_messages", "how_many_kept", "trim_blamed"]
@@ -68,13 +69,15 @@ def expect_history(what: str, got, budget: int, example: Counterexample, over: s
     ``over``: why it may be over the budget, said only when it is (the caller has seen the cause); ``holds``: the
     verb for ``what`` having it ("received" for a model call)."""
     if not isinstance(got, list) or any("id" not in m for m in got):
-        raise Failure(f"{what} gave {show(got)}; expected a list of messages", example)
+        raise Failure(_("{what} gave {got}; expected a list of messages").format(what=what, got=show(got)), example)
     found = problems(got)
     if found:
-        raise Failure(f"{what} gave the history {briefs(got)}, which a chat API refuses: {found[0]}", example)
+        raise Failure(_("{what} gave the history {briefs}, which a chat API refuses: {found}").format(
+                          what=what, briefs=briefs(got), found=found[0]), example)
     if not fits(got, budget):
-        raise Failure(f"{what} {holds} {len(got)} messages, {briefs(got)}; the budget is {budget}, and the oldest turns "
-                      f"could have been removed{over}", example)
+        raise Failure(_("{what} {holds} {count} messages, {briefs}; the budget is {budget}, and the oldest turns could have "
+                        "been removed{over}").format(
+                          what=what, holds=holds, count=len(got), briefs=briefs(got), budget=budget, over=over), example)
 
 
 def how_many_kept(got: list, expected: list, budget: int) -> str:
@@ -82,10 +85,10 @@ def how_many_kept(got: list, expected: list, budget: int) -> str:
     if not isinstance(got, list) or ids(got) == ids(expected):
         return ""
     if len(got) > len(expected):
-        return f" ({len(got)} messages where budgeted({budget}) keeps {len(expected)})"
+        return _(" ({count} messages where budgeted({budget}) keeps {count2})").format(count=len(got), budget=budget, count2=len(expected))
     if len(got) < len(expected) and ids(got) == ids(expected)[len(expected) - len(got):]:
-        return (f" ({len(got)} messages where budgeted({budget}) keeps {len(expected)}: a turn that fits the budget "
-                "was removed)")
+        return (_(" ({count} messages where budgeted({budget}) keeps {count2}: a turn that fits the budget was removed)").format(
+                    count=len(got), budget=budget, count2=len(expected)))
     return ""
 
 
@@ -97,10 +100,11 @@ def expect_messages(what: str, got, expected: list, example: Counterexample, cau
             changed = next(i for i, (a, b) in enumerate(zip(got, expected)) if a != b)
             # In brief when that shows the difference; else every field (a tool call's arguments, a status)
             said = brief if brief(got[changed]) != brief(expected[changed]) else show
-            raise Failure(f"{what} gave the right ids but message {changed} is {said(got[changed])}; expected "
-                          f"{said(expected[changed])}", example)
+            raise Failure(_("{what} gave the right ids but message {changed} is {said}; expected {said2}").format(
+                              what=what, changed=changed, said=said(got[changed]), said2=said(expected[changed])), example)
         shown_got, shown_expected = contrast_briefs(got, expected)
-        raise Failure(f"{what} gave {shown_got}; expected {shown_expected}{cause}", example)
+        raise Failure(_("{what} gave {shown_got}; expected {shown_expected}{cause}").format(
+                          what=what, shown_got=shown_got, shown_expected=shown_expected, cause=cause), example)
 
 
 def merged_before_trim(old: list, new: list):
@@ -120,8 +124,9 @@ def trim_blamed(check, added: list, budget: int) -> str:
     removals = trimmed.get("removals") if isinstance(trimmed, dict) else None
     if not isinstance(removals, list) or ids(removals) == model_trim(added, budget):
         return ""
-    return (f": budgeted applies your trim_removals, which removes {_some(ids(removals))} of these {len(added)}, "
-            f"where it should remove {_some(model_trim(added, budget))} (messages.trim says why)")
+    return (_(": budgeted applies your trim_removals, which removes {some} of these {count}, where it should "
+              "remove {some2} (messages.trim says why)").format(
+                some=_some(ids(removals)), count=len(added), some2=_some(model_trim(added, budget))))
 
 
 def _some(removed: list) -> str:
@@ -130,4 +135,4 @@ def _some(removed: list) -> str:
         return "none"
     if len(removed) <= 4:
         return str(removed)
-    return f"{len(removed)} messages ({removed[0]!r} to {removed[-1]!r})"
+    return _("{count} messages ({removed} to {removed2})").format(count=len(removed), removed=repr(removed[0]), removed2=repr(removed[-1]))

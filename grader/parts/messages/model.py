@@ -7,6 +7,8 @@ with ``tool_calls`` (``[{"name", "args", "id"}]``) on an AI message and
 the grader's own reading of ``agstate/messages.py``'s docstrings, written without the reference.
 """
 
+from grader.i18n import _
+
 __all__ = ["REMOVE_ALL", "UnknownRemoval", "problems", "model_add", "model_trim", "model_reduce", "model_summary", "fits",
            "text_of", "simulate_chat", "comparable", "in_rounds"]
 
@@ -17,28 +19,29 @@ def problems(history: list) -> list[str]:
     """How ``history`` breaks what chat APIs check, one phrase each (``[]``: valid): the grader's own reading."""
     found, seen, open_calls, answering = [], set(), set(), False
     for position, message in enumerate(history):
-        kind, at = message.get("type"), f"message {position} ({message.get('type')}, id {message.get('id')!r})"
+        kind, at = message.get("type"), _("message {position} ({get}, id {get2})").format(
+                                            position=position, get=message.get('type'), get2=repr(message.get('id')))
         if not message.get("id"):
-            found.append(f"{at} has no id")
+            found.append(_("{at} has no id").format(at=at))
         elif message["id"] in seen:
-            found.append(f"{at} repeats an id")
+            found.append(_("{at} repeats an id").format(at=at))
         seen.add(message.get("id"))
         if kind == "system" and position:
-            found.append(f"{at} is a system message after the first")
+            found.append(_("{at} is a system message after the first").format(at=at))
         if kind == "tool":
             if not answering or message.get("tool_call_id") not in open_calls:
-                found.append(f"{at} answers the tool call {message.get('tool_call_id')!r}, which no AI message just "
-                             "before it asked for (an orphaned tool result)")
+                found.append(_("{at} answers the tool call {get}, which no AI message just before it asked for (an orphaned tool "
+                               "result)").format(at=at, get=repr(message.get('tool_call_id'))))
             open_calls.discard(message.get("tool_call_id"))
             continue
         if open_calls:
-            found.append(f"{at} comes before the tool call(s) {sorted(open_calls)} are answered")
+            found.append(_("{at} comes before the tool call(s) {open_calls} are answered").format(at=at, open_calls=sorted(open_calls)))
         open_calls, answering = set(), False
         if kind == "ai" and message.get("tool_calls"):
             open_calls, answering = {call["id"] for call in message["tool_calls"]}, True
     others = [m for m in history if m.get("type") != "system"]
     if not others or others[0].get("type") != "human":
-        found.append("it does not start with a human message" if others else "it has no human message")
+        found.append(_("it does not start with a human message") if others else _("it has no human message"))
     return found
 
 

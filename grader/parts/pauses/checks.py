@@ -2,11 +2,12 @@
 
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.showing import counted, show
+from grader.i18n import N_, _
 
 __all__ = ["case_rule", "same", "written", "written_update", "interrupt_hint", "approval_words", "approval", "judge_pauses", "judge_asked",
            "judge_paid_after", "judge_outcome", "judge_completes", "raised_in_run"]
 
-_ORDINALS = {1: "first", 2: "second", 3: "third"}
+_ORDINALS = {1: N_("first"), 2: N_("second"), 3: N_("third")}  # "the first call of inbox.send": translated where said
 
 
 def same(got, wanted) -> bool:
@@ -76,19 +77,22 @@ def case_rule(task, sentence: str, judge, fixed: list, cases, budget: str, name:
 
 def approval_words(request: dict, answer: bool, crash: dict | None) -> str:
     """The run in the learner's words: every rule's feedback starts with it."""
-    words = (f"build_approval_graph(inbox, payments, checkpointer) asked about {show(request)} and answered "
-             f"Command(resume={answer})")
+    words = (_("build_approval_graph(inbox, payments, checkpointer) asked about {request} and answered "
+               "Command(resume={answer})").format(request=show(request), answer=answer))
     if crash:
         fake = "inbox.send" if crash["fake"] == "send" else "payments.pay"
-        words += f", your process killed inside the {_ORDINALS[crash['nth']]} call of {fake}, {crash['when']} it took effect"
+        said = _(", your process killed inside the {ordinal} call of {fake}, before it took effect") \
+            if crash["when"] == "before" else _(", your process killed inside the {ordinal} call of {fake}, after it took effect")
+        words += said.format(ordinal=_(_ORDINALS[crash["nth"]]), fake=fake)
     return words
 
 
 def interrupt_hint(raised) -> str:
     """Words for LangGraph's own interrupt() called where the grader could not lend its own: imported in a function."""
     if getattr(raised, "message", None) and "outside of a runnable context" in raised.message:
-        return ("import interrupt at the top of agstate/pauses.py (from langgraph.types import interrupt): the grader "
-                "lends its own in that name; one imported inside a function is LangGraph's, which cannot reach the run")
+        return (_("import interrupt at the top of agstate/pauses.py (from langgraph.types import interrupt): the "
+                  "grader lends its own in that name; one imported inside a function is LangGraph's, which cannot "
+                  "reach the run"))
     return ""
 
 
@@ -98,7 +102,7 @@ def raised_in_run(got: dict, what: str, example: Counterexample) -> None:
         return
     sent = got["invokes"][-1]["sent"] if got.get("invokes") else "build"
     words = {"start": "invoke(input, config)", "resume": "invoke(Command(resume=...), config)",
-             "continue": "invoke(None, config) after the crash", "build": "building the graph"}[sent]
+             "continue": _("invoke(None, config) after the crash"), "build": _("building the graph")}[sent]
     no_raise(got["raised"], f"{what}: {words}", example=example, hint=interrupt_hint(got["raised"]))
 
 
@@ -128,43 +132,47 @@ def _several_keys(fake: str, calls: list) -> str:
     """Why a fake got several keys, in words that repeat: which calls got a new one, never the keys themselves."""
     named = _key_names(calls)
     order = ", ".join(named[call["key"]] for call in calls)
-    return (f"{fake} was called {counted(len(calls), 'time')} under {counted(len(named), 'different key')} ({order}): "
-            "the call made again (a node re-run on resume or after a crash) got a new key, as a counter, a clock or a "
-            "random number gives; a key derived from the request is the same on every run")
+    return (_("{fake} was called {counted} under {counted2} ({order}): the call made again (a node re-run on "
+              "resume or after a crash) got a new key, as a counter, a clock or a random number gives; a key "
+              "derived from the request is the same on every run").format(
+                fake=fake, counted=counted(len(calls), 'time'), counted2=counted(len(named), 'different key'), order=order))
 
 
 def judge_pauses(what, got, request, example) -> None:
     pauses = [invoke["interrupts"] for invoke in got["invokes"] if invoke.get("interrupts")]
     if not pauses:
-        raise Failure(f"{what}: the run never paused; it must ask the person with interrupt(request) before paying", example)
+        raise Failure(_("{what}: the run never paused; it must ask the person with interrupt(request) before paying").format(
+                          what=what), example)
     for interrupts in pauses:
         if len(interrupts) != 1 or interrupts[0] != request:
-            raise Failure(f"{what}: a pause showed the interrupts {show(interrupts)}; expected exactly one, whose value "
-                          f"is the request as given: {show(request)}", example)
+            raise Failure(_("{what}: a pause showed the interrupts {interrupts}; expected exactly one, whose value is the "
+                            "request as given: {request}").format(what=what, interrupts=show(interrupts), request=show(request)), example)
 
 
 def judge_asked(what, got, request, example) -> None:
     sends = [call for call in got["calls"] if call["fake"] == "send"]
     if len({call["key"] for call in sends}) != 1:
-        said = _several_keys("inbox.send", sends) if sends else "inbox.send was never called"
-        raise Failure(f"{what}: {said}; expected one key for the whole run, derived from the request", example)
+        said = _several_keys("inbox.send", sends) if sends else _("inbox.send was never called")
+        raise Failure(_("{what}: {said}; expected one key for the whole run, derived from the request").format(
+                          what=what, said=said), example)
     wrong = next((call["message"] for call in sends if call["message"] != request), None)
     if wrong is not None:
-        raise Failure(f"{what}: inbox.send sent {show(wrong)}; expected the request itself: {show(request)}", example)
+        raise Failure(_("{what}: inbox.send sent {wrong}; expected the request itself: {request}").format(
+                          what=what, wrong=show(wrong), request=show(request)), example)
     if any(call["paused"] for call in sends):
-        raise Failure(f"{what}: inbox.send was called after the run had paused; the person is asked before the "
-                      "first pause, and a node that sends then calls interrupt() sends again when it is resumed", example)
+        raise Failure(_("{what}: inbox.send was called after the run had paused; the person is asked before the first pause, "
+                        "and a node that sends then calls interrupt() sends again when it is resumed").format(what=what), example)
 
 
 def judge_paid_after(what, got, answer, example) -> None:
     pays = [call for call in got["calls"] if call["fake"] == "pay"]
     early = next((call for call in pays if call["answered"] is None), None)
     if early is not None:
-        raise Failure(f"{what}: payments.pay was called before the person answered; pay only after an approving answer",
+        raise Failure(_("{what}: payments.pay was called before the person answered; pay only after an approving answer").format(what=what),
                       example)
     if answer is False and pays:
-        raise Failure(f"{what}: payments.pay was called {counted(len(pays), 'time')} after a denial; a denied request is "
-                      "never paid", example)
+        raise Failure(_("{what}: payments.pay was called {counted} after a denial; a denied request is never paid").format(
+                          what=what, counted=counted(len(pays), 'time')), example)
 
 
 def judge_outcome(what, got, request, answer, example) -> None:
@@ -172,33 +180,38 @@ def judge_outcome(what, got, request, answer, example) -> None:
     pays = [call for call in got["calls"] if call["fake"] == "pay"]
     decision = "approved" if answer else "denied"
     if final.get("decision") != decision:
-        raise Failure(f"{what}: decision is {show(final.get('decision'))}; expected {decision!r}", example)
+        raise Failure(_("{what}: decision is {get}; expected {decision}").format(
+                          what=what, get=show(final.get('decision')), decision=repr(decision)), example)
     if not answer:
         if "receipt" not in final or final["receipt"] is not None:
-            said = "was never written" if "receipt" not in final else "is a receipt payments.pay returned" \
-                if final["receipt"] in got["receipts"] else f"is {show(final['receipt'])}"  # a real one is never shown
-            raise Failure(f"{what}: receipt {said} after a denial; expected None", example)
+            said = _("was never written") if "receipt" not in final else _("is a receipt payments.pay returned") \
+                if final["receipt"] in got["receipts"] else _("is {receipt}").format(receipt=show(final["receipt"]))  # a real one
+            # is never shown
+            raise Failure(_("{what}: receipt {said} after a denial; expected None").format(what=what, said=said), example)
         return
     keys = {call["key"] for call in pays}
     paid = sum(call["effect"] for call in pays)
     if len(keys) != 1 or paid != 1:
-        said = _several_keys("payments.pay", pays) if len(keys) > 1 else "payments.pay was never called" if not pays \
-            else f"payments.pay paid {counted(paid, 'time')}"
-        raise Failure(f"{what}: {said}, and {counted(paid, 'payment')} left; expected exactly one payment, under one key "
-                      "derived from the request", example)
+        said = _several_keys("payments.pay", pays) if len(keys) > 1 else _("payments.pay was never called") if not pays \
+            else _("payments.pay paid {counted}").format(counted=counted(paid, "time"))
+        raise Failure(_("{what}: {said}, and {counted} left; expected exactly one payment, under one key derived from the "
+                        "request").format(what=what, said=said, counted=counted(paid, 'payment')), example)
     wrong = next((call for call in pays if (call["payee"], call["amount"]) != (request["payee"], request["amount"])), None)
     if wrong is not None:
-        raise Failure(f"{what}: payments.pay got payee={show(wrong['payee'])}, amount={show(wrong['amount'])}; expected "
-                      f"the request's {show(request['payee'])} and {request['amount']}", example)
+        raise Failure(_("{what}: payments.pay got payee={payee}, amount={amount}; expected the request's {payee2} and "
+                        "{amount2}").format(
+                          what=what, payee=show(wrong['payee']), amount=show(wrong['amount']), payee2=show(request['payee']),
+                          amount2=request['amount']), example)
     if final.get("receipt") != got["receipts"][0]:
-        said = "the receipt of another payment" if final.get("receipt") in got["receipts"] else show(final.get("receipt"))
-        raise Failure(f"{what}: receipt is {said}; expected the receipt payments.pay returned", example)
+        said = _("the receipt of another payment") if final.get("receipt") in got["receipts"] else show(final.get("receipt"))
+        raise Failure(_("{what}: receipt is {said}; expected the receipt payments.pay returned").format(what=what, said=said), example)
 
 
 def judge_completes(what, got, example) -> None:
     last = got["invokes"][-1] if got["invokes"] else {}
     if last.get("interrupts") or got["next"]:
-        left = f"still paused after {counted(len(got['invokes']), 'invoke')}" if last.get("interrupts") else \
-            f"stopped before {show(got['next'])}"
-        raise Failure(f"{what}: the run {left}; it must complete once answered (and after a crash, once continued)",
+        left = _("still paused after {counted}").format(counted=counted(len(got['invokes']), 'invoke')) if last.get("interrupts") else \
+            _("stopped before {next}").format(next=show(got['next']))
+        raise Failure(_("{what}: the run {left}; it must complete once answered (and after a crash, once continued)").format(
+                          what=what, left=left),
                       example)

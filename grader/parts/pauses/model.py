@@ -7,6 +7,8 @@ changes nothing the grader expects.
 
 import copy
 
+from grader.i18n import _, ngettext
+
 __all__ = ["FORM", "VERSIONS", "NAMES", "CURRENT", "REDUCED", "merge_tags", "meant", "misfit", "model_upgrade", "model_migrate",
            "release_keys", "lines_key", "new_line", "total_of"]
 
@@ -42,44 +44,51 @@ def misfit(key: str, current, edit) -> str | None:
 
 
 def _kind_of(value) -> str:
-    return f"a {type(value).__name__}"
+    return _("a {type}").format(type=type(value).__name__)
 
 
 def _edited(key: str, current, edit) -> tuple[object, str | None]:
     """What ``key`` holds after ``edit``, and None; or None and why the edit does not fit."""
     if key not in ("draft", "notes", "tags"):
-        return None, f"{key!r} is not a key of ReviewState (draft, notes, tags)"
+        return None, _("{key} is not a key of ReviewState (draft, notes, tags)").format(key=repr(key))
     if not isinstance(edit, (tuple, list)) or not edit:
-        return None, f"{edit!r} is not an edit: an edit is a tuple such as ('replace', value)"
+        return None, _("{edit} is not an edit: an edit is a tuple such as ('replace', value)").format(edit=repr(edit))
     kind, args = edit[0], list(edit[1:])
     if kind not in ("replace", "correct", "remove"):
-        return None, f"{kind!r} is not a kind of edit (replace, correct, remove)"
+        return None, _("{kind} is not a kind of edit (replace, correct, remove)").format(kind=repr(kind))
     if kind != "replace" and key == "draft":
-        return None, f"draft holds a str: ({kind!r}, ...) is an edit of a list key"
+        return None, _("draft holds a str: ({kind}, ...) is an edit of a list key").format(kind=repr(kind))
     parts = {"replace": 1, "correct": 2, "remove": 1}[kind]
     if len(args) != parts:
-        return None, f"a {kind!r} edit has {parts} part{'s' if parts > 1 else ''} after its kind, not {len(args)}"
+        return None, ngettext("a {kind} edit has {parts} part after its kind, not {count}",
+                              "a {kind} edit has {parts} parts after its kind, not {count}", parts).format(
+                         kind=repr(kind), parts=parts, count=len(args))
     if kind == "replace":
         value = args[0]
         if key == "draft":
-            return (value, None) if isinstance(value, str) else (None, f"draft holds a str, and {value!r} is {_kind_of(value)}")
+            return (value, None) if isinstance(value, str) else (None, _("draft holds a str, and {value} is {kind_of}").format(
+                                                                           value=repr(value), kind_of=_kind_of(value)))
         if not isinstance(value, list):
-            return None, f"{key} holds a list of str, and {value!r} is {_kind_of(value)}, not a list"
+            return None, _("{key} holds a list of str, and {value} is {kind_of}, not a list").format(
+                             key=key, value=repr(value), kind_of=_kind_of(value))
         wrong = next((item for item in value if not isinstance(item, str)), None)
-        return (value, None) if wrong is None else (None, f"{key} holds a list of str, and {wrong!r} in it is {_kind_of(wrong)}")
+        return (value, None) if wrong is None else (None, _("{key} holds a list of str, and {wrong} in it is {kind_of}").format(
+                                                              key=key, wrong=repr(wrong), kind_of=_kind_of(wrong)))
     index = args[0]
     if isinstance(index, bool):
-        return None, f"{index!r} is a bool, not an index; a bool passes isinstance(index, int), so refuse it first"
+        return None, _("{index} is a bool, not an index; a bool passes isinstance(index, int), so refuse it first").format(
+                         index=repr(index))
     if type(index) is not int:
-        return None, f"{index!r} is {_kind_of(index)}, not an int index"
+        return None, _("{index} is {kind_of}, not an int index").format(index=repr(index), kind_of=_kind_of(index))
     if not 0 <= index < len(current):
-        return None, f"{index} is not an index of its {len(current)} items (0 to {len(current) - 1})"
+        return None, _("{index} is not an index of its {count} items (0 to {value})").format(
+                         index=index, count=len(current), value=len(current) - 1)
     result = list(current)
     if kind == "remove":
         del result[index]
         return result, None
     if not isinstance(args[1], str):
-        return None, f"{key} holds str items, and {args[1]!r} is {_kind_of(args[1])}"
+        return None, _("{key} holds str items, and {args} is {kind_of}").format(key=key, args=repr(args[1]), kind_of=_kind_of(args[1]))
     result[index] = args[1]
     return result, None
 

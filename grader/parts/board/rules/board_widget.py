@@ -10,6 +10,7 @@ the learner's own reducer and validate_update give (``own_fold``,
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import show
+from grader.i18n import N_, _, ngettext
 from grader.parts.board.checks import brief
 from grader.parts.board.model import EMPTY, card_ids, invariant_problems, model_problems
 from grader.parts.board.strategies import board_flags, few_commands, garbage, graph_starts, instance_flags, short_sequences
@@ -31,8 +32,8 @@ def _graph_input(board, has_board, commands) -> str:
 def expect_own_fold(got, board, has_board, commands, why: str):
     """The run ended with the learner's own reducer folded over the commands (``own_fold``), a Board."""
     if got["type"] != "Board" or got["board"] != got["own_fold"]:
-        raise Failure(f"build_board_graph().invoke({_graph_input(board, has_board, commands)}) ended with board "
-                      f"{brief(got['board'])}; expected {brief(got['own_fold'])}{why}",
+        raise Failure(_("build_board_graph().invoke({input}) ended with board {got}; expected {expected}{why}").format(
+            input=_graph_input(board, has_board, commands), got=brief(got["board"]), expected=brief(got["own_fold"]), why=why),
                       Counterexample("build_board_graph", [board, commands], got["own_fold"], got["board"]))
 
 
@@ -49,42 +50,42 @@ TWO_MOVES = ({"columns": [{"column_id": "todo", "title": "To do", "cards": [
      {"type": "remove", "card_id": "T-2", "from_column": "todo"}])
 
 
-@graph.rule("BoardState.board is typed Board with board_reducer: a garbage first write is rejected, not stored")
+@graph.rule(N_("BoardState.board is typed Board with board_reducer: a garbage first write is rejected, not stored"))
 def graph_first_write(check):
     require_graph(check)
 
     @check.forall(garbage, examples=check.budget("payload"), first=("garbage",))
     def first_write(value):
-        text = f"a graph over BoardState whose first node writes {{'board': {show(value)}}}"
+        text = _("a graph over BoardState whose first node writes {write}").format(write=f"{{'board': {show(value)}}}")
         got = no_raise(check.probe("board_first_write", value), text)
         if got["type"] != "Board" or got["board"] != EMPTY:
-            raise Failure(f"{text} ended with board = {show(got['board'])}; expected Board() (the garbage rejected): "
-                          "with Board | None LangGraph stores a first write without calling the reducer",
+            raise Failure(_("{graph} ended with board = {got}; expected Board() (the garbage rejected): with Board | None "
+                            "LangGraph stores a first write without calling the reducer").format(graph=text, got=show(got["board"])),
                           Counterexample("graph", [value], EMPTY, got["board"]))
 
 
-@graph.rule("DEMO_BOARD is a valid Board with cards, and Board() is the empty board")
+@graph.rule(N_("DEMO_BOARD is a valid Board with cards, and Board() is the empty board"))
 def graph_demo(check):
     require_graph(check)
-    got = no_raise(check.probe("board_demo"), "reading DEMO_BOARD and Board()")
+    got = no_raise(check.probe("board_demo"), _("reading DEMO_BOARD and Board()"))
     if got["empty_type"] != "Board" or got["empty"] != EMPTY:
-        raise Failure(f"Board() is {show(got['empty'])}; expected the empty board {EMPTY}")
+        raise Failure(_("Board() is {got}; expected the empty board {empty}").format(got=show(got["empty"]), empty=EMPTY))
     demo = got["demo"]
     if got["type"] != "Board" or model_problems(None, demo) or invariant_problems(demo) or not card_ids(demo):
-        raise Failure(f"DEMO_BOARD is {brief(demo)}; expected a valid Board with cards, counts right, ids unique")
+        raise Failure(_("DEMO_BOARD is {board}; expected a valid Board with cards, counts right, ids unique").format(board=brief(demo)))
 
 
-@graph.rule("the final board is the fold of board_reducer over the commands, in list order")
+@graph.rule(N_("the final board is the fold of board_reducer over the commands, in list order"))
 def graph_fold(check):
     @check.forall(short_sequences, instance_flags, examples=check.budget("sequence"), first=(TWO_MOVES, False))
     def folded(case, as_instance):
         start, commands = case
         expect_own_fold(run_graph(check, start, True, as_instance, commands), start, True, commands,
-                        ", your board_reducer folded over the commands in list order: each command returns "
-                        "{'board': command}, not a whole board")
+                        _(", your board_reducer folded over the commands in list order: each command returns "
+                          "{board_command}, not a whole board").format(board_command="{'board': command}"))
 
 
-@graph.rule("rejected holds one reason per command that was invalid against the board the commands were issued on")
+@graph.rule(N_("rejected holds one reason per command that was invalid against the board the commands were issued on"))
 def graph_rejected(check):
     @check.forall(short_sequences, examples=check.budget("sequence"), first=(TWO_MOVES,))
     def reasons(case):
@@ -93,21 +94,24 @@ def graph_rejected(check):
         rejected = got["rejected"] if got["rejected"] is not None else []
         if type(rejected) is not list or len(rejected) != got["own_invalid"] or any(
                 type(r) is not str or not r.strip() for r in rejected):
-            raise Failure(f"build_board_graph().invoke({_graph_input(start, True, commands)}) gave rejected = "
-                          f"{show(rejected)}; expected {got['own_invalid']} reason(s), one per command your "
-                          "board_reducer rejects on the board the commands were issued on",
+            raise Failure(ngettext("build_board_graph().invoke({input}) gave rejected = {got}; expected {count} reason(s), "
+                                   "one per command your board_reducer rejects on the board the commands were issued on",
+                                   "build_board_graph().invoke({input}) gave rejected = {got}; expected {count} reason(s), "
+                                   "one per command your board_reducer rejects on the board the commands were issued on",
+                                   got["own_invalid"]).format(input=_graph_input(start, True, commands), got=show(rejected),
+                                                              count=got["own_invalid"]),
                           Counterexample("build_board_graph", [start, commands], got["own_invalid"], rejected))
 
 
-@graph.rule("an empty or garbage starting board becomes DEMO_BOARD; a starting board goes through the reducer")
+@graph.rule(N_("an empty or garbage starting board becomes DEMO_BOARD; a starting board goes through the reducer"))
 def graph_start(check):
     @check.forall(graph_starts, board_flags, few_commands, examples=check.budget("sequence"))
     def started(board, has_board, commands):
         expect_own_fold(run_graph(check, board, has_board, False, commands), board, has_board, commands,
-                        ": the input board goes through board_reducer, and an empty board becomes DEMO_BOARD")
+                        _(": the input board goes through board_reducer, and an empty board becomes DEMO_BOARD"))
 
 
-@graph.rule("each command runs as its own apply_command call, which returns {'board': command}")
+@graph.rule(N_("each command runs as its own apply_command call, which returns {'board': command}"))
 def graph_calls(check):
     @check.forall(short_sequences, examples=check.budget("sequence"), first=(TWO_MOVES,))
     def calls(case):
@@ -122,11 +126,13 @@ def graph_calls(check):
             else:
                 unmatched.append(command)
         if len(got["calls"]) != len(commands) or unmatched:
-            raise Failure(f"{text} ran apply_command {len(got['calls'])} time(s), returning boards {show(got['calls'])}; "
-                          f"expected {len(commands)} run(s), one Send per command, each returning {{'board': command}} "
-                          "(the command itself: the reducer applies it)",
+            raise Failure(_("{call} ran apply_command {count} time(s), returning boards {boards}; expected {expected} run(s), "
+                            "one Send per command, each returning {board_command} (the command itself: the reducer applies "
+                            "it)").format(call=text, count=len(got["calls"]), boards=show(got["calls"]), expected=len(commands),
+                                          board_command="{'board': command}"),
                           Counterexample("build_board_graph", [start, commands], commands, got["calls"]))
         # The docstring's shape, build_board -> one Send per command: the node that sets up the board runs first.
         if got["nodes"][:1] != ["build_board"]:
-            raise Failure(f"{text} ran the nodes {show(got['nodes'])}; expected a node named build_board first (it puts "
-                          "DEMO_BOARD in place when the board is empty), then one apply_command per command")
+            raise Failure(_("{call} ran the nodes {nodes}; expected a node named build_board first (it puts DEMO_BOARD in "
+                            "place when the board is empty), then one apply_command per command").format(
+                call=text, nodes=show(got["nodes"])))

@@ -10,6 +10,7 @@ against the model.
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import contrast, show
+from grader.i18n import N_, _
 from grader.parts.board.checks import brief, counterexample, expect_board
 from grader.parts.board.model import card_ids, invariant_problems, model_apply
 from grader.parts.board.strategies import currents, miscounted, op_sequences, replacements
@@ -17,25 +18,25 @@ from grader.parts.board.strategies import currents, miscounted, op_sequences, re
 replace = task("board.replace")
 
 
-@replace.rule("a valid whole board replaces the board, whether current is None or a board")
+@replace.rule(N_("a valid whole board replaces the board, whether current is None or a board"))
 def replace_valid(check):
     @check.forall(currents, replacements)
     def replaced(current, update):
-        expect_board(check, current, update, "a valid board replaces the stored one")
+        expect_board(check, current, update, _("a valid board replaces the stored one"))
 
 
-@replace.rule("card_count is derived: recomputed from the cards, whatever the update claimed")
+@replace.rule(N_("card_count is derived: recomputed from the cards, whatever the update claimed"))
 def replace_counts(check):
     @check.forall(currents, miscounted)
     def recomputed(current, update):
-        expect_board(check, current, update, "card_count == len(cards) in every column, whatever the writer claimed")
+        expect_board(check, current, update, _("card_count == len(cards) in every column, whatever the writer claimed"))
 
 
-@replace.rule("a Board model is accepted too, and the reducer never mutates it")
+@replace.rule(N_("a Board model is accepted too, and the reducer never mutates it"))
 def replace_instance(check):
     @check.forall(currents, miscounted)
     def from_model(current, update):
-        expect_board(check, current, update, "a Board instance is a replacement too", as_instance=True)
+        expect_board(check, current, update, _("a Board instance is a replacement too"), as_instance=True)
 
 
 # -- board.sequence ---------------------------------------------------------------------------------
@@ -64,8 +65,9 @@ TOUR = ({"columns": [
 
 def fold(check, updates) -> list:
     """``board_fold``'s steps; a reducer that raises on any step fails the rule."""
-    return no_raise(check.probe("board_fold", updates), lambda: f"folding board_reducer over {show(updates)}",
-                    hint="a reducer never raises", example=Counterexample("board_reducer", updates, "no exception", None))
+    return no_raise(check.probe("board_fold", updates),
+                    lambda: _("folding board_reducer over {updates}").format(updates=show(updates)),
+                    hint=_("a reducer never raises"), example=Counterexample("board_reducer", updates, "no exception", None))
 
 
 def walk(check, case):
@@ -78,7 +80,7 @@ def walk(check, case):
     steps, board = fold(check, updates), None
     for number, (update, got) in enumerate(zip(updates, steps), 1):
         no_raise(got, lambda number=number, update=update, board=board: _at(number, update, board),
-                 hint="a reducer never raises",
+                 hint=_("a reducer never raises"),
                  example=counterexample(board, update, "no exception", None))
         expected, accepted = model_apply(board, update)
         yield number, update, board, expected, accepted, got
@@ -86,60 +88,66 @@ def walk(check, case):
 
 
 def _at(number, update, before) -> str:
-    return f"at step {number}, board_reducer({brief(before) if before is not None else 'None'}, {show(update)})"
+    return _("at step {number}, board_reducer({current}, {update})").format(
+        number=number, current=brief(before) if before is not None else "None", update=show(update))
 
 
 # Every rule below names its test ``sequence``: they share their examples, so the child folds each once.
-@sequence.rule("after every accepted update each column's card_count == len(cards) and every id is unique")
+@sequence.rule(N_("after every accepted update each column's card_count == len(cards) and every id is unique"))
 def sequence_invariants(check):
     @check.forall(op_sequences(), first=(TOUR,))
     def sequence(case):
-        for number, update, before, _, accepted, got in walk(check, case):
+        for number, update, before, _expected, accepted, got in walk(check, case):
             broken = invariant_problems(got["result"]) if accepted and got["type"] == "Board" else []
             if broken:
-                raise Failure(f"{_at(number, update, before)} returned {brief(got['result'])}: {broken[0]}",
+                raise Failure(_("{call} returned {got}: {problem}").format(
+                    call=_at(number, update, before), got=brief(got["result"]), problem=broken[0]),
                               counterexample(before, update, "invariants hold", got["result"]))
 
 
-@sequence.rule("cards are conserved: moves never lose or duplicate a card, only removes and replacements change the set")
+@sequence.rule(N_("cards are conserved: moves never lose or duplicate a card, only removes and replacements change the set"))
 def sequence_conservation(check):
     @check.forall(op_sequences(), first=(TOUR,))
     def sequence(case):
-        for number, update, before, expected, _, got in walk(check, case):
+        for number, update, before, expected, _accepted, got in walk(check, case):
             have = sorted(card_ids(got["result"])) if got["type"] == "Board" else None
             want = sorted(card_ids(expected)) if expected is not None else None
             if have != want:
                 shown, wanted = contrast(have, want)
-                raise Failure(f"{_at(number, update, before)} left the cards {shown}; expected {wanted}",
+                raise Failure(_("{call} left the cards {got}; expected {expected}").format(
+                    call=_at(number, update, before), got=shown, expected=wanted),
                               counterexample(before, update, want, have))
 
 
-@sequence.rule("every step's result equals the model's: the fold of the updates in order")
+@sequence.rule(N_("every step's result equals the model's: the fold of the updates in order"))
 def sequence_model(check):
     @check.forall(op_sequences(), first=(TOUR,))
     def sequence(case):
-        for number, update, before, expected, _, got in walk(check, case):
+        for number, update, before, expected, _accepted, got in walk(check, case):
             if got["result"] != expected or got["type"] != ("None" if expected is None else "Board"):
-                raise Failure(f"{_at(number, update, before)} returned {brief(got['result'])}; expected {brief(expected)}",
+                raise Failure(_("{call} returned {got}; expected {expected}").format(
+                    call=_at(number, update, before), got=brief(got["result"]), expected=brief(expected)),
                               counterexample(before, update, expected, got["result"]))
 
 
-@sequence.rule("no step mutates current or the update")
+@sequence.rule(N_("no step mutates current or the update"))
 def sequence_pure(check):
     @check.forall(op_sequences(), first=(TOUR,))
     def sequence(case):
-        for number, update, before, _, _, got in walk(check, case):
+        for number, update, before, _expected, _accepted, got in walk(check, case):
             if got["current_changed"] or got["update_changed"]:
                 which = "current" if got["current_changed"] else "the update"
-                raise Failure(f"{_at(number, update, before)} changed {which}; a reducer never mutates its arguments",
+                said = _("{call} changed current; a reducer never mutates its arguments") if got["current_changed"] \
+                    else _("{call} changed the update; a reducer never mutates its arguments")
+                raise Failure(said.format(call=_at(number, update, before)),
                               counterexample(before, update, "arguments unchanged", f"{which} changed"))
 
 
-@sequence.rule("every rejected step returns current itself (the same object)")
+@sequence.rule(N_("every rejected step returns current itself (the same object)"))
 def sequence_identity(check):
     @check.forall(op_sequences(), first=(TOUR,))
     def sequence(case):
-        for number, update, before, _, accepted, got in walk(check, case):
+        for number, update, before, _expected, accepted, got in walk(check, case):
             if not accepted and not got["is_current"]:
-                raise Failure(f"{_at(number, update, before)} returned {brief(got['result'])} for an invalid update; "
-                              "expected current itself", counterexample(before, update, before, got["result"]))
+                raise Failure(_("{call} returned {got} for an invalid update; expected current itself").format(
+                    call=_at(number, update, before), got=brief(got["result"])), counterexample(before, update, before, got["result"]))

@@ -9,7 +9,7 @@ the approvals already in that stream.
 from grader.engine.checking import Failure, Raised, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.branches.checks import stream_built
 from grader.parts.branches.model import APPROVAL, RECORD_KEYS, model_conflict, model_resolution
 from grader.parts.branches.strategies import (
@@ -55,15 +55,17 @@ def conflict_record(check):
         call = check.value("open_conflict", case, found, kind, action)
         got = call.result
         if type(got) is not dict:
-            raise Failure(f"{call.text()} returned {show(got)}; expected a record (a dict): a conflict is data the "
-                          "graph keeps and a person resolves, not an error message", call.counterexample("a dict"))
+            raise Failure(_("{text} returned {got}; expected a record (a dict): a conflict is data the graph keeps and a person "
+                            "resolves, not an error message").format(text=call.text(), got=show(got)), call.counterexample("a dict"))
         expected = model_conflict(case, found, kind, action)
         wrong = {key: got.get(key) for key, value in expected.items() if got.get(key) != value}
         if sorted(got) != RECORD_KEYS or wrong or type(got.get("conflict_id")) is not str or not got["conflict_id"]:
-            raise Failure(f"{call.text()} returned {show(got)}; expected exactly the keys {RECORD_KEYS} with {show(expected)} "
-                          f"and a non-empty str conflict_id" + (f" (wrong: {show(wrong)})" if wrong else ""))
+            raise Failure(_("{text} returned {got}; expected exactly the keys {RECORD_KEYS} with {expected} and a non-empty str "
+                            "conflict_id{value}").format(text=call.text(), got=show(got), RECORD_KEYS=RECORD_KEYS, expected=show(expected),
+                              value=f' (wrong: {show(wrong)})' if wrong else ''))
         if call.args_after != [case, found, kind, action]:
-            raise Failure(f"{call.text()} changed its arguments; open_conflict must not mutate the case or the proposals")
+            raise Failure(_("{text} changed its arguments; open_conflict must not mutate the case or the proposals").format(
+                              text=call.text()))
 
 
 @conflicts.rule(N_("the same conflict always gets the same conflict_id; another kind gets another one"))
@@ -77,8 +79,9 @@ def conflict_ids(check):
         other = check.value("open_conflict", case, found, other_kind, action).result
         ids = [r.get("conflict_id") if type(r) is dict else r for r in (first, again, other)]
         if ids[0] != ids[1] or ids[0] == ids[2]:
-            raise Failure(f"open_conflict gave the ids {show(ids[0])}, {show(ids[1])} (same proposals, other order) and "
-                          f"{show(ids[2])} (kind {other_kind!r}); expected the first two equal and the third different")
+            raise Failure(_("open_conflict gave the ids {ids}, {ids2} (same proposals, other order) and {ids3} (kind "
+                            "{other_kind}); expected the first two equal and the third different").format(
+                              ids=show(ids[0]), ids2=show(ids[1]), ids3=show(ids[2]), other_kind=repr(other_kind)))
 
 
 @conflicts.rule(N_("resolve_conflict appends one conflict_resolved event naming the conflict, the decision, "
@@ -93,14 +96,15 @@ def conflict_resolution(check):
         expected = model_resolution(conflict, decision, actor, rule)
         call = f"resolve_conflict(stream, conflict, {decision!r}, {actor!r}, {rule!r})"
         if len(added) != 1 or any(added[0].get(key) != value for key, value in expected.items()):
-            raise Failure(f"{call} appended {show(added)}; expected one event {show(expected)}")
+            raise Failure(_("{call} appended {added}; expected one event {expected}").format(
+                              call=call, added=show(added), expected=show(expected)))
         result = got["results"][0]
         if type(result) is not dict or result.get("status") != "resolved" or \
                 {k: v for k, v in result.items() if k not in ("status", "resolution")} != \
                 {k: v for k, v in conflict.items() if k not in ("status", "resolution")} or \
                 result.get("resolution") != added[0]:  # the resolution is the event appended, all of it
-            raise Failure(f"{call} returned {show(result)}; expected the conflict's record with status 'resolved' "
-                          "and its resolution (the event)")
+            raise Failure(_("{call} returned {result}; expected the conflict's record with status 'resolved' and its resolution "
+                            "(the event)").format(call=call, result=show(result)))
 
 
 @conflicts.rule(N_("resolving never rewrites history: earlier events and the conflict passed in stay as they were"))
@@ -111,11 +115,11 @@ def conflict_history(check):
         prior = _prior(ids)
         got = _resolved(check, conflict, prior, [["reject_all", actor, "four-eyes"]])
         if got["events"][:len(prior)] != prior:
-            raise Failure(f"after resolve_conflict the stream's earlier events are {show(got['events'][:len(prior)])}; "
-                          f"expected them unchanged, {show(prior)}: append what happened, never edit the past")
+            raise Failure(_("after resolve_conflict the stream's earlier events are {events}; expected them unchanged, {prior}: "
+                            "append what happened, never edit the past").format(events=show(got['events'][:len(prior)]), prior=show(prior)))
         if got["conflict_after"] != conflict:
-            raise Failure(f"resolve_conflict changed the conflict passed in to {show(got['conflict_after'])}; "
-                          "return a new record, the open one is history")
+            raise Failure(_("resolve_conflict changed the conflict passed in to {conflict_after}; return a new record, the open "
+                            "one is history").format(conflict_after=show(got['conflict_after'])))
 
 
 @conflicts.rule(N_("a conflict is resolved once: resolving it again appends nothing and returns the first resolution"))
@@ -127,9 +131,9 @@ def conflict_once(check):
         found = _resolutions(got["events"], conflict["conflict_id"])
         second = got["results"][1] if type(got["results"][1]) is dict else {}
         if len(found) != 1 or (second.get("resolution") or {}).get("actor") != "alice":
-            raise Failure(f"alice resolved the conflict, then bob resolved it again: the stream holds {len(found)} "
-                          f"conflict_resolved events and bob got {show(second.get('resolution'))}; expected one event "
-                          "and alice's resolution")
+            raise Failure(_("alice resolved the conflict, then bob resolved it again: the stream holds {count} conflict_resolved "
+                            "events and bob got {get}; expected one event and alice's resolution").format(
+                              count=len(found), get=show(second.get('resolution'))))
 
 
 @conflicts.rule(N_("a resolver that loses the race re-reads the stream and decides again: "
@@ -141,15 +145,16 @@ def resolver_race(check):
         mine, theirs = [ids[0], me, "four-eyes"], ["reject_all", f"{me}-colleague", "risk-first"]
         got = stream_built(check.probe("resolve_interleaved", conflict, _prior(ids), mine, theirs), conflict["stream_id"])
         if isinstance(got, Raised):  # failed, not an error: losing the race must not raise (no_raise would say error)
-            raise Failure(f"resolve_conflict raised {got.sentence()} after another resolver committed between its read "
-                          "and its append; catch StaleVersion, re-read the stream and decide again")
+            raise Failure(_("resolve_conflict raised {sentence} after another resolver committed between its read and its "
+                            "append; catch StaleVersion, re-read the stream and decide again").format(sentence=got.sentence()))
         found = _resolutions(got["events"], conflict["conflict_id"])
         resolution = (got["mine"] or {}).get("resolution") if isinstance(got["mine"], dict) else None
         if len(found) != 1 or not isinstance(resolution, dict) or resolution.get("actor") != theirs[1] \
                 or resolution.get("decision") != "reject_all":
-            raise Failure(f"another resolver ({theirs[1]!r}, 'reject_all') committed just before {me!r} appended; the stream "
-                          f"then held {len(found)} conflict_resolved events and {me!r} got the resolution {show(resolution)}; "
-                          f"expected one event and the winner's resolution: on StaleVersion re-read, never retry blindly")
+            raise Failure(_("another resolver ({theirs}, 'reject_all') committed just before {me} appended; the stream then held "
+                            "{count} conflict_resolved events and {me} got the resolution {resolution}; expected one event and "
+                            "the winner's resolution: on StaleVersion re-read, never retry blindly").format(
+                              theirs=repr(theirs[1]), me=repr(me), count=len(found), resolution=show(resolution)))
 
     @check.forall(event_id_sets, resolver_counts, examples=check.budget("threads"))
     def threads(ids, count):
@@ -160,5 +165,6 @@ def resolver_race(check):
         # A thread's answer: {"result": the record it returned, or what it raised}; None if it never finished.
         answers = [{"raised": a["result"].type} if a and isinstance(a["result"], Raised) else a for a in got["results"]]
         if len(found) != 1 or any(not a or "result" not in a for a in answers):
-            raise Failure(f"{count} threads resolved the same conflict at once: the stream holds {len(found)} "
-                          f"conflict_resolved events, answers {show(answers)}; expected exactly one resolution")
+            raise Failure(_("{count} threads resolved the same conflict at once: the stream holds {count2} conflict_resolved "
+                            "events, answers {answers}; expected exactly one resolution").format(
+                              count=count, count2=len(found), answers=show(answers)))

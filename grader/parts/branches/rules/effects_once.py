@@ -10,7 +10,7 @@ request. Each graph run is one probe (``refund_orders``, ``refund_redelivered``)
 from grader.engine.checking import Abort, Counterexample, Failure, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import contrast, show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.branches.checks import (
     expect_decided,
     expect_decision,
@@ -49,9 +49,9 @@ def proposals_merged(check):
         for left, right in ((a, b), (b, a), (a + b, b)):
             got = check.value("merge_proposals", left, right).result
             if got != expected:
-                raise Failure(f"merge_proposals({show(left)}, {show(right)}) returned {show(got)}; expected {show(expected)}: "
-                              "each event id once, sorted by it, so the order branches finish in and a redelivered "
-                              "proposal change nothing (the laws of merge_evidence)")
+                raise Failure(_("merge_proposals({left}, {right}) returned {got}; expected {expected}: each event id once, sorted by "
+                                "it, so the order branches finish in and a redelivered proposal change nothing (the laws of "
+                                "merge_evidence)").format(left=show(left), right=show(right), got=show(got), expected=show(expected)))
 
 
 @order_task.rule(N_("RefundState on its own: evidence merged by merge_evidence, proposals by merge_proposals; case, "
@@ -59,20 +59,21 @@ def proposals_merged(check):
 def refund_state(check):
     got = no_raise(check.probe("channels", "RefundState"), "building a StateGraph over RefundState")
     if not got["keys"]:  # the stub's class: not written yet, not a wrong answer
-        raise Abort("not_implemented", f"{order_task.id}: RefundState has no keys yet; complete it in agstate/branches.py "
-                                       f"(notebook {order_task.notebook})")
+        raise Abort("not_implemented", _("{id}: RefundState has no keys yet; complete it in agstate/branches.py (notebook "
+                                         "{notebook})").format(id=order_task.id, notebook=order_task.notebook))
     found = {key: got["channels"][key]["reducer"] for key in got["keys"]}
     missing = [key for key in REFUND_STATE if key not in found]
     if missing:
-        raise Failure(f"RefundState has the keys {show(got['keys'])}; it lacks {show(missing)}: the graph's state needs "
-                      f"every key of its docstring, {list(REFUND_STATE)}")
+        raise Failure(_("RefundState has the keys {keys}; it lacks {missing}: the graph's state needs every key of its "
+                        "docstring, {REFUND_STATE}").format(keys=show(got['keys']), missing=show(missing), REFUND_STATE=list(REFUND_STATE)))
     wrong = {key: found[key] for key, rule in REFUND_STATE.items() if found[key] != rule}
     if wrong:
         key = next(iter(wrong))
         rule = REFUND_STATE[key]
-        raise Failure(f"RefundState.{key} is merged by {wrong[key] or 'nothing (overwrite)'}; expected "
-                      + (f"Annotated[..., {rule}]: parallel branches add to it" if rule else
-                         "no merge rule: one node writes it, so its write is the value"))
+        raise Failure(_("RefundState.{key} is merged by {value}; expected {value2}").format(
+                          key=key, value=wrong[key] or 'nothing (overwrite)',
+                          value2=_("Annotated[..., {rule}]: parallel branches add to it").format(rule=rule) if rule
+                          else _("no merge rule: one node writes it, so its write is the value")))
 
 
 @order_task.rule(N_("_decide on its own: facts first, then each decision against the case with the facts applied; one "
@@ -83,15 +84,16 @@ def decide_alone(check):
         text = f"_decide({{'case': {show(state['case'])}, 'proposals': {show(state['proposals'])}}})"
         got = check.value("_decide", state).result
         if type(got) is not dict or not {"case", "conflicts", "events"} <= set(got):
-            raise Failure(f"{text} returned {show(got)}; expected a dict with 'case', 'conflicts' and 'events' (the "
-                          "node's write)", Counterexample("_decide", [state], "{'case', 'conflicts', 'events'}", got))
+            raise Failure(_("{text} returned {got}; expected a dict with 'case', 'conflicts' and 'events' (the node's write)").format(
+                              text=text, got=show(got)), Counterexample("_decide", [state], "{'case', 'conflicts', 'events'}", got))
         expected = model_decide(state["case"], state["proposals"])
         by_id = {p["event_id"]: (p["actor"], p["type"]) for p in state["proposals"]}
         kinds = expect_decision(text, state["case"], got, expected, by_id,
                                 Counterexample("_decide", [state], expected["case"], got["case"]))
         if kinds != expected["conflicts"]:
             shown, wanted = contrast(kinds, expected["conflicts"])
-            raise Failure(f"{text} recorded the conflicts {shown} (kind: [(actor, type)]); expected {wanted}",
+            raise Failure(_("{text} recorded the conflicts {shown} (kind: [(actor, type)]); expected {wanted}").format(
+                              text=text, shown=shown, wanted=wanted),
                           Counterexample("_decide", [state], expected["conflicts"], kinds))
         expect_decision_events(text, state["case"], got, expected, by_id)
 
@@ -112,7 +114,7 @@ def graph_every_order(check):
     @check.forall(refund_cases(), examples=check.budget("run"), first=(HIGH_RISK,))
     def every_order(inputs):
         case, signals = inputs
-        expect_same_everywhere(check, case, signals, PERMUTATIONS, "in the order")
+        expect_same_everywhere(check, case, signals, PERMUTATIONS, _("in the order"))
 
 
 @order_task.rule(N_("a branch result delivered twice changes nothing"))
@@ -120,7 +122,7 @@ def graph_duplicates(check):
     @check.forall(refund_cases(), examples=check.budget("run"), first=(HIGH_RISK,))
     def duplicated(inputs):
         case, signals = inputs
-        expect_same_everywhere(check, case, signals, DUPLICATED, "with one twice:")
+        expect_same_everywhere(check, case, signals, DUPLICATED, _("with one twice:"))
 
 
 @order_task.rule(N_("the four branch nodes run in parallel, all in the same step"))
@@ -129,8 +131,9 @@ def graph_parallel(check):
         steps = refund_runs(check, case, signals, [])["branch_steps"]
         if len(set(steps.values())) != 1:
             by_step = {step: sorted(name for name, at in steps.items() if at == step) for step in sorted(set(steps.values()))}
-            raise Failure(f"{graph_text(case, signals)} ran the branch nodes step by step, {show(by_step)} (step: nodes); "
-                          "expected all four in one step: connect each to START, and decide to all four")
+            raise Failure(_("{graph_text} ran the branch nodes step by step, {by_step} (step: nodes); expected all four in one "
+                            "step: connect each to START, and decide to all four").format(
+                              graph_text=graph_text(case, signals), by_step=show(by_step)))
 
 
 @order_task.rule(N_("the branch nodes publish only evidence and proposals: they never write the case, decide does"))
@@ -140,8 +143,9 @@ def graph_branch_writes(check):
         wrong = {name: keys for name, keys in written.items() if not isinstance(keys, list)
                  or not set(keys) <= {"evidence", "proposals"}}
         if wrong:
-            raise Failure(f"{graph_text(case, signals)}: the branch nodes wrote {show(wrong)}; expected only 'evidence' and "
-                          "'proposals': branches publish what they find, only decide writes the case")
+            raise Failure(_("{graph_text}: the branch nodes wrote {wrong}; expected only 'evidence' and 'proposals': branches "
+                            "publish what they find, only decide writes the case").format(
+                              graph_text=graph_text(case, signals), wrong=show(wrong)))
 
 
 # -- branches.effects_once ------------------------------------------------------------------------------
@@ -161,12 +165,14 @@ def effects_run(check):
         expected = model_refund(case, signals)
         wanted = sorted((key.rsplit(":", 1)[1], key) for key in expected["effects_done"])
         if _calls(plain["ledger"]) != wanted or any(c.get("case_id") != case["case_id"] for c in plain["ledger"]):
-            raise Failure(f"{graph_text(case, signals)} ran the effects {show(plain['ledger'])}; expected {show(wanted)} "
-                          f"(effect, idempotency key), each called with the case "
-                          f"({'approved' if wanted else 'not approved: no email, no transfer'})")
+            raise Failure(_("{graph_text} ran the effects {ledger}; expected {wanted} (effect, idempotency key), each called "
+                            "with the case ({value})").format(
+                              graph_text=graph_text(case, signals), ledger=show(plain['ledger']), wanted=show(wanted),
+                              value=_("approved") if wanted else _("not approved: no email, no transfer")))
         done = plain["output"].get("effects_done") if isinstance(plain["output"], dict) else None
         if sorted(done or []) != expected["effects_done"]:
-            raise Failure(f"{graph_text(case, signals)} left effects_done {show(done)}; expected {expected['effects_done']}")
+            raise Failure(_("{graph_text} left effects_done {done}; expected {effects_done}").format(
+                              graph_text=graph_text(case, signals), done=show(done), effects_done=expected['effects_done']))
 
     check.each([(inputs,) for inputs in FIXED_REFUNDS])(once)
     check.forall(refund_cases(), examples=check.budget("refund"))(once)
@@ -181,15 +187,17 @@ def _redelivered(check, how: str, what: str):
         got = no_raise(check.probe("refund_redelivered", case, signals, how, limit=10.0), what)
         wanted = sorted((name, f"{case_id}:{name}") for name in ("create_transfer", "send_email"))
         if _calls(got["ledger"]) != wanted:
-            raise Failure(f"{graph_text(case, signals)} approved the refund, then {what}: the effects ran "
-                          f"{show(_calls(got['ledger']))}; expected each once, {show(wanted)}: skip keys already done")
+            raise Failure(_("{graph_text} approved the refund, then {what}: the effects ran {calls}; expected each once, "
+                            "{wanted}: skip keys already done").format(
+                              graph_text=graph_text(case, signals), what=what, calls=show(_calls(got['ledger'])),
+                              wanted=show(wanted)))
 
 
 @effects_task.rule(N_("a redelivered approval_confirmed runs no effect again"))
 def effects_confirmation(check):
-    _redelivered(check, "confirmation", "decide's write (the confirmation) was delivered again")
+    _redelivered(check, "confirmation", _("decide's write (the confirmation) was delivered again"))
 
 
 @effects_task.rule(N_("a retried request on the same thread runs no effect again"))
 def effects_retried(check):
-    _redelivered(check, "input", "the same request was invoked again on the same thread")
+    _redelivered(check, "input", _("the same request was invoked again on the same thread"))

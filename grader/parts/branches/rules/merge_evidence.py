@@ -2,7 +2,7 @@
 
 from grader.engine.expectations import expect_pure
 from grader.engine.registry import task
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.branches.checks import expect_raises, expect_records
 from grader.parts.branches.model import model_union
 from grader.parts.branches.strategies import colliding_pair, consistent_lists
@@ -31,7 +31,7 @@ def merge_collision(check):
     def collides(pair):
         left, right, shared = pair
         expect_raises(check, "merge_evidence", [left, right], "EvidenceCollision", {"evidence_id": shared},
-                      f"two branches disagree about {shared!r} and nobody may pick one silently")
+                      _("two branches disagree about {shared} and nobody may pick one silently").format(shared=repr(shared)))
 
 
 @merge_task.rule(N_("merge_evidence returns a new list and never mutates its arguments"))

@@ -9,7 +9,7 @@ one's append did (``scenarios_race``).
 from grader.engine.checking import Failure, Raised
 from grader.engine.registry import task
 from grader.engine.showing import show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.branches.checks import on_a_stream, outcome_text
 from grader.parts.branches.strategies import case_ids, event_lists, stale_scripts, writer_counts
 
@@ -28,13 +28,17 @@ def stream_appends(check):
         got = on_a_stream(check, stream_id, "stream_script", stream_id, [[event, number] for number, event in enumerate(events)])
         for number, (event, outcome) in enumerate(zip(events, got["outcomes"])):
             if outcome["result"] != number + 1 or outcome["version"] != number + 1:
-                raise Failure(f"on a stream at version {number}, append({show(event)}, expected_version={number}) "
-                              f"{outcome_text(outcome['result'])} and left version {outcome['version']}; expected {number + 1} both")
+                raise Failure(_("on a stream at version {number}, append({event}, expected_version={number}) {outcome_text} and left "
+                                "version {version}; expected {value} both").format(
+                                  number=number, event=show(event), outcome_text=outcome_text(outcome['result']),
+                                  version=outcome['version'], value=number + 1))
         if got["events"] != events:
-            raise Failure(f"after appending {show(events)}, events() returned {show(got['events'])}; expected them in order")
+            raise Failure(_("after appending {events}, events() returned {events2}; expected them in order").format(
+                              events=show(events), events2=show(got['events'])))
         if got["events_after_tampering"] != events:
-            raise Failure("changing an event after appending it, or a list events() returned, changed the stream's history "
-                          f"to {show(got['events_after_tampering'])}; store and return copies")
+            raise Failure(_("changing an event after appending it, or a list events() returned, changed the stream's history to "
+                            "{events_after_tampering}; store and return copies").format(
+                              events_after_tampering=show(got['events_after_tampering'])))
 
 
 @optimistic.rule(N_("an append at any other version raises StaleVersion(expected, actual) and appends nothing"))
@@ -53,13 +57,16 @@ def stream_stale(check):
             if expected == version:
                 version += 1
                 if result != version:
-                    raise Failure(f"{call} {outcome_text(result)}; expected {version}")
+                    raise Failure(_("{call} {outcome_text}; expected {version}").format(
+                                      call=call, outcome_text=outcome_text(result), version=version))
             elif not _is_stale(result):
-                raise Failure(f"{call} {outcome_text(result)}; expected StaleVersion: "
-                              "someone else appended since you read the stream")
+                raise Failure(_("{call} {outcome_text}; expected StaleVersion: someone else appended since you read the stream").format(
+                                  call=call, outcome_text=outcome_text(result)))
             elif result.attrs != {"expected": expected, "actual": version} or outcome["version"] != version:
-                raise Failure(f"{call} raised StaleVersion with {show(result.attrs)} and left version "
-                              f"{outcome['version']}; expected expected={expected}, actual={version}, nothing appended")
+                raise Failure(_("{call} raised StaleVersion with {attrs} and left version {version}; expected expected={expected}, "
+                                "actual={version2}, nothing appended").format(
+                                  call=call, attrs=show(result.attrs), version=outcome['version'], expected=expected,
+                                  version2=version))
 
 
 @optimistic.rule(N_("threads racing to append at the same version: exactly one wins, the others get StaleVersion"))
@@ -71,24 +78,26 @@ def stream_race(check):
             # Each appender's answer: its result (a version or a Raised), whether it took the stream's lock, and the
             # version read just after it gave the lock back.
             answers = round_["results"]
-            at = f"{writers} appends at version {round_['expected']} (round {number + 1})"
+            at = _("{writers} appends at version {expected} (round {value})").format(
+                     writers=writers, expected=round_['expected'], value=number + 1)
             unlocked = [n for n, answer in enumerate(answers) if not answer["locked"]]
             if unlocked:
-                raise Failure(f"{at}: append {'never took' if len(unlocked) == writers else 'did not always take'} a lock "
-                              "the stream made in CaseStream(...): the grader races appenders at that lock, taking "
-                              "turns where each one takes and gives it back; compare and append holding a lock made "
-                              "in __init__ with threading.Lock()")
+                raise Failure(_("{at}: append {value} a lock the stream made in CaseStream(...): the grader races appenders at that "
+                                "lock, taking turns where each one takes and gives it back; compare and append holding a lock made "
+                                "in __init__ with threading.Lock()").format(
+                                  at=at, value=_("never took") if len(unlocked) == writers else _("did not always take")))
             wins = [n for n, answer in enumerate(answers) if not isinstance(answer["result"], Raised)]
             stale = [answer["result"] for answer in answers if _is_stale(answer["result"])]
             if len(wins) != 1 or len(stale) != writers - 1 or round_["version"] != round_["expected"] + 1:
-                when = ("each checked the version before taking the lock, the others having appended meanwhile"
-                        if round_["gate"] == "acquire" else "each went on after giving the lock back, the next one "
-                        "having appended meanwhile")
-                raise Failure(f"{at}, {when}: {len(wins)} won, {len(stale)} got StaleVersion, the stream went to "
-                              f"version {round_['version']}; expected exactly one winner: compare and append in one "
-                              "step, holding the lock")
+                when = (_("each checked the version before taking the lock, the others having appended meanwhile")
+                        if round_["gate"] == "acquire"
+                        else _("each went on after giving the lock back, the next one having appended meanwhile"))
+                raise Failure(_("{at}, {when}: {count} won, {count2} got StaleVersion, the stream went to version {version}; "
+                                "expected exactly one winner: compare and append in one step, holding the lock").format(
+                                  at=at, when=when, count=len(wins), count2=len(stale), version=round_['version']))
             winner = answers[wins[0]]
             if winner["version_after_release"] != winner["result"]:
-                raise Failure(f"{at}: the winning append returned version {show(winner['result'])}, but the stream was "
-                              f"at version {show(winner['version_after_release'])} just after it gave the lock back: it "
-                              "appended after releasing the lock; compare and append holding it")
+                raise Failure(_("{at}: the winning append returned version {result}, but the stream was at version "
+                                "{version_after_release} just after it gave the lock back: it appended after releasing the lock; "
+                                "compare and append holding it").format(at=at, result=show(winner['result']),
+                                  version_after_release=show(winner['version_after_release'])))

@@ -4,7 +4,7 @@ from grader.engine.checking import Failure, Raised
 from grader.engine.expectations import expect_value
 from grader.engine.registry import task
 from grader.engine.showing import show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.branches.checks import expect_raises
 from grader.parts.branches.strategies import decision_steps, once_values
 
@@ -32,7 +32,7 @@ def once_different(check):
         if old == new:  # equal (0 == False too): kept, another rule's case
             return
         expect_raises(check, "write_once", [old, new], "WriteOnceViolation", {"old": old, "new": new},
-                      "a write-once value never changes")
+                      _("a write-once value never changes"))
 
 
 @write_once_task.rule(N_("in a graph, writers of one value agree, a different value raises, a redelivered write changes nothing"))
@@ -45,8 +45,8 @@ def once_in_graph(check):
         gave = final.type if isinstance(final, Raised) else show(final)
         if len(values) == 1:
             if final != steps[0][0]:
-                raise Failure(f"a graph with Annotated[str | None, write_once] and writes {described} gave "
-                              f"{gave}; expected {steps[0][0]!r}: every writer agreed")
+                raise Failure(_("a graph with Annotated[str | None, write_once] and writes {described} gave {gave}; expected "
+                                "{steps}: every writer agreed").format(described=described, gave=gave, steps=repr(steps[0][0])))
         elif not (isinstance(final, Raised) and final.is_a("WriteOnceViolation")):
-            raise Failure(f"a graph with Annotated[str | None, write_once] and writes {described} gave "
-                          f"{gave}; expected WriteOnceViolation: the writers disagree")
+            raise Failure(_("a graph with Annotated[str | None, write_once] and writes {described} gave {gave}; expected "
+                            "WriteOnceViolation: the writers disagree").format(described=described, gave=gave))

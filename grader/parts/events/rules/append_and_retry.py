@@ -7,7 +7,7 @@ writer processes (``race``) or kills a writer mid-append from the grading side (
 from grader.engine.checking import Counterexample, Failure, Raised, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import counted, show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.events.checks import (
     appended,
     expect_clock_after_check,
@@ -15,6 +15,8 @@ from grader.parts.events.checks import (
     expect_listed,
     expect_one_winner,
     expect_raised,
+    expect_sound_schema,
+    killed,
     value_of,
 )
 from grader.parts.events.model import reorder
@@ -59,7 +61,7 @@ def append_in_order(check):
         ops += [["list", name, 1] for name in tasks] + [["last_seq", name] for name in tasks] + [["list", tasks[0], from_seq]]
         got = check.probe("store_ops", ops, on_file)
         returned, counts = {name: [] for name in tasks}, {name: 0 for name in tasks}
-        for (_, name, seq, kind, payload), reply in zip(ops[: len(log)], got):
+        for (_op, name, seq, kind, payload), reply in zip(ops[: len(log)], got):
             call = f"{where(on_file)}.append({name!r}, {seq}, {kind!r}, {show(payload)})"
             returned[name].append(expect_event(reply, name, seq, kind, payload, call))
             counts[name] += 1
@@ -68,8 +70,8 @@ def append_in_order(check):
             expect_listed(reply, returned[name], f"list({name!r}) after appending {counted(counts[name], 'event')}")
         for name, reply in zip(tasks, tail[2:]):
             if reply != counts[name]:
-                raise Failure(f"last_seq({name!r}) after {counts[name]} appends returned {show(reply)}; "
-                              f"expected {counts[name]}")
+                raise Failure(_("last_seq({name}) after {counts} appends returned {reply}; expected {counts}").format(
+                                  name=repr(name), counts=counts[name], reply=show(reply)))
         expect_listed(tail[4], [e for e in returned[tasks[0]] if e["seq"] >= from_seq], f"list({tasks[0]!r}, from_seq={from_seq})")
 
 
@@ -80,8 +82,8 @@ def append_empty(check):
         ops = [["append", "other", 1, "agent.started", {}], ["last_seq", task + "!"], ["list", task + "!", 1]]
         got = check.probe("store_ops", ops, False)
         if got[1] != 0 or got[2] != []:
-            raise Failure(f"for a task without events last_seq returned {show(got[1])} and list "
-                          f"{show(got[2])}; expected 0 and []")
+            raise Failure(_("for a task without events last_seq returned {got} and list {got2}; expected 0 and []").format(
+                              got=show(got[1]), got2=show(got[2])))
 
 
 @append_task.rule(N_("append refuses an unknown type, a seq that is not an int >= 1, or a payload that is not a JSON object "
@@ -98,7 +100,8 @@ def append_rejects(check):
         expect_raised(got[len(prefix)], "EventStoreError", doing)
         listed = value_of(got[-1])
         if type(listed) is not list or len(listed) != len(prefix):
-            raise Failure(f"{doing} raised, yet list('t') then returned {show(listed)}: a refused event must write nothing")
+            raise Failure(_("{doing} raised, yet list('t') then returned {listed}: a refused event must write nothing")
+                          .format(doing=doing, listed=show(listed)))
 
 
 @append_task.rule(N_("the events append and list return are immutable: setting a field, as an attribute or an item, changes nothing"))
@@ -108,10 +111,11 @@ def append_returns_immutable(check):
         got = check.probe("frozen_events", on_file)
         for op, seq in got.items():
             doing = f"{where(on_file)}." + ("append('t', 1, 'agent.started', {'input': 1})" if op == "append" else "list('t')")
-            seq = no_raise(seq, f"{doing} then reading its event's seq")
+            seq = no_raise(seq, _("{doing} then reading its event's seq").format(doing=doing))
             if type(seq) is not int or seq != 1:
-                raise Failure(f"setting seq = 99 on the event {doing} returned made its seq {show(seq)}: an event is an "
-                              "immutable fact; return Event objects (a frozen model), never a dict or a mutable object")
+                raise Failure(_("setting seq = 99 on the event {doing} returned made its seq {seq}: an event is an immutable fact; "
+                                "return Event objects (a frozen model), never a dict or a mutable object")
+                              .format(doing=doing, seq=show(seq)))
 
 
 # -- events.idempotent -----------------------------------------------------------------------------------
@@ -129,13 +133,15 @@ def retry_returns_stored(check):
         stored, (reply, listed, last) = appended(check, task, log, on_file, [retry, ["list", task, 1], ["last_seq", task]])
         doing = f"a retry append({task!r}, {seq}, {kind!r}, {show(payload)}) after {counted(len(log), 'event')}"
         if reply != stored[seq - 1]:
-            raise Failure(f"{doing} gave {show(reply)}; expected the stored event {show(stored[seq - 1])}: a retry returns "
-                          "what is stored, its ts included (ts is the store's clock, so it is not part of what makes two "
-                          "appends the same event; the k-th ts your store set is shown as 1700000000.0 + k)",
+            raise Failure(_("{doing} gave {reply}; expected the stored event {stored}: a retry returns what is stored, its ts "
+                            "included (ts is the store's clock, so it is not part of what makes two appends the same event; the "
+                            "k-th ts your store set is shown as 1700000000.0 + k)").format(
+                              doing=doing, reply=show(reply), stored=show(stored[seq - 1])),
                           Counterexample("append", retry[1:], stored[seq - 1], reply))
         expect_listed(listed, stored, f"list({task!r}) after {doing}")
         if last != len(log):
-            raise Failure(f"last_seq({task!r}) after {doing} returned {show(value_of(last))}; expected {len(log)}")
+            raise Failure(_("last_seq({task}) after {doing} returned {value_of}; expected {count}").format(
+                              task=repr(task), doing=doing, value_of=show(value_of(last)), count=len(log)))
 
 
 @idempotent.rule(N_("re-sending a whole log, event by event, returns each stored event and changes nothing"))
@@ -146,9 +152,9 @@ def resend_whole_log(check):
         stored, replies = appended(check, task, log, on_file, [*again, ["list", task, 1]])
         if replies[:-1] != stored:
             raised = [(seq, r) for seq, r in enumerate(replies[:-1], 1) if isinstance(r, Raised)][:1]
-            raise Failure(f"re-sending the {counted(len(log), 'event')} of {task!r} gave {show(replies[:-1])}; "
-                          f"expected the stored events {show(stored)}"
-                          + "".join(f"; the append of seq {seq} raised {r}" for seq, r in raised))
+            raise Failure(_("re-sending the {counted} of {task} gave {replies}; expected the stored events {stored}{join}").format(
+                              counted=counted(len(log), 'event'), task=repr(task), replies=show(replies[:-1]),
+                              stored=show(stored), join=''.join((f'; the append of seq {seq} raised {r}' for seq, r in raised))))
         expect_listed(replies[-1], stored, f"list({task!r}) after re-sending its log")
 
 
@@ -166,8 +172,8 @@ def conflict_raises(check):
         doing = f"append({task!r}, {seq}, {kind!r}, {show(payload)}) where seq {seq} holds {show(log[seq - 1])}"
         alike = (kind, payload) == tuple(log[seq - 1])  # equal in Python, not in JSON
         expect_raised(reply, "ConcurrencyError", doing, {"task_id": task, "expected": len(log) + 1, "actual": seq},
-                      why=f": {show(payload)} == {show(log[seq - 1][1])} in Python (True == 1), but as JSON it is another "
-                          "payload, so another event; compare events with same_content" if alike else "")
+                      why=_(": {payload} == {log} in Python (True == 1), but as JSON it is another payload, so another event; "
+                            "compare events with same_content").format(payload=show(payload), log=show(log[seq - 1][1])) if alike else "")
         expect_listed(listed, stored, f"list({task!r}) after {doing}")
 
 
@@ -188,24 +194,21 @@ def racing_writers(check):
     @check.forall(race_rounds, examples=check.budget("threads"))
     def raced(rounds):
         got = no_raise(check.probe("race", rounds, limit=4 * check.call_limit + 2 * rounds), "racing writers")
-        doing = "two processes, each with its own SqliteEventStore on one file"
+        doing = _("two processes, each with its own SqliteEventStore on one file")
         expect_clock_after_check(doing, got["refused"])
         winners = {}
         for done in got["rounds"]:
             winners[done["seq"]] = expect_one_winner(doing, done)
         if got["codes"] != [0, 0]:
-            raise Failure(f"{doing}: a writer process ended abnormally ({show(got['codes'])})")
+            raise Failure(_("{doing}: a writer process ended abnormally ({codes})").format(doing=doing, codes=show(got['codes'])))
         stored = [(e["seq"], e["payload"].get("writer")) for e in got["events"]]
         if stored != sorted(winners.items()):
-            raise Failure(f"{doing}: the store holds {show(stored)}; expected each seq's winner {show(sorted(winners.items()))}")
+            raise Failure(_("{doing}: the store holds {stored}; expected each seq's winner {items}")
+                          .format(doing=doing, stored=show(stored), items=show(sorted(winners.items()))))
 
 
 # -- events.durable ----------------------------------------------------------------------------------------------
 durable = task("events.durable")
-
-
-def killed(check, rounds):
-    return no_raise(check.probe("durable_crash", rounds, limit=4 * check.call_limit), "reopening the store after a killed writer")
 
 
 @durable.rule(N_("a writer killed with SIGKILL mid-append loses at most that event: after reopening, every acknowledged "
@@ -216,24 +219,27 @@ def killed_writer(check):
         got = killed(check, [[[list(e) for e in events], kill] for events, kill in rounds])
         before = []
         for number, ((events, kill), found) in enumerate(zip(rounds, got["rounds"]), 1):
-            doing = (f"kill #{number}: a writer appending {counted(len(events), 'event')} from seq {found['start']}, "
-                     f"killed after {counted(kill, 'acknowledgement')}")
+            doing = _("kill #{number}: a writer appending {counted} from seq {start}, killed after {counted2}").format(
+                number=number, counted=counted(len(events), "event"), start=found["start"], counted2=counted(kill, "acknowledgement"))
             listed = found["events"]
             if type(listed) is not list or listed[: len(before)] != before:
-                raise Failure(f"{doing}: events stored before it changed or vanished ({show(before)} became {show(listed)})")
+                raise Failure(_("{doing}: events stored before it changed or vanished ({before} became {listed})")
+                              .format(doing=doing, before=show(before), listed=show(listed)))
             stopped = found.get("stopped")
             if stopped is not None:
-                said = f"raised {stopped.sentence()}" if isinstance(stopped, Raised) else "ended its process"
-                raise Failure(f"{doing}: the writer's append {said} after {counted(len(found['acked']), 'acknowledgement')}, "
-                              "before it was killed; expected each append of a new seq to succeed",
+                said = _("raised {sentence}").format(sentence=stopped.sentence()) if isinstance(stopped, Raised) \
+                    else _("ended its process")
+                raise Failure(_("{doing}: the writer's append {said} after {counted}, before it was killed; expected each append of "
+                                "a new seq to succeed")
+                              .format(doing=doing, said=said, counted=counted(len(found["acked"]), "acknowledgement")),
                               status="error" if isinstance(stopped, Raised) else "failed")
             new, acked = listed[len(before):], found["acked"]
             intended = [{"seq": found["start"] + i, "type": t, "payload": p} for i, (t, p) in enumerate(events)]
             shown = [{k: e.get(k) for k in ("seq", "type", "payload")} for e in new]
             if not (len(acked) <= len(new) <= len(acked) + 1) or shown != intended[: len(new)]:
-                raise Failure(f"{doing}: after reopening the new events are {show(shown)}; expected the acknowledged "
-                              f"{counted(len(acked), 'event')} (seqs {show(acked)}), at most one more, as appended "
-                              "(commit before append returns)")
+                raise Failure(_("{doing}: after reopening the new events are {shown}; expected the acknowledged {counted} (seqs {acked}), "
+                                "at most one more, as appended (commit before append returns)").format(
+                    doing=doing, shown=show(shown), counted=counted(len(acked), "event"), acked=show(acked)))
             before = listed
 
 
@@ -241,10 +247,4 @@ def killed_writer(check):
 def unique_in_schema(check):
     rounds = [[[["agent.started", {}], ["tool.called", {"call_id": "0:x"}], ["tool.result", {"result": 0}]], 3]]
     schema = killed(check, rounds)["schema"]
-    if schema["integrity"] != "ok":
-        raise Failure(f"PRAGMA integrity_check on the store's file says {show(schema['integrity'])}; expected 'ok'")
-    pairs = sorted([[seq, "durable"] for seq in (1, 2, 3)], key=repr)  # (seq, task_id): the probe sorts a key's columns
-    if pairs not in schema["keys"]:
-        raise Failure("the store's table has no PRIMARY KEY or UNIQUE constraint on exactly the two columns task_id and seq: "
-                      "without it, nothing but your own check keeps a second event of a task from taking a seq; "
-                      "declare PRIMARY KEY (task_id, seq)")
+    expect_sound_schema(schema)

@@ -10,7 +10,7 @@ process with ``invoke(None, config)``.
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import contrast, show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.events.checks import crash_text
 from grader.parts.events.model import INVOICE, executions, invoice_expected, logged_results
 from grader.parts.events.strategies import amounts, customers, invoice_crashes
@@ -21,7 +21,8 @@ graph = task("events.graph")
 def invoice_run(check, customer, amount, crash):
     """The probe's reply for this run, once the rules every invoice run keeps are checked."""
     got = check.probe("invoice_run", "inv-1", customer, amount, crash, limit=4 * check.call_limit)
-    what = f"the invoice graph for customer={customer!r}, amount={amount!r}{crash_text(crash)}"
+    what = _("the invoice graph for customer={customer}, amount={amount}{crash_text}").format(
+               customer=repr(customer), amount=repr(amount), crash_text=crash_text(crash))
     got = no_raise(got, f"{what}:")
     expected = invoice_expected("inv-1", customer, amount)
     example = Counterexample("build_invoice_graph", [customer, amount], expected, None)
@@ -31,20 +32,21 @@ def invoice_run(check, customer, amount, crash):
     second = no_raise(got["second"], f"{what}: invoke(None, config), resuming,", example=example)
     if second != expected:
         gave, wanted = contrast(second, expected)
-        raise Failure(f"{what}: invoke(None, config) gave {gave}; expected {wanted}",
+        raise Failure(_("{what}: invoke(None, config) gave {gave}; expected {wanted}").format(what=what, gave=gave, wanted=wanted),
                       Counterexample("build_invoice_graph", [customer, amount], expected, second))
     logged = logged_results(got["log_after_crash"])
     runs = executions(got["ledger"], 1) + executions(got["ledger"], 2)
     for tool in INVOICE:
-        count = sum(n for (name, _), n in runs.items() if name == tool)
-        again = sum(n for (name, _), n in executions(got["ledger"], 2).items() if name == tool)
+        count = sum(n for (name, _skip), n in runs.items() if name == tool)
+        again = sum(n for (name, _skip), n in executions(got["ledger"], 2).items() if name == tool)
         if count == 0 or (tool in logged and again):
-            raise Failure(f"{what}: {tool} ran {count} times, {again} after the crash although its result was "
-                          f"{'logged' if tool in logged else 'not logged'}; a logged result must never run again")
+            raise Failure(_("{what}: {tool} ran {count} times, {again} after the crash although its result was {value}; a logged "
+                            "result must never run again").format(
+                              what=what, tool=tool, count=count, again=again, value='logged' if tool in logged else 'not logged'))
     keys = {e["key"] for e in got["ledger"] if e["tool"] == "send_invoice"}
     if keys != {"inv-1:send_invoice"}:
-        raise Failure(f"{what}: send_invoice got the idempotency keys {show(sorted(keys, key=repr))}; expected only "
-                      "'inv-1:send_invoice', so the invoice is sent at most once")
+        raise Failure(_("{what}: send_invoice got the idempotency keys {keys}; expected only 'inv-1:send_invoice', so the "
+                        "invoice is sent at most once").format(what=what, keys=show(sorted(keys, key=repr))))
     return got
 
 
@@ -55,8 +57,9 @@ def graph_runs(check):
     def runs(customer, amount):
         got = invoice_run(check, customer, amount, None)
         if sorted(logged_results(got["log"])) != sorted(INVOICE):
-            raise Failure(f"the invoice run logged results for the call ids {show(sorted(logged_results(got['log'])))}; "
-                          f"expected one per node, the call id being the node's name: {INVOICE}")
+            raise Failure(_("the invoice run logged results for the call ids {logged_results}; expected one per node, the call "
+                            "id being the node's name: {INVOICE}").format(
+                              logged_results=show(sorted(logged_results(got['log']))), INVOICE=INVOICE))
 
 
 @graph.rule(N_("after a crash (a tool raising, or the process killed after a tool's result was logged), invoke(None, config) "

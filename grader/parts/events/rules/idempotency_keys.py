@@ -10,7 +10,7 @@ killed), resumes it in the next process and calls it once more.
 from grader.engine.checking import Counterexample, Failure, Raised, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import contrast, show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.events.checks import describe_run, judge_resumed
 from grader.parts.events.model import executions, expected_output, last_point
 from grader.parts.events.strategies import kill_points, plans, raise_points, tool_calls
@@ -27,26 +27,27 @@ def call_tool_by_call_id(check):
     def by_call_id(case):
         calls, answers, keyed = case
         got = check.probe("call_tool_run", "task-c", calls, answers, keyed)
-        what = "call_tool for " + ", ".join(f"{c}: {t}(n={n})" for c, t, n in calls)
+        what = _("call_tool for {join}").format(join=', '.join((f'{c}: {t}(n={n})' for c, t, n in calls)))
         expected, ran = [], []
         for call_id, tool, n in calls:
-            if call_id not in {c for c, _, _ in ran}:
+            if call_id not in {c for c, _skip, _skip in ran}:
                 ran.append((call_id, tool, n))
-            expected.append(answers[f"{tool}/{dict((c, n) for c, _, n in ran)[call_id]}"])
+            expected.append(answers[f"{tool}/{dict((c, n) for c, _skip, n in ran)[call_id]}"])
         results = [f"raised {r.type}" if isinstance(r, Raised) else r for r in got["results"]]
         if results != expected:
             gave, wanted = contrast(results, expected)
-            raise Failure(f"{what} returned {gave}; expected {wanted} (a result is found by its call "
-                          "id, not by the tool's name)", Counterexample("call_tool", calls, expected, results))
+            raise Failure(_("{what} returned {gave}; expected {wanted} (a result is found by its call id, not by the tool's name)").format(
+                              what=what, gave=gave, wanted=wanted), Counterexample("call_tool", calls, expected, results))
         executed = [(e["tool"], e["args"]) for e in got["ledger"]]
-        if executed != [(t, {"n": n}) for _, t, n in ran]:
-            raise Failure(f"{what} ran the tools {show(executed)}; expected {show([(t, {'n': n}) for _, t, n in ran])}: "
-                          "once per call id, never again once its result is logged (0, '', None, [] and False are results)")
+        if executed != [(t, {"n": n}) for _call, t, n in ran]:
+            raise Failure(_("{what} ran the tools {executed}; expected {value}: once per call id, never again once its result is "
+                            "logged (0, '', None, [] and False are results)").format(
+                              what=what, executed=show(executed), value=show([(t, {'n': n}) for _call, t, n in ran])))
         kinds = [(e["type"], e["payload"].get("call_id")) for e in got["log"]]
-        logged = [kind for _, _, _ in ran for kind in ("tool.called", "tool.result")]
-        if [k for k, _ in kinds] != logged:
-            raise Failure(f"{what} left the log {show(kinds)}; expected a tool.called then a tool.result for each call "
-                          "that ran, and nothing for a call answered from the log")
+        logged = [kind for _call in ran for kind in ("tool.called", "tool.result")]
+        if [k for k, _skip in kinds] != logged:
+            raise Failure(_("{what} left the log {kinds}; expected a tool.called then a tool.result for each call that ran, and "
+                            "nothing for a call answered from the log").format(what=what, kinds=show(kinds)))
 
 
 def resumed_run(check, plan, answers, keyed, crash):
@@ -69,18 +70,23 @@ def resume_plain(check):
         got, what = resumed_run(check, plan, answers, keyed, None)
         expected = expected_output(plan, answers)
         if isinstance(got["first"], Raised):
-            raise Failure(f"{what}: run_task raised {got['first'].sentence()} in a run without any crash", status="error")
+            raise Failure(_("{what}: run_task raised {sentence} in a run without any crash").format(
+                              what=what, sentence=got['first'].sentence()), status="error")
         if got["third"] != expected or executions(got["ledger"], 3):
-            raise Failure(f"{what}: calling run_task on the completed task gave {show(got['third'])} and ran "
-                          f"{sum(executions(got['ledger'], 3).values())} tools; expected the stored output {show(expected)} and no call")
+            raise Failure(_("{what}: calling run_task on the completed task gave {third} and ran {sum} tools; expected the "
+                            "stored output {expected} and no call").format(
+                              what=what, third=show(got['third']), sum=sum(executions(got['ledger'], 3).values()),
+                              expected=show(expected)))
         if executions(got["ledger"], 1) + executions(got["ledger"], 2) != executions(
                 [{"phase": 1, "tool": s["tool"], "args": s["args"]} for s in plan], 1):
-            raise Failure(f"{what}: the tools ran {sum(executions(got['ledger'], 1).values())} times; expected once per step")
+            raise Failure(_("{what}: the tools ran {sum} times; expected once per step").format(
+                              what=what, sum=sum(executions(got['ledger'], 1).values())))
         kinds = [e["type"] for e in got["log"]]
         if kinds.count("agent.started") != 1 or got["log"][-1]["type"] != "task.completed" or \
                 got["log"][-1]["payload"] != {"output": expected}:
-            raise Failure(f"{what}: the log's event types are {show(kinds)} ending with {show(got['log'][-1]['payload'])}; "
-                          f"expected one agent.started and a last task.completed {{'output': {show(expected)}}}")
+            raise Failure(_("{what}: the log's event types are {kinds} ending with {payload}; expected one agent.started and a "
+                            "last task.completed {{'output': {expected}}}").format(
+                              what=what, kinds=show(kinds), payload=show(got['log'][-1]['payload']), expected=show(expected)))
 
 
 @resume.rule(N_("a tool raising: run_task logs agent.crashed and re-raises; run again, it resumes: logged calls are not "
@@ -94,10 +100,11 @@ def resume_after_raise(check):
         got, what = resumed_run(check, plan, answers, keyed, ["raise", at])
         first = got["first"]
         if not (isinstance(first, Raised) and first.type == "ToolTimeout"):
-            raise Failure(f"{what}: the first run_task gave {show(first)}; expected it to re-raise ToolTimeout")
+            raise Failure(_("{what}: the first run_task gave {first}; expected it to re-raise ToolTimeout").format(
+                              what=what, first=show(first)))
         if not got["log_after_crash"] or got["log_after_crash"][-1]["type"] != "agent.crashed":
-            raise Failure(f"{what}: after the failure the log ends with {show(got['log_after_crash'][-1:] )}; expected "
-                          "an agent.crashed event {'reason': ...}")
+            raise Failure(_("{what}: after the failure the log ends with {log_after_crash}; expected an agent.crashed event "
+                            "{{'reason': ...}}").format(what=what, log_after_crash=show(got['log_after_crash'][-1:])))
 
 
 @resume.rule(N_("the process killed at any point (after any append, or inside a tool after its effect): resumed, it "
@@ -113,14 +120,16 @@ def resume_after_kill(check):
         got, what = resumed_run(check, plan, answers, keyed, [mode, at])
         if not got["killed"] and at < limit:
             first = got["first"]
-            ended = f"it raised {first.type}" if isinstance(first, Raised) else f"it returned {show(first)}"
-            raise Failure(f"{what}: the first run never reached that point ({ended}); expected it to log each call and "
-                          "result as the spec says", status="failed")
+            ended = _("it raised {type}").format(type=first.type) if isinstance(first, Raised) else _("it returned {first}").format(
+                                                                                    first=show(first))
+            raise Failure(_("{what}: the first run never reached that point ({ended}); expected it to log each call and result "
+                            "as the spec says").format(what=what, ended=ended), status="failed")
         keys = [e["key"] for e in got["ledger"] if e["tool"] in keyed]
         expected_keys = [f"task-r:{i}:{s['tool']}" for i, s in enumerate(plan) if s["tool"] in keyed]
         if sorted(set(keys)) != sorted(expected_keys):
-            raise Failure(f"{what}: the tools taking idempotency_key got the keys {show(sorted(set(keys)))}; expected "
-                          f"{show(expected_keys)}, one per step, so the provider runs each effect exactly once")
+            raise Failure(_("{what}: the tools taking idempotency_key got the keys {keys}; expected {expected_keys}, one per "
+                            "step, so the provider runs each effect exactly once").format(
+                              what=what, keys=show(sorted(set(keys))), expected_keys=show(expected_keys)))
 
 
 @resume.rule(N_("call_tool logs tool.called {call_id, tool, args} (tool: the tool's name) and tool.result {call_id, result} "
@@ -130,15 +139,16 @@ def call_tool_payloads(check):
     def logged_payloads(case):
         calls, answers, keyed = case
         got = check.probe("call_tool_run", "task-c", calls, answers, keyed)
-        ran = [call for number, call in enumerate(calls) if call[0] not in {c for c, _, _ in calls[:number]}]
+        ran = [call for number, call in enumerate(calls) if call[0] not in {c for c, _skip, _skip in calls[:number]}]
         expected = [payload for call_id, tool, n in ran for payload in (
             ("tool.called", {"call_id": call_id, "tool": tool, "args": {"n": n}}),
             ("tool.result", {"call_id": call_id, "result": answers[f"{tool}/{n}"]}))]
         logged = [(e["type"], e["payload"]) for e in got["log"]]
         if logged != expected:
-            what = "call_tool for " + ", ".join(f"{c}: {t}(n={n})" for c, t, n in calls)
-            raise Failure(f"{what} left the log {show(logged)}; expected {show(expected)}: tool.called "
-                          "{call_id, tool, args} before the call, tool.result {call_id, result} after it",
+            what = _("call_tool for {join}").format(join=', '.join((f'{c}: {t}(n={n})' for c, t, n in calls)))
+            raise Failure(_("{what} left the log {logged}; expected {expected}: tool.called {{call_id, tool, args}} before the "
+                            "call, tool.result {{call_id, result}} after it").format(
+                              what=what, logged=show(logged), expected=show(expected)),
                           Counterexample("call_tool", calls, expected, logged))
 
 
@@ -150,14 +160,14 @@ def run_task_payloads(check):
         got, what = resumed_run(check, plan, answers, keyed, ["raise", at])
         started = [e["payload"] for e in got["log"] if e["type"] == "agent.started"]
         if started != [{"input": {"plan": len(plan)}}]:
-            raise Failure(f"{what}: the log's agent.started payloads are {show(started)}; expected one, "
-                          f"{show({'input': {'plan': len(plan)}})}: the input run_task was given")
+            raise Failure(_("{what}: the log's agent.started payloads are {started}; expected one, {value}: the input run_task "
+                            "was given").format(what=what, started=show(started), value=show({'input': {'plan': len(plan)}})))
         crashed = [e["payload"] for e in got["log_after_crash"] if e["type"] == "agent.crashed"]
         if len(crashed) != 1 or type(crashed[0]) is not dict or sorted(crashed[0]) != ["reason"]:
-            raise Failure(f"{what}: after the failure the log's agent.crashed payloads are {show(crashed)}; expected one "
-                          "{'reason': ...}, saying what was raised")
+            raise Failure(_("{what}: after the failure the log's agent.crashed payloads are {crashed}; expected one {{'reason': "
+                            "...}}, saying what was raised").format(what=what, crashed=show(crashed)))
         last = got["log"][-1]
         expected = {"output": expected_output(plan, answers)}
         if last["type"] != "task.completed" or last["payload"] != expected:
-            raise Failure(f"{what}: the log ends with {show((last['type'], last['payload']))}; expected task.completed "
-                          f"{show(expected)}")
+            raise Failure(_("{what}: the log ends with {value}; expected task.completed {expected}").format(
+                              what=what, value=show((last['type'], last['payload'])), expected=show(expected)))

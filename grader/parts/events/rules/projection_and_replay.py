@@ -7,7 +7,7 @@ of the log; the state of each is judged against ``model.model_state``.
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import contrast, show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.events.clock import stamp
 from grader.parts.events.model import model_state
 from grader.parts.events.strategies import run_logs
@@ -47,10 +47,11 @@ def fold_prefixes(check):
             fields = {key: state.get(key) for key in expected} if type(state) is dict else state
             if fields != expected:
                 shown, wanted = contrast(fields, expected)
-                raise Failure(f"{doing} gave {shown}; expected {wanted}",
+                raise Failure(_("{doing} gave {shown}; expected {wanted}").format(doing=doing, shown=shown, wanted=wanted),
                               Counterexample("project_state", [events[:k]], expected, fields))
             if k and state.get("task_id") != events[0]["task_id"]:
-                raise Failure(f"{doing} gave task_id {show(state.get('task_id'))}; expected {events[0]['task_id']!r}")
+                raise Failure(_("{doing} gave task_id {get}; expected {task_id}").format(
+                                  doing=doing, get=show(state.get('task_id')), task_id=repr(events[0]['task_id'])))
 
 
 @project.rule(N_("project_state is pure: it never changes the events it folds"))
@@ -59,8 +60,8 @@ def fold_is_pure(check):
     def untouched(events):
         got = projected(check, events)
         if got["events_after"] != events:
-            raise Failure(f"after project_state the events were {show(got['events_after'])}; expected them unchanged "
-                          f"{show(events)} (build new dicts; never write into a payload)")
+            raise Failure(_("after project_state the events were {events_after}; expected them unchanged {events} (build new "
+                            "dicts; never write into a payload)").format(events_after=show(got['events_after']), events=show(events)))
 
 
 @project.rule(N_("with no events the status is 'new', last_seq 0, no tool results and no output"))
@@ -71,4 +72,4 @@ def fold_empty(check):
     fields = {key: state.get(key) for key in expected} if type(state) is dict else state
     if fields != expected:
         shown, wanted = contrast(fields, expected)
-        raise Failure(f"project_state([]) gave {shown}; expected {wanted}")
+        raise Failure(_("project_state([]) gave {shown}; expected {wanted}").format(shown=shown, wanted=wanted))

@@ -3,7 +3,7 @@
 from grader.engine.checking import Abort, Counterexample, Failure, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import (
     brief,
@@ -56,17 +56,17 @@ def _histories(budget: int) -> list:
 
 
 def _described(history: list) -> str:
-    system = "a system message and " if history[0]["type"] == "system" else ""
+    system = _("a system message and ") if history[0]["type"] == "system" else ""
     sizes = [i for i, m in enumerate(history) if m["type"] == "human"] + [len(history)]
     turns = sorted({b - a for a, b in zip(sizes, sizes[1:])})
-    return f"{system}{len(sizes) - 1} turns of {' or '.join(map(str, turns))} messages"
+    return _("{system}{value} turns of {join} messages").format(system=system, value=len(sizes) - 1, join=' or '.join(map(str, turns)))
 
 
 def learner_budget(check) -> int:
     """The submission's own MAX_MESSAGES, which ChatState's merge rule uses."""
     budget = check.probe("attr", "MAX_MESSAGES")
     if type(budget) is not int or budget < 4:
-        raise Abort("error", f"MAX_MESSAGES is {show(budget)}; it must be an int >= 4")
+        raise Abort("error", _("MAX_MESSAGES is {budget}; it must be an int >= 4").format(budget=show(budget)))
     return budget
 
 
@@ -74,8 +74,8 @@ def channels(check, budget):
     histories = _histories(budget)
     got = no_raise(check.probe("chat_channels", histories, _NEXT), "StateGraph(ChatState)")
     if not got["keys"]:
-        raise Abort("not_implemented", "ChatState has no keys yet: declare them as its docstring in "
-                                       "agstate/messages.py says (notebook 30_budget_in_the_state.ipynb)")
+        raise Abort("not_implemented", _("ChatState has no keys yet: declare them as its docstring in agstate/messages.py says (notebook "
+                                         "30_budget_in_the_state.ipynb)"))
     return histories, got
 
 
@@ -83,8 +83,8 @@ def _cause(check, histories: list, merged: list, budget: int) -> str:
     """Why ChatState's merge rule kept other messages, when the grader can tell: no budget, the learner's own
     trim_removals (which budgeted applies), or another budget than MAX_MESSAGES."""
     if all(result == model_add(history, _NEXT) for history, result in zip(histories, merged)):
-        return (f": it kept every message, as add_messages alone does; merge with budgeted(MAX_MESSAGES), which keeps "
-                f"at most MAX_MESSAGES ({budget})")
+        return (_(": it kept every message, as add_messages alone does; merge with budgeted(MAX_MESSAGES), which keeps "
+                  "at most MAX_MESSAGES ({budget})").format(budget=budget))
     wrong = [(history, result) for history, result in zip(histories, merged) if result != model_reduce(history, _NEXT, budget)]
     blamed = trim_blamed(check, model_add(wrong[0][0], _NEXT), budget)
     if blamed:
@@ -93,8 +93,8 @@ def _cause(check, histories: list, merged: list, budget: int) -> str:
     like = [n for n in range(4, longest) if all(result == model_reduce(history, _NEXT, n)
                                                 for history, result in zip(histories, merged))]
     if len(like) == 1:
-        return (f": it keeps what budgeted({like[0]}) keeps; merge with budgeted(MAX_MESSAGES), and MAX_MESSAGES is "
-                f"{budget}")
+        return (_(": it keeps what budgeted({like}) keeps; merge with budgeted(MAX_MESSAGES), and MAX_MESSAGES is "
+                  "{budget}").format(like=like[0], budget=budget))
     return how_many_kept(wrong[0][1], model_reduce(wrong[0][0], _NEXT, budget), budget)
 
 
@@ -103,19 +103,19 @@ def chat_state(check):
     budget = learner_budget(check)
     histories, got = channels(check, budget)
     if got["keys"] != ["messages", "summary"]:
-        raise Failure(f"ChatState has the keys {got['keys']}; expected exactly ['messages', 'summary']",
+        raise Failure(_("ChatState has the keys {keys}; expected exactly ['messages', 'summary']").format(keys=got['keys']),
                       Counterexample("ChatState", [], ["messages", "summary"], got["keys"]))
     if got["channels"].get("summary") != "LastValue":
-        raise Failure("ChatState.summary has a merge rule; expected none: each summary replaces the last")
+        raise Failure(_("ChatState.summary has a merge rule; expected none: each summary replaces the last"))
     if got["merged"] is None:
-        raise Failure("ChatState.messages has no merge rule; expected Annotated[list[AnyMessage], budgeted(MAX_MESSAGES)]")
-    merged = [no_raise(result, f"ChatState.messages' merge rule on {_described(history)} and a new question")
+        raise Failure(_("ChatState.messages has no merge rule; expected Annotated[list[AnyMessage], budgeted(MAX_MESSAGES)]"))
+    merged = [no_raise(result, _("ChatState.messages' merge rule on {described} and a new question").format(described=_described(history)))
               for history, result in zip(histories, got["merged"])]
     for history, result in zip(histories, merged):
         expected = model_reduce(history, _NEXT, budget)
         if result != expected:
-            expect_messages(f"ChatState.messages' merge rule on {_described(history)} and a new question "
-                            f"(MAX_MESSAGES={budget})", result, expected,
+            expect_messages(_("ChatState.messages' merge rule on {described} and a new question (MAX_MESSAGES={budget})").format(
+                                described=_described(history), budget=budget), result, expected,
                             Counterexample("ChatState.messages", [history, _NEXT], expected, result),
                             _cause(check, histories, merged, budget))
 
@@ -153,21 +153,22 @@ def _written(write: list) -> str:
 
 
 def judged(check, writes, budget):
-    got = no_raise(check.probe("budget_graph", writes), lambda: f"a chain of nodes writing {briefs(writes)} to ChatState")
+    got = no_raise(check.probe("budget_graph", writes), lambda: _("a chain of nodes writing {briefs} to ChatState").format(
+                                                                    briefs=briefs(writes)))
     if len(got["states"]) != len(writes):
-        raise Failure(f"a chain of {len(writes)} nodes writing to ChatState.messages gave {len(got['states'])} states; "
-                      "expected one after each node")
+        raise Failure(_("a chain of {count} nodes writing to ChatState.messages gave {count2} states; expected one after "
+                        "each node").format(count=len(writes), count2=len(got['states'])))
     held = []
     for number, (write, state) in enumerate(zip(writes, got["states"]), 1):
         expected = model_reduce(held, write, budget)
-        what = f"after step {number} of a graph whose nodes write {' then '.join(_written(w) for w in writes[:number])}, " \
-               "ChatState.messages"
+        what = _("after step {number} of a graph whose nodes write {join}, ChatState.messages").format(
+                   number=number, join=' then '.join(_written(w) for w in writes[:number]))
         example = Counterexample("ChatState graph", [writes[:number]], expected, state)
         expect_history(what, state, budget, example)
         resent = all(m["id"] in {h["id"] for h in held} for m in write)  # [] or messages held already
         if resent and isinstance(state, list) and len(state) < len(held):
-            raise Failure(f"{what} lost messages when a node returned {briefs(write)}: returning a shorter list or [] "
-                          "to an add_messages key changes nothing", example)
+            raise Failure(_("{what} lost messages when a node returned {briefs}: returning a shorter list or [] to an "
+                            "add_messages key changes nothing").format(what=what, briefs=briefs(write)), example)
         if state != expected and isinstance(state, list):
             before_trim = merged_before_trim(held, write)
             cause = trim_blamed(check, before_trim, budget) if before_trim is not None else ""

@@ -4,7 +4,7 @@ from grader.engine.checking import Abort, Counterexample, Failure, no_raise
 from grader.engine.expectations import expect_decision_keys
 from grader.engine.registry import task
 from grader.engine.showing import counted, show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import brief, briefs, expect_history, trim_blamed
 from grader.parts.messages.model import comparable, in_rounds, simulate_chat
@@ -37,10 +37,10 @@ def scenario(case, checkpointed=True) -> str:
     """What the run sends, in the learner's words: every rule's feedback starts with it."""
     texts = [turn["text"] for turn in case["turns"]]
     if checkpointed:
-        return (f"build_chat_graph(model, tools, checkpointer, max_messages={case['budget']}) over the turns {texts}, "
-                f"then {named(case['turns'][-1])} sent again with the same id")
-    return (f"build_chat_graph(model, tools, max_messages={case['budget']}) without a checkpointer, over the turns "
-            f"{texts}, each sending the previous output's messages and the new question")
+        return (_("build_chat_graph(model, tools, checkpointer, max_messages={budget}) over the turns {texts}, then "
+                  "{named} sent again with the same id").format(budget=case['budget'], texts=texts, named=named(case['turns'][-1])))
+    return (_("build_chat_graph(model, tools, max_messages={budget}) without a checkpointer, over the turns "
+              "{texts}, each sending the previous output's messages and the new question").format(budget=case['budget'], texts=texts))
 
 
 def run(check, case, checkpointed=True, resend_judged=False):
@@ -89,25 +89,26 @@ def before_the_resend(case, got) -> tuple[list, list]:
 def received(check, case):
     what, got, example = run(check, case)
     turns, histories = before_the_resend(case, got)
-    turn_of = [case["turns"][done["turn"]] for done in turns for _ in range(done["model_calls"])]
+    turn_of = [case["turns"][done["turn"]] for done in turns for _call in range(done["model_calls"])]
     for number, (history, turn) in enumerate(zip(histories, turn_of), 1):
-        where = f"{what}: model call {number} (turn {named(turn)})"
+        where = _("{what}: model call {number} (turn {named})").format(what=what, number=number, named=named(turn))
         expect_history(where, history, case["budget"], example, holds="received")
         if len(history) > case["budget"]:
-            raise Failure(f"{where} received {len(history)} messages, {briefs(history)}; the budget is "
-                          f"{case['budget']}", example)
+            raise Failure(_("{where} received {count} messages, {briefs}; the budget is {budget}").format(
+                              where=where, count=len(history), briefs=briefs(history), budget=case['budget']), example)
     merged = []
-    calls, _ = expected_run(case, before_trim=merged)
+    calls = expected_run(case, before_trim=merged)[0]
     for number, (history, wanted, turn, before) in enumerate(zip(histories, calls, turn_of, merged), 1):
         if in_rounds([comparable(m) for m in history]) != in_rounds(wanted):
-            raise Failure(f"{what}: model call {number} (turn {named(turn)}) received {counted(len(history), 'message')}, "
-                          f"{briefs(history)}; expected the {len(wanted)} messages budgeted({case['budget']}) keeps: the "
-                          "oldest whole turns removed, no more" + trimmed_too_much(check, history, wanted, before,
-                                                                                   case["budget"]), example)
+            raise Failure(_("{what}: model call {number} (turn {named}) received {counted}, {briefs}; expected the {count} "
+                            "messages budgeted({budget}) keeps: the oldest whole turns removed, no more{trimmed_too_much}").format(
+                              what=what, number=number, named=named(turn), counted=counted(len(history), 'message'),
+                              briefs=briefs(history), count=len(wanted), budget=case['budget'],
+                              trimmed_too_much=trimmed_too_much(check, history, wanted, before, case['budget'])), example)
     if len(histories) != len(calls):
-        raise Failure(f"{what}: over the {len(case['turns'])} turns the model was called {len(histories)} times; "
-                      f"expected {len(calls)}, one per step of the script (the model is called while the last message "
-                      "asks for tools)", example)
+        raise Failure(_("{what}: over the {count} turns the model was called {count2} times; expected {count3}, one per step "
+                        "of the script (the model is called while the last message asks for tools)").format(
+                          what=what, count=len(case['turns']), count2=len(histories), count3=len(calls)), example)
 
 
 @graph_rule(N_("each turn ends with the script's answer; each tool call gets a ToolMessage with str(result) and its tool_call_id"))
@@ -119,7 +120,8 @@ def answers(check, case):
         output = done["output"]
         last = output[-1] if isinstance(output, list) and output else None
         if not isinstance(last, dict) or last.get("type") != "ai" or last.get("content") != final:
-            raise Failure(f"{what}: turn {named(turn)} ended with {brief(last)}; expected the AI answer {final!r}", example)
+            raise Failure(_("{what}: turn {named} ended with {last}; expected the AI answer {final}").format(
+                              what=what, named=named(turn), last=brief(last), final=repr(final)), example)
         expect_tool_results(what, output, example)
 
 
@@ -129,18 +131,21 @@ def expect_tool_results(what, output, example, errors=False):
         for call in message.get("tool_calls") or []:
             result = answered.get(call["id"])
             if result is None:
-                raise Failure(f"{what}: the tool call {call['id']} ({call['name']}) got no ToolMessage", example)
+                raise Failure(_("{what}: the tool call {id} ({name}) got no ToolMessage").format(
+                                  what=what, id=call['id'], name=call['name']), example)
             if call["name"] in _RESULTS and not errors:
                 wanted = _RESULTS[call["name"]](call["args"])
                 if result.get("content") != wanted or result.get("status") != "success":
-                    raise Failure(f"{what}: the tool call {call['id']} got {show(result.get('content'))} (status "
-                                  f"{result.get('status')}); expected {wanted!r}, str() of what the tool returned", example)
+                    raise Failure(_("{what}: the tool call {id} got {get} (status {get2}); expected {wanted}, str() of what the tool "
+                                    "returned").format(what=what, id=call['id'], get=show(result.get('content')), get2=result.get('status'),
+                                      wanted=repr(wanted)), example)
             if call["name"] in _ERRORS and errors:
                 kind, words = _ERRORS[call["name"]]
                 if result.get("status") != "error" or not (kind in result.get("content", "") or words in result.get("content", "")):
-                    raise Failure(f"{what}: the {call['name']} call {call['id']}, whose tool raised {kind}, got "
-                                  f"{show(result.get('content'))} (status {result.get('status')}); expected status='error' "
-                                  f"and a content naming the error", example)
+                    raise Failure(_("{what}: the {name} call {id}, whose tool raised {kind}, got {get} (status {get2}); expected "
+                                    "status='error' and a content naming the error").format(
+                                      what=what, name=call['name'], id=call['id'], kind=kind, get=show(result.get('content')),
+                                      get2=result.get('status')), example)
 
 
 @graph_rule(N_("an unknown or raising tool gives a ToolMessage with status='error' that names the error"))
@@ -153,23 +158,25 @@ def tool_errors(check, case):
 @graph_rule(N_("the checkpoint holds the history budgeted(max_messages) keeps, and summary is never written"))
 def stored(check, case):
     what, got, example = run(check, case)
-    _, after = expected_run(case)
+    _skip, after = expected_run(case)
     turns, histories = before_the_resend(case, got)
     budget = case["budget"]
     # The one cause of a checkpoint over the budget the grader can see: the model was given a trimmed history.
-    trimmed_for_the_model = (f" (the model received at most {budget} messages: trimming only what the model sees is "
-                             "not enough; merge messages with budgeted(max_messages) in the graph's state)"
+    trimmed_for_the_model = (_(" (the model received at most {budget} messages: trimming only what the model sees is not enough; "
+                               "merge messages with budgeted(max_messages) in the graph's state)").format(budget=budget)
                              if histories and all(len(history) <= budget for history in histories) else "")
     for done, wanted in zip(turns, after):
-        where = f"{what}: the checkpoint after turn {named(case['turns'][done['turn']])}"
+        where = _("{what}: the checkpoint after turn {named}").format(what=what, named=named(case['turns'][done['turn']]))
         expect_history(where, done["stored"], budget, example, over=trimmed_for_the_model)
         if in_rounds([comparable(m) for m in done["stored"]]) != in_rounds(wanted):
             held = len(done["stored"])
-            raise Failure(f"{where} holds {briefs(done['stored'])}; expected the {len(wanted)} messages "
-                          f"budgeted({budget}) keeps" + (f", not {held}" if held != len(wanted) else ""), example)
+            raise Failure(_("{where} holds {briefs}; expected the {count} messages budgeted({budget}) keeps{value}").format(
+                              where=where, briefs=briefs(done['stored']), count=len(wanted), budget=budget,
+                              value=f', not {held}' if held != len(wanted) else ''), example)
     for done in got["turns"]:
         if "summary" in done["stored_keys"] or "summary" in done["keys"]:
-            raise Failure(f"{what}: the graph wrote summary; it never does (summarizing is another node's job)", example)
+            raise Failure(_("{what}: the graph wrote summary; it never does (summarizing is another node's job)").format(
+                              what=what), example)
 
 
 @graph_rule(N_("re-invoking an answered turn with the same ids changes nothing and does not call the model"))
@@ -179,13 +186,14 @@ def reinvoked(check, case):
     if again["model_calls"] or again["stored"] != before["stored"]:
         held = {m.get("id") for m in before["stored"]}
         added = [m for m in again["stored"] if m.get("id") not in held]
-        did = [f"called the model {counted(again['model_calls'], 'time')}"] if again["model_calls"] else []
-        did += [f"appended {briefs(added)}"] if added else \
-            [f"left {briefs(again['stored'])} (before: {briefs(before['stored'])})"] if again["stored"] != before["stored"] \
+        did = [_("called the model {counted}").format(counted=counted(again["model_calls"], "time"))] if again["model_calls"] \
             else []
-        raise Failure(f"{what}: sending {named(case['turns'][-1])} again, after it was answered, {' and '.join(did)}; "
-                      "expected no model call and no change: a turn already answered ends at once (its last message "
-                      "is the AI answer)", example)
+        did += [_("appended {messages}").format(messages=briefs(added))] if added else \
+            [_("left {briefs} (before: {briefs2})").format(briefs=briefs(again["stored"]), briefs2=briefs(before["stored"]))] \
+            if again["stored"] != before["stored"] else []
+        raise Failure(_("{what}: sending {named} again, after it was answered, {join}; expected no model call and no change: "
+                        "a turn already answered ends at once (its last message is the AI answer)").format(
+                          what=what, named=named(case['turns'][-1]), join=_(" and ").join(did)), example)
 
 
 @graph_rule(N_("without a checkpointer, each turn sending the previous messages on gives the same answers"))
@@ -196,8 +204,10 @@ def no_checkpointer(check, case):
         final = case["script"][turn["text"]][-1]
         last = done["output"][-1] if isinstance(done["output"], list) and done["output"] else None
         if not isinstance(last, dict) or last.get("content") != final:
-            raise Failure(f"{what}: turn {named(turn)} ended with {brief(last)}; expected {final!r}", example)
-        expect_history(f"{what}: the output of turn {named(turn)}", done["output"], case["budget"], example)
+            raise Failure(_("{what}: turn {named} ended with {last}; expected {final}").format(
+                              what=what, named=named(turn), last=brief(last), final=repr(final)), example)
+        expect_history(_("{what}: the output of turn {named}").format(what=what, named=named(turn)), done["output"],
+                       case["budget"], example)
 
 
 @decisions.rule(N_("DECISIONS has exactly the keys of ChatState"))
@@ -213,17 +223,17 @@ _SENTENCE = 8  # words: fewer name a merge rule, not why
 def decision_sentences(check):
     table = check.probe("attr", "DECISIONS")
     if type(table) is not dict or not table:
-        raise Abort("not_implemented", "DECISIONS is empty: write one sentence per ChatState key")
+        raise Abort("not_implemented", _("DECISIONS is empty: write one sentence per ChatState key"))
     for key, words in _RULES.items():
         text = table.get(key)
         rule = " or ".join(words)
         if type(text) is not str:
-            raise Failure(f"DECISIONS[{key!r}] is {show(text)}; expected a sentence (a str) that names {key}'s merge "
-                          f"rule ({rule}) and says why")
+            raise Failure(_("DECISIONS[{key}] is {text}; expected a sentence (a str) that names {key2}'s merge rule ({rule}) and "
+                            "says why").format(key=repr(key), text=show(text), key2=key, rule=rule))
         if not any(word in text.lower() for word in words):
-            raise Failure(f"DECISIONS[{key!r}] is {show(text)}; expected it to name {key}'s merge rule ({rule}), "
-                          "and say why")
+            raise Failure(_("DECISIONS[{key}] is {text}; expected it to name {key2}'s merge rule ({rule}), and say why").format(
+                              key=repr(key), text=show(text), key2=key, rule=rule))
         if len(text.split()) < _SENTENCE:
-            raise Failure(f"DECISIONS[{key!r}] is {show(text)}: {counted(len(text.split()), 'word')}, which name the "
-                          f"merge rule but not why; expected a sentence that also says why {key} merges so (what goes "
-                          "wrong with another rule)")
+            raise Failure(_("DECISIONS[{key}] is {text}: {counted}, which name the merge rule but not why; expected a sentence "
+                            "that also says why {key2} merges so (what goes wrong with another rule)").format(
+                              key=repr(key), text=show(text), counted=counted(len(text.split()), 'word'), key2=key))

@@ -1,9 +1,11 @@
 """Notebook 29, messages.trim: ``trim_removals`` removes the oldest turns whole, and leaves a history a chat API accepts."""
 
+import re
+
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.expectations import expect_value_error
 from grader.engine.registry import task
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import briefs, ids
 from grader.parts.messages.model import model_add, model_trim, problems
@@ -44,11 +46,12 @@ def removals(check, history, budget):
     expected = model_trim(history, budget)
     example = Counterexample("trim_removals", [history, budget], expected, ids(removed))
     if not isinstance(removed, list) or any(m.get("type") != "remove" for m in removed):
-        raise Failure(f"{what} returned {briefs(removed)}; expected a list of RemoveMessage(id=...) (the messages to "
-                      "remove, not the ones to keep)", example)
+        raise Failure(_("{what} returned {briefs}; expected a list of RemoveMessage(id=...) (the messages to remove, not the "
+                        "ones to keep)").format(what=what, briefs=briefs(removed)), example)
     held = ids(history)
     if any(i not in held for i in ids(removed)) or ids(removed) != [i for i in held if i in ids(removed)]:
-        raise Failure(f"{what} removes the ids {ids(removed)}; expected ids of the history, in history order", example)
+        raise Failure(_("{what} removes the ids {ids}; expected ids of the history, in history order").format(
+                          what=what, ids=ids(removed)), example)
     return what, got, removed, expected, example
 
 
@@ -59,75 +62,92 @@ def _protected(history: list) -> list:
 
 @trim_rule(N_("trim_removals returns [] when the history fits, else RemoveMessages of its ids in history order"))
 def shape(check, history, budget):
-    what, _, removed, expected, example = removals(check, history, budget)
+    what, _skip, removed, expected, example = removals(check, history, budget)
     if len(history) <= budget and removed:
-        exactly = " (a history of exactly max_messages messages fits)" if len(history) == budget else ""
-        raise Failure(f"{what} removes {ids(removed)}, but the history's {len(history)} messages fit the budget; "
-                      f"expected []{exactly}", example)
+        exactly = _(" (a history of exactly max_messages messages fits)") if len(history) == budget else ""
+        raise Failure(_("{what} removes {ids}, but the history's {count} messages fit the budget; expected []{exactly}").format(
+                          what=what, ids=ids(removed), count=len(history), exactly=exactly), example)
 
 
 @trim_rule(N_("the system message, the latest human message and everything after it are never removed"))
 def keeps(check, history, budget):
-    what, _, removed, _, example = removals(check, history, budget)
+    what, _skip, removed, _skip, example = removals(check, history, budget)
     protected = _protected(history)
     lost = [m["id"] for m in protected if m["id"] in ids(removed)]
     if lost:
-        short = (f"; here they are {len(protected)} messages, over the budget of {budget}: when the budget cannot "
-                 "be met, remove every turn before the latest human message, and stop there"
+        short = (_("; here they are {count} messages, over the budget of {budget}: when the budget cannot be met, "
+                   "remove every turn before the latest human message, and stop there").format(count=len(protected), budget=budget)
                  if len(protected) > budget else "")
-        raise Failure(f"{what} removes {lost}: the system message, the latest human message and what follows it "
-                      f"are always kept{short}", example)
+        raise Failure(_("{what} removes {lost}: the system message, the latest human message and what follows it are always "
+                        "kept{short}").format(what=what, lost=lost, short=short), example)
 
 
-_FIXES = {  # the words of model.problems -> how a trim avoids it
-    "orphaned tool result": "remove an AI message that calls tools and its tool results together",
-    "are answered": "remove an AI message that calls tools and its tool results together",
-    "human message": "cut just before a human message, never past the latest one",
+_TOGETHER = N_("remove an AI message that calls tools and its tool results together")
+_BEFORE_HUMAN = N_("cut just before a human message, never past the latest one")
+_FIXES = {  # model.problems' sentences (their catalog msgids) -> how a trim avoids it
+    "{at} answers the tool call {get}, which no AI message just before it asked for (an orphaned tool result)": _TOGETHER,
+    "{at} comes before the tool call(s) {open_calls} are answered": _TOGETHER,
+    "it does not start with a human message": _BEFORE_HUMAN,
+    "it has no human message": _BEFORE_HUMAN,
 }
+
+
+def _fix(problem: str) -> str:
+    """How a trim avoids ``problem`` (one of model.problems' sentences, in the learner's language): its sentence is
+    known by the longest fixed part of its template as the catalog says it."""
+    for sentence, fix in _FIXES.items():
+        fixed = max(re.split(r"\{\w+\}", _(sentence)), key=len)
+        if fixed.strip() and fixed in problem:
+            return _(fix)
+    return _("cut just before a human message")
 
 
 @trim_rule(N_("the removals leave a valid history: no tool result without its call, starting with a human turn"))
 def valid(check, history, budget):
-    what, _, removed, _, example = removals(check, history, budget)
+    what, _skip, removed, _skip, example = removals(check, history, budget)
     left = model_add(history, removed)
     found = problems(left)
     if found:
-        fix = next((words for cause, words in _FIXES.items() if cause in found[0]), "cut just before a human message")
-        raise Failure(f"{what} leaves {briefs(left)}, which a chat API refuses: {found[0]}; {fix}", example)
+        fix = _fix(found[0])
+        raise Failure(_("{what} leaves {briefs}, which a chat API refuses: {found}; {fix}").format(
+                          what=what, briefs=briefs(left), found=found[0], fix=fix), example)
 
 
 def _why(history: list, budget: int, removed: list, expected: list) -> str:
     """What made ``removed`` differ from ``expected``, as far as the grader can tell: said only when it is so."""
     left, kept = len(history) - len(removed), len(history) - len(expected)
     if history[0]["type"] == "system" and removed == model_trim(history, budget + 1):
-        return (f"{left} messages remain, over the budget of {budget}: max_messages counts every message, the system "
-                "message included")
+        return (_("{left} messages remain, over the budget of {budget}: max_messages counts every message, the system "
+                  "message included").format(left=left, budget=budget))
     if kept == budget and removed == model_trim(history, budget - 1):
-        return (f"removing only {expected} leaves {kept} messages, exactly the budget of {budget}: a history of "
-                "max_messages messages fits")
+        return (_("removing only {expected} leaves {kept} messages, exactly the budget of {budget}: a history of "
+                  "max_messages messages fits").format(expected=expected, kept=kept, budget=budget))
     if kept > budget:
-        return (f"the budget of {budget} cannot be met: the latest turn alone is {len(_protected(history))} messages, "
-                "the system message included; remove every turn before the latest human message, and nothing more")
+        return (_("the budget of {budget} cannot be met: the latest turn alone is {count} messages, the system message "
+                  "included; remove every turn before the latest human message, and nothing more").format(
+                    budget=budget, count=len(_protected(history))))
     if left > budget:
-        return f"{left} messages remain, over the budget of {budget}: remove the oldest turns, whole, until the rest fits"
+        return _("{left} messages remain, over the budget of {budget}: remove the oldest turns, whole, until the rest "
+                 "fits").format(left=left, budget=budget)
     if len(removed) > len(expected):
-        return f"more than needed is removed: removing only {expected} leaves {kept} messages, within the budget"
-    return "the cut is elsewhere: remove the oldest turns, whole, until the rest fits"
+        return _("more than needed is removed: removing only {expected} leaves {kept} messages, within the budget").format(
+                   expected=expected, kept=kept)
+    return _("the cut is elsewhere: remove the oldest turns, whole, until the rest fits")
 
 
 @trim_rule(N_("the shortest such prefix is removed: at most max_messages remain whenever the rules allow it"))
 def shortest(check, history, budget):
-    what, _, removed, expected, example = removals(check, history, budget)
+    what, _skip, removed, expected, example = removals(check, history, budget)
     if ids(removed) != expected:
-        raise Failure(f"{what} removes {ids(removed)}; expected {expected} "
-                      f"({_why(history, budget, ids(removed), expected)})", example)
+        raise Failure(_("{what} removes {ids}; expected {expected} ({why})").format(
+                          what=what, ids=ids(removed), expected=expected, why=_why(history, budget, ids(removed), expected)), example)
 
 
 @trim_rule(N_("trim_removals never mutates its arguments"))
 def untouched(check, history, budget):
-    what, got, _, _, example = removals(check, history, budget)
+    what, got, _skip, _skip, example = removals(check, history, budget)
     if not got["unchanged"]:
-        raise Failure(f"{what} changed its argument messages; return removals and leave the history as it is", example)
+        raise Failure(_("{what} changed its argument messages; return removals and leave the history as it is").format(what=what), example)
 
 
 @trim.rule(N_("trim_removals(messages, n) raises ValueError at once when n is not an int >= 4"))

@@ -3,7 +3,7 @@
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.expectations import expect_value_error
 from grader.engine.registry import task
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import briefs, expect_messages
 from grader.parts.messages.model import model_reduce
@@ -56,23 +56,23 @@ def expect_untouched(what: str, step: dict, old: list | None, write: list, examp
         new_ids = _ids_written(write, step["new_after"]) if changed_new else []
         if old_ids is None or new_ids is None:  # something else than an id changed
             now = briefs(step["old_now"] if changed_old else step["new_after"])
-            raise Failure(f"{what} changed its argument{'s' if changed_old and changed_new else ''} {which} (now "
-                          f"{now}); a reducer never mutates its arguments", example)
+            raise Failure(_("{what} changed its argument{value} {which} (now {now}); a reducer never mutates its arguments").format(
+                              what=what, value='s' if changed_old and changed_new else '', which=which, now=now), example)
         where = " and ".join(f"{name}'s message{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}"
                              for name, at in (("old", old_ids), ("new", new_ids)) if at)
-        raise Failure(f"{what} changed its argument{'s' if changed_old and changed_new else ''} {which}: add_messages "
-                      f"wrote an id into {where}, which had none. A reducer never mutates its arguments: add_messages "
-                      "writes ids into the id-less messages of both lists it is given, so hand it copies of every "
-                      "message, old's and new's (message.model_copy())", example)
+        raise Failure(_("{what} changed its argument{value} {which}: add_messages wrote an id into {where}, which had none. "
+                        "A reducer never mutates its arguments: add_messages writes ids into the id-less messages of both "
+                        "lists it is given, so hand it copies of every message, old's and new's (message.model_copy())").format(
+                          what=what, value='s' if changed_old and changed_new else '', which=which, where=where), example)
     if step["returned_old"]:
-        raise Failure(f"{what} returned its argument old itself; return a new list", example)
+        raise Failure(_("{what} returned its argument old itself; return a new list").format(what=what), example)
 
 
 @upsert.rule(N_("budgeted(n) appends a message with a new id and replaces a message whose id is stored, in place"))
 def upserts(check):
     @check.forall(gen.write_sequences(), examples=check.budget("sequence"))  # each a sequence of writes
     def merged(writes):
-        for _ in reduced(check, [w for w in writes if not any(m["type"] == "remove" for m in w)]):
+        for _step in reduced(check, [w for w in writes if not any(m["type"] == "remove" for m in w)]):
             pass
 
 
@@ -80,7 +80,7 @@ def upserts(check):
 def removes(check):
     @check.forall(gen.write_sequences(), examples=check.budget("sequence"))  # each a sequence of writes
     def merged(writes):
-        for _ in reduced(check, writes):
+        for _step in reduced(check, writes):
             pass
 
 
@@ -92,16 +92,17 @@ def unknown_removal(check):
         got = no_raise(check.probe("reduce", gen.BIG, writes), f"budgeted({gen.BIG})")
         what = f"budgeted({gen.BIG})({briefs(history)}, [RemoveMessage(id='not-held')])"
         if got["raised"] is None or not got["raised"].is_a("ValueError"):
-            did = "returned" if got["raised"] is None else f"raised {got['raised'].sentence()}; it"
-            raise Failure(f"{what} {did} without ValueError: a removal of an id not held is a mistake to report, "
-                          "as add_messages reports it", Counterexample(f"budgeted({gen.BIG})", writes, "ValueError", None))
+            did = _("returned") if got["raised"] is None else _("raised {sentence}; it").format(sentence=got['raised'].sentence())
+            raise Failure(_("{what} {did} without ValueError: a removal of an id not held is a mistake to report, as "
+                            "add_messages reports it").format(what=what, did=did),
+                          Counterexample(f"budgeted({gen.BIG})", writes, "ValueError", None))
 
 
 @upsert.rule(N_("a re-sent write (the same messages, the same ids) changes nothing"))
 def resent(check):
     @check.forall(gen.conversations(), examples=check.budget("sequence"))  # three writes each
     def twice(history):
-        for _ in reduced(check, [history, history, history[-1:]]):
+        for _step in reduced(check, [history, history, history[-1:]]):
             pass
 
 
@@ -120,8 +121,8 @@ def pure(check):
         result = step["result"]
         fresh = [m.get("id") for m in result] if isinstance(result, list) else []
         if len(fresh) != len(old) + 1 or not all(isinstance(i, str) and i for i in fresh):
-            raise Failure(f"{what} returned {briefs(result)}; expected the history and then the write, every message "
-                          "with an id", example)
+            raise Failure(_("{what} returned {briefs}; expected the history and then the write, every message with an id").format(
+                              what=what, briefs=briefs(result)), example)
 
 
 @upsert.rule(N_("old may be None: nothing stored yet"))

@@ -10,7 +10,7 @@ fake's call, then goes on in the next one: resumed while paused,
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import approval, case_rule, judge_asked, judge_completes, judge_outcome, judge_paid_after, judge_pauses
 
@@ -65,22 +65,23 @@ crashes = case_rule(approval_task, N_("killed inside any call of inbox.send or p
 
 
 def _pair_run(check, first, second):
-    what = (f"build_approval_graph(inbox, payments, checkpointer) asked about {show(first)}, approved, then about "
-            f"{show(second)} with the same inbox and payments, approved, then about {show(first)} again on a new "
-            "thread, approved")
+    what = (_("build_approval_graph(inbox, payments, checkpointer) asked about {first}, approved, then about "
+              "{second} with the same inbox and payments, approved, then about {first} again on a new thread, "
+              "approved").format(first=show(first), second=show(second)))
     got = no_raise(check.probe("approval_run", first, True, None, second, limit=8 * check.call_limit), what)
     example = Counterexample("build_approval_graph", [first, second], "both sent and paid once", None)
     for run in (got, got.get("second") or {}, got.get("again") or {}):
         no_raise(run.get("raised"), what, example=example)
-    for fake, did, called in (("send", "sent to the person", "inbox.send"), ("pay", "paid", "payments.pay")):
+    for fake, did, called in (("send", _("sent to the person"), "inbox.send"), ("pay", _("paid"), "payments.pay")):
         done = [call for call in got["calls"] if call["fake"] == fake and call["run"] == 2 and call["effect"]]
         if not done:
-            raise Failure(f"{what}: the second request was never {did}: {called} recognized its key as the first "
-                          "request's (a key must name the request, its id, and the effect)", example)
+            raise Failure(_("{what}: the second request was never {did}: {called} recognized its key as the first request's (a "
+                            "key must name the request, its id, and the effect)").format(what=what, did=did, called=called), example)
         repeated = [call for call in got["calls"] if call["fake"] == fake and call["run"] == 3 and call["effect"]]
         if repeated:
-            raise Failure(f"{what}: the first request was {did} again on the new thread: {called} took its key as a "
-                          "new one (a key names the request, its id, and the effect, never the thread or the run)",
+            raise Failure(_("{what}: the first request was {did} again on the new thread: {called} took its key as a new one (a "
+                            "key names the request, its id, and the effect, never the thread or the run)").format(
+                              what=what, did=did, called=called),
                           example)
 
 

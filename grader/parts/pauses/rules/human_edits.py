@@ -9,7 +9,7 @@ node, then resumes it with the person's answer.
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import case_rule, written, written_update
 from grader.parts.pauses.model import REDUCED, meant, misfit
@@ -40,7 +40,7 @@ def edited(check, state, case):
     """The run of a valid edit: (words, record, what key must hold, counterexample)."""
     key, edit = case
     call = _call_words(state, key, edit)
-    what = f"update_state(config, {call}) on a thread paused with {show(state)}"
+    what = _("update_state(config, {call}) on a thread paused with {state}").format(call=call, state=show(state))
     got = no_raise(check.probe("edit_run", state, key, edit), what)
     fits, wanted = meant(key, state[key], edit)
     example = Counterexample("edit_update", [key, state[key], edit], wanted, got.get("after", {}).get(key))
@@ -60,37 +60,41 @@ def _holds(what, got, wanted, example, state, case):
     no_raise(got["applied"], f"{what}: update_state", example=example)
     if got["after"].get(key) != wanted:
         plain_list = key in REDUCED and "value" in (got["update"].get(key) or {})
-        raise Failure(f"{what}: {key} then holds {show(written(got['after'].get(key)))}; expected {show(wanted)}, what the person "
-                      f"meant" + (" (a plain list goes through the key's reducer)" if plain_list else ""), example)
+        raise Failure(_("{what}: {key} then holds {written}; expected {wanted}, what the person meant{value}").format(
+                          what=what, key=key, written=show(written(got['after'].get(key))), wanted=show(wanted),
+                          value=_(" (a plain list goes through the key's reducer)") if plain_list else ''), example)
     changed = [other for other in state if other != key and got["after"].get(other) != state[other]]
     if changed:
-        raise Failure(f"{what}: {changed[0]} changed to {show(written(got['after'].get(changed[0])))}; an edit of {key} leaves "
-                      f"every other key as it was ({show(state[changed[0]])})", example)
+        raise Failure(_("{what}: {changed} changed to {written}; an edit of {key} leaves every other key as it was ({state})").format(
+                          what=what, changed=changed[0], written=show(written(got['after'].get(changed[0]))), key=key,
+                          state=show(state[changed[0]])), example)
 
 
 def _names(what, got, wanted, example, state, case):
     key = case[0]
     expected = {key: {"Overwrite": wanted} if key in REDUCED else {"value": wanted}}
     if got["update"] != expected:
-        how = "Overwrite, as its key has a reducer" if key in REDUCED else "the value itself, as its key has no reducer"
-        raise Failure(f"{what}: the update was {show(written_update(got['update']))}; expected "
-                      f"{show(written_update(expected))} ({how}) and no other key", example)
+        how = _("Overwrite, as its key has a reducer") if key in REDUCED else _("the value itself, as its key has no reducer")
+        raise Failure(_("{what}: the update was {written_update}; expected {written_update2} ({how}) and no other key").format(
+                          what=what, written_update=show(written_update(got['update'])),
+                          written_update2=show(written_update(expected)), how=how), example)
 
 
 def _paused(what, got, wanted, example, state, case):
     if got["next_after"] != ["review"]:
-        raise Failure(f"{what}: after the update the thread's next is {show(got['next_after'])}; expected ['review'], "
-                      "still paused where it was (update_state without as_node)", example)
+        raise Failure(_("{what}: after the update the thread's next is {next_after}; expected ['review'], still paused where "
+                        "it was (update_state without as_node)").format(what=what, next_after=show(got['next_after'])), example)
     no_raise(got["resumed"], f"{what}: invoke(Command(resume='looks good'), config)", example=example)
     if got["heard"] != ["looks good"] or got["next_final"]:
-        raise Failure(f"{what}: resuming gave the pause the answers {show(got['heard'])} and stopped before "
-                      f"{show(got['next_final'])}; expected the answer 'looks good' and a completed run", example)
+        raise Failure(_("{what}: resuming gave the pause the answers {heard} and stopped before {next_final}; expected the "
+                        "answer 'looks good' and a completed run").format(
+                          what=what, heard=show(got['heard']), next_final=show(got['next_final'])), example)
 
 
 def _unchanged(what, got, wanted, example, state, case):
     if got["current_after"] != state[case[0]]:
-        raise Failure(f"{what}: current became {show(got['current_after'])}; edit_update must not modify current "
-                      f"({show(state[case[0]])})", example)
+        raise Failure(_("{what}: current became {current_after}; edit_update must not modify current ({state})").format(
+                          what=what, current_after=show(got['current_after']), state=show(state[case[0]])), example)
 
 
 holds = _valid_rule(N_("after the update, key holds exactly what was meant, whatever its reducer, and every other key is "
@@ -106,8 +110,9 @@ def refused(check):
     state, (key, edit) = FIXED[0]  # first, an edit that fits: refusing everything refuses nothing in particular
     fits = check.probe("edit_run", state, key, edit)
     if isinstance(fits, dict) and fits.get("raised") is not None:
-        raise Failure(f"{_call_words(state, key, edit)} raised {fits['raised'].sentence()}; only an edit that does not fit "
-                      "raises", Counterexample("edit_update", [key, state[key], edit], "an update", "raised"))
+        raise Failure(_("{call_words} raised {sentence}; only an edit that does not fit raises").format(
+                          call_words=_call_words(state, key, edit), sentence=fits['raised'].sentence()),
+                      Counterexample("edit_update", [key, state[key], edit], "an update", "raised"))
 
     def bad_case(state, case):
         key, edit = case
@@ -117,11 +122,12 @@ def refused(check):
         example = Counterexample("edit_update", [key, state.get(key), edit], "raises ValueError",
                                  raised.sentence() if raised is not None else got.get("update"))
         if raised is None:
-            raise Failure(f"{call} returned {show(written_update(got['update']))}; expected ValueError naming {key!r}: the edit does "
-                          f"not fit ({misfit(key, state.get(key), edit)})", example)
+            raise Failure(_("{call} returned {written_update}; expected ValueError naming {key}: the edit does not fit ({misfit})").format(
+                              call=call, written_update=show(written_update(got['update'])), key=repr(key),
+                              misfit=misfit(key, state.get(key), edit)), example)
         if not raised.is_a("ValueError") or key not in raised.message:
-            raise Failure(f"{call} raised {raised.type}: {raised.message}; expected ValueError whose message names "
-                          f"{key!r}", example)
+            raise Failure(_("{call} raised {type}: {message}; expected ValueError whose message names {key}").format(
+                              call=call, type=raised.type, message=raised.message, key=repr(key)), example)
 
     def bad_pair(pair):
         bad_case(*pair)

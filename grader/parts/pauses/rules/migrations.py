@@ -8,7 +8,7 @@ from docs/reference/part-f.md, and each rule compares one part of it.
 from grader.engine.checking import Failure
 from grader.engine.registry import task
 from grader.engine.showing import show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import case_rule, same
 from grader.parts.pauses.model import CURRENT, model_migrate, model_upgrade
@@ -26,7 +26,8 @@ def _upgraded(check, version, values):
         return None
     call, wanted = check.value("upgrade", values, version), model_upgrade(values, version)
     if not isinstance(call.result, dict):
-        raise Failure(f"{call.text()} returned {show(call.result)}; expected a dict, the state of release {version + 1}",
+        raise Failure(_("{text} returned {result}; expected a dict, the state of release {value}").format(
+                          text=call.text(), result=show(call.result), value=version + 1),
                       call.counterexample(wanted))
     return call, wanted
 
@@ -42,8 +43,9 @@ def _release(check, version, values):
     call, wanted = pair
     got = call.result
     if not isinstance(got, dict) or set(got) != set(wanted) or not same(got.get("version"), version + 1):
-        raise Failure(f"{call.text()} returned {show(got)}; expected a state of release {version + 1} with the keys "
-                      f"{sorted(wanted)} and version {version + 1}", call.counterexample(wanted))
+        raise Failure(_("{text} returned {got}; expected a state of release {value} with the keys {wanted} and version "
+                        "{value}").format(text=call.text(), got=show(got), value=version + 1, wanted=sorted(wanted)),
+                      call.counterexample(wanted))
 
 
 def _lines(check, version, values):
@@ -52,8 +54,9 @@ def _lines(check, version, values):
         return
     call, wanted = pair
     if not same(call.result.get("lines"), wanted["lines"]):
-        raise Failure(f"{call.text()} gave the lines {show(call.result.get('lines'))}; expected {show(wanted['lines'])}: "
-                      "every old item, in order" + (", each a {'text': s, 'qty': 1}" if version == 2 else ""),
+        raise Failure(_("{text} gave the lines {get}; expected {lines}: every old item, in order{value}").format(
+                          text=call.text(), get=show(call.result.get('lines')), lines=show(wanted['lines']),
+                          value=", each a {'text': s, 'qty': 1}" if version == 2 else ''),
                       call.counterexample(wanted))
 
 
@@ -64,10 +67,11 @@ def _kept(check, version, values):
     call, wanted = pair
     for key in sorted(set(wanted) - {"version", "lines"}, key=str):
         if not same(call.result.get(key), wanted[key]):
-            why = {"total": "total is kept as it was, not recomputed", "currency": "release 3's currency is 'EUR'",
-                   "archive": "a key no release has lands in archive under its name"}.get(
-                key, "a key no release has is carried unchanged to release 2")
-            raise Failure(f"{call.text()} gave {key}={show(call.result.get(key))}; expected {show(wanted[key])}: {why}",
+            why = {"total": _("total is kept as it was, not recomputed"), "currency": _("release 3's currency is 'EUR'"),
+                   "archive": _("a key no release has lands in archive under its name")}.get(
+                key, _("a key no release has is carried unchanged to release 2"))
+            raise Failure(_("{text} gave {key}={get}; expected {wanted}: {why}").format(
+                              text=call.text(), key=key, get=show(call.result.get(key)), wanted=show(wanted[key]), why=why),
                           call.counterexample(wanted))
 
 
@@ -75,8 +79,9 @@ def _composes(check, version, values):
     call = check.value("migrate", values, version)
     wanted = model_migrate(values, version)
     if not same(call.result, wanted):
-        why = "equal to values on a current state" if version == CURRENT else "upgrade applied release by release"
-        raise Failure(f"{call.text()} returned {show(call.result)}; expected {show(wanted)}: {why}",
+        why = _("equal to values on a current state") if version == CURRENT else _("upgrade applied release by release")
+        raise Failure(_("{text} returned {result}; expected {wanted}: {why}").format(
+                          text=call.text(), result=show(call.result), wanted=show(wanted), why=why),
                       call.counterexample(wanted))
 
 
@@ -86,14 +91,16 @@ def _pure(check, version, values):
         first, again = check.value(name, values, version), check.call(name, dict(reversed(values.items())), version)
         target = version + 1 if name == "upgrade" else CURRENT
         if not isinstance(first.result, dict) or first.result.get("version") != target:  # purity of a real upgrade
-            raise Failure(f"{first.text()} returned {show(first.result)}; expected a state of release {target}",
+            raise Failure(_("{text} returned {result}; expected a state of release {target}").format(
+                              text=first.text(), result=show(first.result), target=target),
                           first.counterexample(target))
         if first.args_after and not same(first.args_after[0], values):
-            raise Failure(f"{first.text()} changed its argument to {show(first.args_after[0])}; the arguments are not "
-                          "modified", first.counterexample(first.result))
+            raise Failure(_("{text} changed its argument to {args_after}; the arguments are not modified").format(
+                              text=first.text(), args_after=show(first.args_after[0])), first.counterexample(first.result))
         if again.raised is None and not same(again.result, first.result):
-            raise Failure(f"{first.text()} returned {show(first.result)}, then {show(again.result)}; the same arguments "
-                          "give equal results", first.counterexample(first.result, again.result))
+            raise Failure(_("{text} returned {result}, then {result2}; the same arguments give equal results").format(
+                              text=first.text(), result=show(first.result), result2=show(again.result)),
+                          first.counterexample(first.result, again.result))
 
 
 release = _rule(N_("upgrade(values, version) is the state of release version + 1, with version set to it"), _release)
@@ -114,7 +121,9 @@ def out_of_range(check):
     for name, version in (("upgrade", 0), ("upgrade", CURRENT), ("upgrade", -1), ("migrate", 0), ("migrate", CURRENT + 1)):
         call = check.call(name, values, version)
         if call.raised is None or not call.raised.is_a("ValueError"):
-            did = f"raised {call.raised.type}" if call.raised is not None else f"returned {show(call.result)}"
-            raise Failure(f"{call.text()} {did}; expected ValueError: there is no release {version} to go from",
+            did = _("raised {type}").format(type=call.raised.type) if call.raised is not None else _("returned {result}").format(
+                                                                                   result=show(call.result))
+            raise Failure(_("{text} {did}; expected ValueError: there is no release {version} to go from").format(
+                              text=call.text(), did=did, version=version),
                           call.counterexample("raises ValueError", did))
 

@@ -11,7 +11,7 @@ confirms.
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import case_rule, interrupt_hint, same, written, written_update
 from grader.parts.pauses.model import CURRENT, VERSIONS, model_migrate, new_line, total_of
@@ -34,9 +34,9 @@ def expected(version: int, values: dict) -> tuple[dict, dict]:
 def resumed(check, version, values, thread="once", resuming=True):
     """The run of one thread; ``resuming``: a raise on the confirmation fails the rule (the paused rule reads the
     thread before it)."""
-    what = (f"a thread paused at wait under release {version} with {show(values)}, updated through "
-            f"build_order_graph(...) with upgrade_update(saved, {version})" + (" twice" if thread == "twice" else "") +
-            ", then confirmed")
+    what = (_("a thread paused at wait under release {version} with {values}, updated through "
+              "build_order_graph(...) with upgrade_update(saved, {version}){value}, then confirmed").format(
+                version=version, values=show(values), value=' twice' if thread == 'twice' else ''))
     got = no_raise(check.probe("upgrade_run", version, values, limit=4 * check.call_limit), what)
     update, final = expected(version, values)
     example = Counterexample("upgrade_update", [got.get("once", {}).get("saved", values), version], update,
@@ -44,16 +44,16 @@ def resumed(check, version, values, thread="once", resuming=True):
     no_raise(got["built"], "build_order_graph(checkpointer)", example=example)
     run = got[thread]
     if run.get("starting"):
-        no_raise(run["raised"], f"{what}: starting the thread with your release 3 graph", example=example,
+        no_raise(run["raised"], _("{what}: starting the thread with your release 3 graph").format(what=what), example=example,
                  hint=interrupt_hint(run["raised"]))
-        raise Failure(f"{what}: starting the thread with your release 3 graph saved no checkpoint", example)
+        raise Failure(_("{what}: starting the thread with your release 3 graph saved no checkpoint").format(what=what), example)
     if run.get("update") is None:
         no_raise(run["raised"], f"upgrade_update({show(run.get('saved'))}, {version})", example=example)
     if run.get("applying"):
         no_raise(run["raised"], f"{what}: update_state(config, update)", example=example)
     if resuming:
         no_raise(run["raised"], f"{what}: invoke(Command(resume=True), config)", example=example,
-                 hint=f"after the update the thread held {show(written(run.get('after')))}")
+                 hint=_("after the update the thread held {written}").format(written=show(written(run.get('after')))))
     return what, run, update, final, example
 
 
@@ -62,48 +62,51 @@ def _rule(sentence: str, judge):
 
 
 def _completes(check, version, values):
-    what, run, _, final, example = resumed(check, version, values)
+    what, run, _skip, final, example = resumed(check, version, values)
     if run["next_final"] or not same(run["final"], final):
-        raise Failure(f"{what}: the run ended with {show(run['final'])}" +
-                      (f", stopped before {show(run['next_final'])}" if run["next_final"] else "") +
-                      f"; expected {show(final)}: every line it held, migrated, plus the new one, and their total",
+        raise Failure(_("{what}: the run ended with {final}{value}; expected {final2}: every line it held, migrated, plus "
+                        "the new one, and their total").format(what=what, final=show(run['final']),
+                          value=f", stopped before {show(run['next_final'])}" if run['next_final'] else '', final2=show(final)),
                       Counterexample("upgrade_update", [run["saved"], version], final, run["final"]))
 
 
 def _sets(check, version, values):
-    what, run, _, _, example = resumed(check, version, values)
+    what, run, _skip, _skip, example = resumed(check, version, values)
     # Judged on what upgrade_update was given: the thread's saved keys (a release 3 graph that never paused saved more).
     saved = run.get("saved") if isinstance(run.get("saved"), dict) else values
-    update, _ = expected(version, saved)
+    update, _skip = expected(version, saved)
     if not same(run["update"], update):
         got, wanted = show(written_update(run["update"])), show(written_update(update))
-        raise Failure(f"{what}: upgrade_update returned {got}; expected {wanted}: every key of release 3, Overwrite for "
-                      "lines (a key with a reducer), the value for the others", example)
+        raise Failure(_("{what}: upgrade_update returned {got}; expected {wanted}: every key of release 3, Overwrite for "
+                        "lines (a key with a reducer), the value for the others").format(what=what, got=got, wanted=wanted), example)
 
 
 def _twice(check, version, values):
-    what, once, _, _, example = resumed(check, version, values)
-    _, twice, _, _, _ = resumed(check, version, values, "twice")
+    what, once, _skip, _skip, example = resumed(check, version, values)
+    _skip, twice, _skip, _skip, _skip = resumed(check, version, values, "twice")
     names = sorted(once["update"]) if isinstance(once.get("update"), dict) else once.get("update")
     if names != sorted(VERSIONS[CURRENT]):  # an update that names nothing (or little) is idempotent for nothing
-        raise Failure(f"{what}: upgrade_update returned {show(written_update(once.get('update')))}; this rule is judged on "
-                      f"an update that names every key of release 3 ({', '.join(VERSIONS[CURRENT])})", example)
+        raise Failure(_("{what}: upgrade_update returned {written_update}; this rule is judged on an update that names every "
+                        "key of release 3 ({join})").format(
+                          what=what, written_update=show(written_update(once.get('update'))), join=', '.join(VERSIONS[CURRENT])), example)
     if not same(twice["after"], once["after"]):
-        raise Failure(f"{what}: applied twice, the thread holds {show(written(twice['after']))}; once, {show(written(once['after']))}: "
-                      "applying the update twice gives the same state as once", example)
+        raise Failure(_("{what}: applied twice, the thread holds {written}; once, {written2}: applying the update twice "
+                        "gives the same state as once").format(
+                          what=what, written=show(written(twice['after'])), written2=show(written(once['after']))), example)
 
 
 def _paused(check, version, values):
-    what, run, _, _, example = resumed(check, version, values, resuming=False)
+    what, run, _skip, _skip, example = resumed(check, version, values, resuming=False)
     if version == CURRENT and run["shown"] != ["confirm"]:
-        raise Failure(f"{what}: your release 3 graph paused with the interrupts {show(run['shown'])}; expected one, "
-                      "'confirm', from its wait node", example)
+        raise Failure(_("{what}: your release 3 graph paused with the interrupts {shown}; expected one, 'confirm', from its "
+                        "wait node").format(what=what, shown=show(run['shown'])), example)
     if run["next_after"] != ["wait"]:
-        raise Failure(f"{what}: after the update the thread's next is {show(run['next_after'])}; expected ['wait']: "
-                      "still paused there (update_state without as_node), the confirmation resumes it", example)
+        raise Failure(_("{what}: after the update the thread's next is {next_after}; expected ['wait']: still paused there "
+                        "(update_state without as_node), the confirmation resumes it").format(
+                          what=what, next_after=show(run['next_after'])), example)
     if same(run["after"], model_migrate(values, version)):  # a thread the update left unmigrated is the update's rule
         no_raise(run["raised"], f"{what}: invoke(Command(resume=True), config)", example=example,
-                 hint=f"after the update the thread held {show(written(run.get('after')))}")
+                 hint=_("after the update the thread held {written}").format(written=show(written(run.get('after')))))
 
 
 # The update's own rule first: a wrong update is named as such, and the rules about pausing and applying it twice,

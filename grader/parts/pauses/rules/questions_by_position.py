@@ -9,7 +9,7 @@ the answer drawn for the question it shows.
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.pauses import strategies as gen
 from grader.parts.pauses.checks import case_rule, judge_completes, raised_in_run
 from grader.parts.pauses.model import FORM
@@ -34,13 +34,13 @@ def answers_held(what, got, example) -> dict:
     """The thread's answers; anything but a dict fails the rule."""
     held = state_of(got).get("answers", {})
     if not isinstance(held, dict):
-        raise Failure(f"{what}: answers is {show(held)}; expected a dict, question id -> answer", example)
+        raise Failure(_("{what}: answers is {held}; expected a dict, question id -> answer").format(what=what, held=show(held)), example)
     return held
 
 
 def intake(check, needed, answers):
-    what = (f"build_intake_graph(stock) with the questions {show(needed)} needed until the run first pauses (and the "
-            "others of FORM after it), each pause answered for the question it shows")
+    what = (_("build_intake_graph(stock) with the questions {needed} needed until the run first pauses (and the "
+              "others of FORM after it), each pause answered for the question it shows").format(needed=show(needed)))
     got = no_raise(check.probe("intake_run", needed, answers, limit=4 * check.call_limit), what)
     shown = [invoke["interrupts"] for invoke in got.get("invokes", []) if invoke.get("interrupts")]
     example = Counterexample("build_intake_graph", [needed, answers], {q: answers[q] for q in needed},
@@ -59,43 +59,45 @@ def _rule(sentence: str, judge):
 def _decided(what, got, shown, example, needed, answers):
     asked = state_of(got).get("asked")
     if asked != needed:
-        raise Failure(f"{what}: asked is {show(asked)}; expected {show(needed)}: decided once, before the first pause, "
-                      "from what stock.needs said then (a node that asks the stock again when it re-runs sees it "
-                      "changed)", example)
+        raise Failure(_("{what}: asked is {asked}; expected {needed}: decided once, before the first pause, from what "
+                        "stock.needs said then (a node that asks the stock again when it re-runs sees it changed)").format(
+                          what=what, asked=show(asked), needed=show(needed)), example)
 
 
 def _one_each(what, got, shown, example, needed, answers):
     if needed and not shown:
-        raise Failure(f"{what}: the run never paused; each needed question is asked with interrupt({{'question': id}})",
+        raise Failure(_("{what}: the run never paused; each needed question is asked with interrupt({{'question': id}})").format(what=what),
                       example)
     for interrupts in shown:
         if len(interrupts) != 1 or not isinstance(interrupts[0], dict) or set(interrupts[0]) != {"question"}:
-            raise Failure(f"{what}: a pause showed {show(interrupts)}; expected exactly one interrupt, whose value is "
-                          "{'question': <question id>}", example)
+            raise Failure(_("{what}: a pause showed {interrupts}; expected exactly one interrupt, whose value is {{'question': "
+                            "<question id>}}").format(what=what, interrupts=show(interrupts)), example)
     got_answers = answers_held(what, got, example)
     for interrupts in answered(got, shown):
         question = interrupts[0]["question"]
         if isinstance(question, str) and question in answers and got_answers.get(question) != answers[question]:
-            raise Failure(f"{what}: the pause showing {question!r} was answered {answers[question]!r}, but answers holds "
-                          f"{show(got_answers)}; an answer lands under the question its pause showed and stays there "
-                          "(answers has no reducer: a write replaces the whole dict; and answers are matched to "
-                          "interrupt() calls by position when a node runs again)", example)
+            raise Failure(_("{what}: the pause showing {question} was answered {answers}, but answers holds {got_answers}; an "
+                            "answer lands under the question its pause showed and stays there (answers has no reducer: a write "
+                            "replaces the whole dict; and answers are matched to interrupt() calls by position when a node runs "
+                            "again)").format(
+                              what=what, question=repr(question), answers=repr(answers[question]), got_answers=show(got_answers)), example)
 
 
 def _in_order(what, got, shown, example, needed, answers):
     order = [interrupts[0].get("question") if isinstance(interrupts[0], dict) else interrupts[0] for interrupts in shown]
     if order != needed:
         again = next((question for number, question in enumerate(order) if question in order[:number]), None)
-        hint = f" ({again!r} was asked again after its answer: is that answer still in answers?)" if again else ""
-        raise Failure(f"{what}: the pauses asked {show(order)}; expected {show(needed)}: each question asked once, in "
-                      f"FORM's order, none that is not in asked{hint}", example)
+        hint = _(" ({again} was asked again after its answer: is that answer still in answers?)").format(again=repr(again)) if again else ""
+        raise Failure(_("{what}: the pauses asked {order}; expected {needed}: each question asked once, in FORM's order, "
+                        "none that is not in asked{hint}").format(what=what, order=show(order), needed=show(needed), hint=hint), example)
 
 
 def _completes(what, got, shown, example, needed, answers):
     judge_completes(what, got, example)
     held = sorted(answers_held(what, got, example), key=str)
     if held != sorted(needed):
-        raise Failure(f"{what}: the run completed with answers for {show(held)}; expected exactly {show(needed)}",
+        raise Failure(_("{what}: the run completed with answers for {held}; expected exactly {needed}").format(
+                          what=what, held=show(held), needed=show(needed)),
                       example)
 
 

@@ -52,12 +52,14 @@ def dedupe_linear(check):
     except Abort as stopped:
         if stopped.status != "timeout":
             raise
-        raise Failure(f"merge_sources on {LINEAR_ITEMS:,} items did not finish in {2 * LINEAR_LIMIT_S:.0f} s: "
-                      "checking `item not in a_list` scans the list each time (quadratic); remember seen items in a set") from None
+        raise Failure(_("merge_sources on {LINEAR_ITEMS:,} items did not finish in {value:.0f} s: checking `item not in "
+                        "a_list` scans the list each time (quadratic); remember seen items in a set").format(
+                          LINEAR_ITEMS=LINEAR_ITEMS, value=2 * LINEAR_LIMIT_S)) from None
     seconds = no_raise(seconds, f"merge_sources on {LINEAR_ITEMS:,} items")
     if seconds > LINEAR_LIMIT_S:
-        raise Failure(f"merge_sources on {LINEAR_ITEMS:,} items took {seconds:.2f} s of CPU; expected under "
-                      f"{LINEAR_LIMIT_S:.0f} s: remember seen items in a set instead of scanning the list")
+        raise Failure(_("merge_sources on {LINEAR_ITEMS:,} items took {seconds:.2f} s of CPU; expected under "
+                        "{LINEAR_LIMIT_S:.0f} s: remember seen items in a set instead of scanning the list").format(
+                          LINEAR_ITEMS=LINEAR_ITEMS, seconds=seconds, LINEAR_LIMIT_S=LINEAR_LIMIT_S))
 
 
 @dedupe.rule(N_("State.sources merges every write, keeping first occurrences"))

@@ -46,17 +46,18 @@ def keep_max_laws(check):
         ab = check.value("keep_max", a, b).result
         ba = check.value("keep_max", b, a).result
         if ab != ba:
-            raise Failure(f"keep_max({show(a)}, {show(b)}) is {show(ab)} but keep_max({show(b)}, {show(a)}) is {show(ba)}; "
-                          "the order of writes must not matter (commutative)")
+            raise Failure(_("keep_max({a}, {b}) is {ab} but keep_max({b}, {a}) is {ba}; the order of writes must not matter "
+                            "(commutative)").format(a=show(a), b=show(b), ab=show(ab), ba=show(ba)))
         left = check.value("keep_max", ab, c).result
         bc = check.value("keep_max", b, c).result
         right = check.value("keep_max", a, bc).result
         if left != right:
-            raise Failure(f"keep_max(keep_max({show(a)}, {show(b)}), {show(c)}) is {show(left)} but "
-                          f"keep_max({show(a)}, keep_max({show(b)}, {show(c)})) is {show(right)} (associative)")
+            raise Failure(_("keep_max(keep_max({a}, {b}), {c}) is {left} but keep_max({a}, keep_max({b}, {c})) is {right} "
+                            "(associative)").format(a=show(a), b=show(b), c=show(c), left=show(left), right=show(right)))
         again = check.value("keep_max", a, a).result
         if again != a:
-            raise Failure(f"keep_max({show(a)}, {show(a)}) is {show(again)}; a repeated write must change nothing (idempotent)")
+            raise Failure(_("keep_max({a}, {a}) is {again}; a repeated write must change nothing (idempotent)").format(
+                              a=show(a), again=show(again)))
 
 
 # An int channel starts at 0, and max(0, -3) is 0: the first score must be int | None.

@@ -3,7 +3,7 @@
 from grader.engine.checking import Failure, Raised, no_raise
 from grader.engine.registry import task
 from grader.engine.showing import show
-from grader.i18n import N_
+from grader.i18n import N_, _
 from grader.parts.state import strategies as gen
 from grader.parts.state.checks import describe_graph, require_keys
 
@@ -14,11 +14,11 @@ overwrite = task("state.overwrite")
 def naive_has_no_reducer(check):
     info = require_keys(check, "NaiveState")
     if "trace" not in info["channels"]:
-        raise Failure(f"NaiveState has keys {info['keys']}; expected a key 'trace'")
+        raise Failure(_("NaiveState has keys {keys}; expected a key 'trace'").format(keys=info['keys']))
     channel = info["channels"]["trace"]
     if channel["channel"] != "LastValue":
-        raise Failure(f"NaiveState.trace has the merge rule {channel['reducer'] or channel['channel']}; "
-                      "expected none (a plain list[str]), so the notebook can show the overwrite")
+        raise Failure(_("NaiveState.trace has the merge rule {value}; expected none (a plain list[str]), so the notebook can "
+                        "show the overwrite").format(value=channel['reducer'] or channel['channel']))
 
 
 @overwrite.rule(N_("sequential nodes writing NaiveState.trace overwrite each other: only the last write stays"))
@@ -32,8 +32,8 @@ def naive_overwrites(check):
         got = no_raise(check.probe("run_graph", "NaiveState", ["trace"], steps, writes, {"trace": ["start"]}), graph)
         expected = [steps[-1][0]]
         if got.get("trace") != expected:
-            raise Failure(f"{graph} ended with trace = {show(got.get('trace'))}; "
-                          f"expected {show(expected)}: without a reducer the last write wins")
+            raise Failure(_("{graph} ended with trace = {get}; expected {expected}: without a reducer the last write wins").format(
+                              graph=graph, get=show(got.get('trace')), expected=show(expected)))
 
 
 @overwrite.rule(N_("two nodes writing NaiveState.trace in the same step raise InvalidUpdateError"))
@@ -45,6 +45,7 @@ def naive_parallel_error(check):
         writes = {name: {"trace": [name]} for name in steps[0]}
         got = check.probe("run_graph", "NaiveState", ["trace"], steps, writes, {})
         if not (isinstance(got, Raised) and got.is_a("InvalidUpdateError")):
-            did = f"raised {got.sentence()}" if isinstance(got, Raised) else f"returned {show(got)}"
-            raise Failure(f"{describe_graph(steps, writes, 'trace', {})} {did}; "
-                          "expected InvalidUpdateError: a key without a reducer takes one value per step")
+            did = _("raised {sentence}").format(sentence=got.sentence()) if isinstance(got, Raised) \
+                else _("returned {got}").format(got=show(got))
+            raise Failure(_("{describe_graph} {did}; expected InvalidUpdateError: a key without a reducer takes one value per "
+                            "step").format(describe_graph=describe_graph(steps, writes, 'trace', {}), did=did))

@@ -18,7 +18,8 @@ def state_keys(check):
     info = expect_keys(check, "State", SPEC_STATE_KEYS)
     for key in ("question", "answer"):
         if info["channels"][key]["channel"] != "LastValue":
-            raise Failure(f"State.{key} has the merge rule {info['channels'][key]['reducer']}; expected none: one value, overwritten")
+            raise Failure(_("State.{key} has the merge rule {reducer}; expected none: one value, overwritten").format(
+                              key=key, reducer=info['channels'][key]['reducer']))
 
 
 @schemas.rule(N_("State.notes appends every write, sequential and parallel (parallel ones in node-name order)"))
@@ -49,12 +50,13 @@ def graph_output(check):
         run = research_run(check, question)
         keys = sorted(run["output"]) if isinstance(run["output"], dict) else run["output"]
         if keys != sorted(OUTPUT_KEYS):
-            raise Failure(f"invoke({{'question': {question!r}}}) returned the keys {show(keys)}; expected exactly "
-                          f"{sorted(OUTPUT_KEYS)} (pass output_schema=OutputState)",
+            raise Failure(_("invoke({{'question': {question}}}) returned the keys {keys}; expected exactly {OUTPUT_KEYS} (pass "
+                            "output_schema=OutputState)").format(question=repr(question), keys=show(keys), OUTPUT_KEYS=sorted(OUTPUT_KEYS)),
                           Counterexample("build_graph", [question], sorted(OUTPUT_KEYS), keys))
         if run["input_schema"] != ["question"] or run["output_schema"] != sorted(OUTPUT_KEYS):
-            raise Failure(f"the graph's JSON schemas list input {run['input_schema']} and output {run['output_schema']}; "
-                          f"expected ['question'] and {sorted(OUTPUT_KEYS)}")
+            raise Failure(_("the graph's JSON schemas list input {input_schema} and output {output_schema}; expected "
+                            "['question'] and {OUTPUT_KEYS}").format(input_schema=run['input_schema'], output_schema=run['output_schema'],
+                              OUTPUT_KEYS=sorted(OUTPUT_KEYS)))
 
 
 @schemas.rule(N_("trace lists every node run in order, sources have no duplicates, used_calls equals LOOKUP_ROUNDS"))
@@ -66,13 +68,15 @@ def graph_run(check):
     def research_runs(question):
         out = research_run(check, question)["output"]
         if out.get("trace") != expected_trace:
-            raise Failure(f"invoke({{'question': {question!r}}}) gave trace {show(out.get('trace'))}; expected {expected_trace}")
+            raise Failure(_("invoke({{'question': {question}}}) gave trace {get}; expected {expected_trace}").format(
+                              question=repr(question), get=show(out.get('trace')), expected_trace=expected_trace))
         sources = out.get("sources")
         if type(sources) is not list or len(sources) != len(set(sources)) or not sources:
-            raise Failure(f"invoke({{'question': {question!r}}}) gave sources {show(sources)}; expected the cited documents, each once")
+            raise Failure(_("invoke({{'question': {question}}}) gave sources {sources}; expected the cited documents, each once").format(
+                              question=repr(question), sources=show(sources)))
         if out.get("used_calls") != rounds:
-            raise Failure(f"invoke({{'question': {question!r}}}) gave used_calls {show(out.get('used_calls'))}; "
-                          f"expected {rounds}, one per lookup")
+            raise Failure(_("invoke({{'question': {question}}}) gave used_calls {get}; expected {rounds}, one per lookup").format(
+                              question=repr(question), get=show(out.get('used_calls')), rounds=rounds))
 
 
 @schemas.rule(N_("lookup cites what search_docs finds, scores with relevance and adds a note, every round"))
@@ -87,24 +91,25 @@ def graph_tools(check):
                        example=Counterexample("build_graph", [question], None, None))
         searched, scored, state = run["searched"], run["scored"], run["state"]
         if len(searched) < rounds or len(scored) < rounds:
-            raise Failure(f"{said} called search_docs {len(searched)} and relevance {len(scored)} times; expected "
-                          f"each lookup round to call both from agstate.tools ({rounds} rounds)")
+            raise Failure(_("{said} called search_docs {count} and relevance {count2} times; expected each lookup round to call "
+                            "both from agstate.tools ({rounds} rounds)").format(
+                              said=said, count=len(searched), count2=len(scored), rounds=rounds))
         # Compared as sets: their order and duplicates are merge_sources' (state.dedupe) and graph_run's.
         found = sorted({doc for docs in searched if isinstance(docs, list) for doc in docs})
         sources = run["output"].get("sources")
         cited = sorted(set(sources)) if isinstance(sources, (list, tuple)) else sources
         if cited != found:
-            raise Failure(f"{said} cited the sources {show(cited)}; expected every document its search_docs calls "
-                          f"found: {found}")
+            raise Failure(_("{said} cited the sources {cited}; expected every document its search_docs calls found: {found}").format(
+                              said=said, cited=show(cited), found=found))
         # Folded by State.best_score's own reducer, in the child: lookup's writes are judged here, keep_max in state.keep_max.
         best = run["best_of_scores"]
         if state.get("best_score") != best:
-            raise Failure(f"after {said} the checkpoint has best_score {show(state.get('best_score'))}; expected "
-                          f"{show(best)}, the best of the scores relevance gave: {scored}")
+            raise Failure(_("after {said} the checkpoint has best_score {get}; expected {best}, the best of the scores relevance "
+                            "gave: {scored}").format(said=said, get=show(state.get('best_score')), best=show(best), scored=scored))
         notes = state.get("notes")
         if type(notes) is not list or len(notes) < rounds:
-            raise Failure(f"after {said} the checkpoint has notes {show(notes)}; expected a note from each of the "
-                          f"{rounds} lookup rounds")
+            raise Failure(_("after {said} the checkpoint has notes {notes}; expected a note from each of the {rounds} lookup "
+                            "rounds").format(said=said, notes=show(notes), rounds=rounds))
 
 
 @schemas.rule(N_("with a checkpointer the internal keys stay in the checkpoint, and input cannot set them"))
@@ -115,10 +120,11 @@ def graph_checkpoint(check):
         state = research_run(check, question, injected)["state"]
         missing = [key for key in ("notes", "best_score") if key not in state]
         if missing:
-            raise Failure(f"after a run the checkpoint has keys {sorted(state)}; expected the internal keys {missing} too")
+            raise Failure(_("after a run the checkpoint has keys {state}; expected the internal keys {missing} too").format(
+                              state=sorted(state), missing=missing))
         if "INJECTED NOTE" in (state.get("notes") or []) or state.get("best_score") == 10**9:
-            raise Failure(f"invoke({{'question': {question!r}, 'notes': ['INJECTED NOTE'], 'best_score': 10**9}}) "
-                          "let the caller set internal keys; InputState must hold only question")
+            raise Failure(_("invoke({{'question': {question}, 'notes': ['INJECTED NOTE'], 'best_score': 10**9}}) let the caller "
+                            "set internal keys; InputState must hold only question").format(question=repr(question)))
 
 
 # -- state.decisions ----------------------------------------------------------------------------------
@@ -134,8 +140,8 @@ def decision_keys(check):
 def decision_sentences(check):
     table = check.probe("attr", "DECISIONS")
     if type(table) is not dict or not table:
-        raise Abort("not_implemented", "DECISIONS is empty: write one sentence per State key")
+        raise Abort("not_implemented", _("DECISIONS is empty: write one sentence per State key"))
     for key, text in table.items():
         if type(text) is not str or len(text.split()) < 4:
-            raise Failure(f"DECISIONS[{key!r}] is {show(text)}; expected a sentence of a few words: "
-                          "overwrite or which merge, visible or internal, and why")
+            raise Failure(_("DECISIONS[{key}] is {text}; expected a sentence of a few words: overwrite or which merge, visible "
+                            "or internal, and why").format(key=repr(key), text=show(text)))

@@ -55,12 +55,12 @@ def windowed_in_graph(check):
         expected = model_fold(model_window(n), [], writes)
         if isinstance(got, Raised):
             # Failed, not error: LangGraph refusing the reducer is this rule's wrong answer, not a crash.
-            raise Failure(f"a graph with Annotated[list[str], windowed({n})] raised {got.sentence()}; "
-                          "LangGraph needs a reducer with exactly two positional parameters (use a closure)",
+            raise Failure(_("a graph with Annotated[list[str], windowed({n})] raised {sentence}; LangGraph needs a reducer with "
+                            "exactly two positional parameters (use a closure)").format(n=n, sentence=got.sentence()),
                           Counterexample("windowed", [n], expected, got.type), status="failed")
         if got.get("items") != expected:
-            raise Failure(f"a graph with Annotated[list[str], windowed({n})] and writes {show(writes)} ended with "
-                          f"{show(got.get('items'))}; expected {show(expected)}")
+            raise Failure(_("a graph with Annotated[list[str], windowed({n})] and writes {writes} ended with {get}; expected "
+                            "{expected}").format(n=n, writes=show(writes), get=show(got.get('items')), expected=show(expected)))
 
 
 @window.rule(N_("windowed(n) raises ValueError at once when n is not an int >= 1"))
@@ -69,10 +69,10 @@ def windowed_rejects(check):
     def rejects(n):
         call = check.call("windowed", n)
         if call.raised is None:
-            raise Failure(f"windowed({n!r}) returned {show(call.result)}; expected ValueError at once, "
-                          "not a reducer that fails later inside a run", call.counterexample("ValueError"))
+            raise Failure(_("windowed({n}) returned {result}; expected ValueError at once, not a reducer that fails later inside "
+                            "a run").format(n=repr(n), result=show(call.result)), call.counterexample("ValueError"))
         if not call.raised.is_a("ValueError"):
-            raise Failure(f"windowed({n!r}) raised {call.raised.sentence()}; expected a ValueError",
+            raise Failure(_("windowed({n}) raised {sentence}; expected a ValueError").format(n=repr(n), sentence=call.raised.sentence()),
                           call.counterexample("ValueError", call.raised.type))
 
 
