@@ -22,8 +22,9 @@ import gettext
 import os
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
-__all__ = ["LANGUAGES", "LOCALES", "DOMAIN", "language", "translation", "_", "ngettext", "N_", "source"]
+__all__ = ["LANGUAGES", "LOCALES", "DOMAIN", "language", "translation", "_", "ngettext", "N_", "Sentence", "known", "source"]
 
 LOCALES = Path(__file__).resolve().parent / "locale"
 DOMAIN = "agstate"
@@ -72,6 +73,32 @@ def ngettext(singular: str, plural: str, count: int) -> str:
 def N_(message: str) -> str:
     """Mark ``message`` for the catalogs without translating it: a constant, translated where it is shown."""
     return message
+
+
+class Sentence(NamedTuple):
+    """A sentence said later, in a language chosen then (a server's answer, in each request's language): its English
+    ``template`` (marked ``N_`` where it is written) and its placeholders' values, each a value or a ``Sentence``.
+    ``str()`` is the English, for a log."""
+
+    template: str
+    fields: dict = {}
+
+    def __str__(self) -> str:
+        return self.said_in("en")
+
+    def said_in(self, lang: str) -> str:
+        text = translation(lang).gettext(self.template)
+        if not self.fields:
+            return text
+        return text.format(**{name: value.said_in(lang) if isinstance(value, Sentence) else value
+                              for name, value in self.fields.items()})
+
+
+def known(value: str | None) -> str:
+    """The lab's language named by ``value`` (``es-ES``, ``zh_CN.UTF-8``, an Accept-Language header's first tag), or
+    English."""
+    first = (value or "").split(",", 1)[0].split(";", 1)[0].strip()
+    return _known(first) if first else "en"
 
 
 def source(said: str) -> str:

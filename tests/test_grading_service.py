@@ -21,6 +21,7 @@ from support.paths import ROOT, SOLUTIONS
 from support.service_in_thread import ServiceInThread, settings
 
 from grader.catalog import TASKS
+from grader.i18n import translation
 from grader.package_files import MAX_BYTES, MAX_FILES, MAX_PART
 from grader.service import app as service
 from grader.service.app import practice_seed
@@ -85,7 +86,8 @@ def test_a_student_has_one_check_at_a_time_and_a_few_a_minute():
     now = [100.0]
     limits = StudentLimits(per_minute=3, clock=lambda: now[0])
     assert limits.refusal("ana") is None
-    assert limits.refusal("ana") == ("a check of yours is still running: wait for its result", 5)
+    said, retry = limits.refusal("ana")
+    assert (str(said), retry) == ("a check of yours is still running: wait for its result", 5)
     assert limits.refusal("ben") is None  # another student is not held up
     limits.done("ana")
     for _ in range(2):
@@ -93,7 +95,8 @@ def test_a_student_has_one_check_at_a_time_and_a_few_a_minute():
         assert limits.refusal("ana") is None
         limits.done("ana")
     now[0] += 10  # three started in the last 30 s
-    assert limits.refusal("ana") == ("you started 3 checks in the last minute (at most 3)", 30)
+    said, retry = limits.refusal("ana")
+    assert (str(said), retry) == ("you started 3 checks in the last minute (at most 3)", 30)
     now[0] += 30  # the first is a minute old
     assert limits.refusal("ana") is None
 
@@ -149,6 +152,23 @@ def test_a_check_is_graded_in_the_language_the_student_sends(running):
 
 
 @pytest.mark.part
+def test_a_refusal_is_said_in_the_language_the_student_reads_and_logged_in_english(running):
+    """check() sends its language as Accept-Language: each refusal is said in it (a language the lab has not:
+    English); the limits' sentences go in the log in English, the instructor's. (Under 1 s: nothing graded.)"""
+    english = "the hub does not know this token, or it may not use the grading service"
+    for header, lang in [("ru", "ru"), ("zh-CN,zh;q=0.9", "zh_CN"), ("es-ES", "es"), ("fr", "en"), (None, "en")]:
+        said = requests.post(running.api + "check", data=_body({}), timeout=30,
+                             headers={"Accept-Language": header} if header else {}).json()["error"]
+        assert said == translation(lang).gettext(english) and (said == english) == (lang == "en"), (header, said)
+    for _ in range(3):
+        assert running.post("ana", {}, "state.nothing", lang="es").status_code == 400  # refused, and counted
+    limited = running.post("ana", {}, lang="es").json()["error"]
+    assert limited.startswith("iniciaste 3 comprobaciones en el último minuto (como máximo 3); vuelve a intentarlo en ")
+    logged = [json.loads(line) for line in running.settings.log.read_text().splitlines()]
+    assert [line.get("why") for line in logged if line["outcome"] == "refused"] == [
+        "you started 3 checks in the last minute (at most 3)"]
+
+
 def test_refusals_are_json_with_a_reason_and_cost_no_grading(running):
     anonymous = requests.post(running.api + "check", data=_body({}), timeout=30)
     assert anonymous.status_code == 403 and "token" in anonymous.json()["error"]

@@ -88,7 +88,9 @@ def grade_on_service(url: str, workspace: Path, target: str | None, clock=time.m
     body = json.dumps({"files": package_files(workspace), "target": target, "lang": language()}).encode("ascii")
     token = os.environ.get("JUPYTERHUB_API_TOKEN", "")
     request = urllib.request.Request(f"{url}api/check", data=body, method="POST",
-                                     headers={"Content-Type": "application/json", "Authorization": f"token {token}"})
+                                     headers={"Content-Type": "application/json", "Authorization": f"token {token}",
+                                              # the service's refusals in the student's language too (es, zh-CN, ru)
+                                              "Accept-Language": language().replace("_", "-")})
     deadline, pause = clock() + WAIT_FOR_SERVICE, 1.0
     while True:
         try:

@@ -49,6 +49,7 @@ from jupyterhub.services.auth import HubAuthenticated, UserNotAllowed
 from tornado import httpserver, ioloop, web
 
 from grader.catalog import MODULES, TASKS, target_options, tasks_of
+from grader.i18n import N_, Sentence, known
 from grader.package_files import MAX_BODY
 from grader.reports.report import SANDBOX
 from grader.service.connections import HEADER_DEADLINE, Connections, GuardedServer, connection_cap
@@ -338,7 +339,7 @@ class _Handler(HubAuthenticated, web.RequestHandler):
 
     def student(self) -> str:
         if self.current_user is None:
-            raise Refusal(403, "the hub does not know this token, or it may not use the grading service")
+            raise Refusal(403, Sentence(N_("the hub does not know this token, or it may not use the grading service")))
         return self.current_user["name"]
 
     def write_error(self, status_code, **kwargs):
@@ -346,13 +347,18 @@ class _Handler(HubAuthenticated, web.RequestHandler):
         error = kwargs.get("exc_info", (None, None))[1]
         if isinstance(error, Refusal) and error.retry_after is not None:
             self.set_header("Retry-After", str(error.retry_after))  # after send_error's clear()
-        self.finish({"error": error.message if isinstance(error, Refusal) else self._reason})
+        self.finish({"error": error.message.said_in(self.lang()) if isinstance(error, Refusal) else self._reason})
+
+    def lang(self) -> str:
+        """The language the student reads (check() sends it as Accept-Language); English when none of the lab's."""
+        return known(self.request.headers.get("Accept-Language"))
 
 
 class Refusal(web.HTTPError):
-    """A request refused, with a message for the student (in the JSON body) and, for a limit, when to retry."""
+    """A request refused, with a message for the student (in the JSON body, in their language) and, for a limit,
+    when to retry."""
 
-    def __init__(self, status: int, message: str, retry_after: int | None = None):
+    def __init__(self, status: int, message: Sentence, retry_after: int | None = None):
         super().__init__(status)
         self.message, self.retry_after = message, retry_after
 
@@ -382,8 +388,8 @@ class CheckHandler(_Handler):
         held = self.checks.limits.refusal(student)
         if held is not None:
             message, retry = held
-            self.checks.record_refusal(student, message)
-            self.refusal = Refusal(429, f"{message}; try again in {retry} s", retry)
+            self.checks.record_refusal(student, str(message))
+            self.refusal = Refusal(429, Sentence(N_("{why}; try again in {retry} s"), {"why": message, "retry": retry}), retry)
             return
         self.admitted = student
 
@@ -401,15 +407,17 @@ class CheckHandler(_Handler):
             report = await self.grading
         except UploadError as error:
             self.checks.record(student, "bad request", why=str(error))
-            raise Refusal(400, str(error)) from None
+            raise Refusal(400, Sentence(str(error))) from None
         except OverTime:
             limit = self.checks.settings.check_limit
             self.checks.record(student, "over time", **sent, seconds=limit)
-            raise Refusal(422, f"the check ran past the service's limit of {limit:g} s: your code may hang or loop; "
-                               "check one task at a time (check(\"state.keep_max\")) to find which") from None
+            raise Refusal(422, Sentence(N_("the check ran past the service's limit of {limit} s: your code may hang or "
+                                           "loop; check one task at a time (check(\"state.keep_max\")) to find which"),
+                                        {"limit": f"{limit:g}"})) from None
         except GraderFailure as error:
             self.checks.record(student, "grader failure", **sent, detail=str(error))
-            raise Refusal(500, "the grading service could not grade (not your code's fault): tell your instructor") from None
+            raise Refusal(500, Sentence(N_("the grading service could not grade (not your code's fault): tell your "
+                                           "instructor"))) from None
         except asyncio.CancelledError:  # the connection closed (on_connection_close): nobody to answer
             self.checks.record(student, "abandoned", **sent, seconds=round(time.monotonic() - started, 2))
             return

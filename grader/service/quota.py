@@ -11,6 +11,8 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 
+from grader.i18n import N_, Sentence
+
 __all__ = ["StudentLimits"]
 
 
@@ -22,16 +24,17 @@ class StudentLimits:
         self._started: dict[str, deque[float]] = defaultdict(deque)
         self._running: set[str] = set()
 
-    def refusal(self, student: str) -> tuple[str, int] | None:
-        """Why ``student`` may not start a check now, and in how many seconds to retry; None: they may (and now have)."""
+    def refusal(self, student: str) -> tuple[Sentence, int] | None:
+        """Why ``student`` may not start a check now (said in the student's language, logged in English), and in how
+        many seconds to retry; None: they may (and now have)."""
         if student in self._running:
-            return "a check of yours is still running: wait for its result", 5
+            return Sentence(N_("a check of yours is still running: wait for its result")), 5
         now, started = self.clock(), self._started[student]
         while started and started[0] <= now - 60:
             started.popleft()
         if len(started) >= self.per_minute:
-            return f"you started {len(started)} checks in the last minute (at most {self.per_minute})", \
-                max(1, math.ceil(started[0] + 60 - now))
+            return Sentence(N_("you started {count} checks in the last minute (at most {most})"),
+                            {"count": len(started), "most": self.per_minute}), max(1, math.ceil(started[0] + 60 - now))
         started.append(now)
         self._running.add(student)
         return None

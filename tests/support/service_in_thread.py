@@ -65,7 +65,7 @@ class ServiceInThread:
     def post(self, student: str, files: dict[str, str], target: str | None = None, timeout: float = 600, lang: str = "en"):
         # English unless a test asks otherwise: the service's own locale must not change what a test compares.
         return requests.post(self.api + "check", data=json.dumps({"files": files, "target": target, "lang": lang}),
-                             headers={STUDENT_HEADER: student}, timeout=timeout)
+                             headers={STUDENT_HEADER: student, "Accept-Language": lang.replace("_", "-")}, timeout=timeout)
 
     def results(self, student: str):
         return requests.get(self.api + "results", headers={STUDENT_HEADER: student}, timeout=30)
