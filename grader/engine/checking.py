@@ -364,7 +364,7 @@ class Checker:
                             ran = index + 1
                         return failure
                 if self._requests and not self._answer_batch():
-                    return ChildFailed("crashed", "a batch of checks did not come back")
+                    return ChildFailed("crashed", _("a batch of checks did not come back"))
                 waiting, first_round = still, False
             return None
         finally:

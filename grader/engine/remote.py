@@ -405,7 +405,7 @@ class Remote:
         if keys is not None and isinstance(found, dict) and isinstance(found.get("keys"), dict):
             for key in keys:
                 if key not in found["keys"]:
-                    raise _Missing(f"{target} has no key '{key}'")
+                    raise _Missing(_("{target} has no key '{key}'").format(target=target, key=key))
             found = {**found, "keys": {key: found["keys"][key] for key in keys}}
         return rebuild.typeddict(self, found, target)
 
@@ -448,7 +448,7 @@ def _rebuilt(make: Callable, what: str):
     try:
         return make()
     except Exception:
-        return Opaque(what, f"<a {what} that could not be rebuilt>")
+        return Opaque(what, _("<a {what} that could not be rebuilt>").format(what=what))
 
 
 # The answers a learner process gives once for all (Remote._ask): a name's value, a schema's keys and merge rules.

@@ -24,6 +24,7 @@ from grader.sandbox import bubblewrap, zygote
 from grader.sandbox.limits import Limits
 from grader.sandbox.reach import integrity
 from grader.wire import Raised
+from grader.i18n import _
 
 __all__ = ["Session", "Raised", "ChildFailed", "LoadFailed", "MissingName", "GRADER_ERROR", "REPLY_BYTES", "TASK_REPLY_BYTES"]
 
@@ -69,11 +70,11 @@ def _outcome(reply: dict, resolve=None):
         return MissingName(reply["missing"])
     if "grader_error" in reply:
         # Said by the learner's process, which the learner's code may have rewritten: never the grader's failure.
-        raise ChildFailed("crashed", f"the process running your code answered a check with an error of its own "
-                                     f"({str(reply['grader_error'])[:200]})")
+        raise ChildFailed("crashed", _("the process running your code answered a check with an error of its own "
+                                       "({error})").format(error=str(reply['grader_error'])[:200]))
     if "value" not in reply:  # a frame the learner's code wrote on the grader's socket itself, out of turn
-        raise ChildFailed("crashed", "the process running your code answered a check with something else than its "
-                                     "result (did your code write to the grader's socket?)")
+        raise ChildFailed("crashed", _("the process running your code answered a check with something else than its "
+                                       "result (did your code write to the grader's socket?)"))
     return wire.decode(reply["value"], resolve)
 
 
@@ -239,7 +240,8 @@ class Session:
         reply = self._ask(message, timeout, lambda: f"running {len(requests)} checks", serve)
         if not isinstance(reply.get("replies"), list) or len(reply["replies"]) != len(requests):
             self.close()
-            raise ChildFailed("crashed", f"the process running your code answered {len(requests)} checks with something else")
+            raise ChildFailed("crashed", _("the process running your code answered {count} checks with something "
+                                           "else").format(count=len(requests)))
         for (name, _), item in zip(requests, reply["replies"]):
             self.spent[name] += _seconds(item)
         return [_outcome(item, resolve) for item in reply["replies"]]

@@ -17,6 +17,7 @@ from langgraph.graph import START, StateGraph
 
 from grader.engine.handles import LearnerRaised
 from grader.engine.remote import Remote, scenario
+from grader.i18n import _
 from grader.parts.board import scenarios_reducer  # noqa: F401 - registers the reducer's scenarios
 
 __all__ = ["board_graph", "board_graph_calls", "board_first_write"]
@@ -25,15 +26,16 @@ __all__ = ["board_graph", "board_graph_calls", "board_first_write"]
 _RUN = {"recursion_limit": 20, "max_concurrency": 1}
 
 
-def _facts(reply, keys: tuple, what: str) -> dict:
+def _facts(reply, keys: tuple) -> dict:
     """A reply of the learner's process with the keys a scenario reads; anything else is its process's fault."""
     if not isinstance(reply, dict) or not set(keys) <= set(reply):
-        raise LearnerRaised.saying("ProtocolError", f"the process running your code answered {what} with something else")
+        raise LearnerRaised.saying("ProtocolError", _("the process running your code answered a board's dump with something "
+                                                      "else"))
     return reply
 
 
 def _dumped(remote: Remote, value) -> dict:
-    return _facts(remote.ask("board_dump", value), ("board", "type"), "a board's dump")
+    return _facts(remote.ask("board_dump", value), ("board", "type"))
 
 
 @scenario

@@ -16,6 +16,7 @@ import copy
 
 from grader.engine.handles import Callback, Handle, LearnerRaised, Raised
 from grader.engine.remote import Remote, scenario
+from grader.i18n import _
 
 __all__ = ["board_reduce", "board_fold", "board_hostile"]
 
@@ -26,7 +27,8 @@ def _dump(remote: Remote, outcome) -> dict:
     """A ``board_dump`` outcome of a batch: ``{"board", "type"}``; anything else is its process's fault."""
     dumped = remote.outcome(outcome)
     if not isinstance(dumped, dict) or not {"board", "type"} <= set(dumped):
-        raise LearnerRaised.saying("ProtocolError", "the process running your code answered a board's dump with something else")
+        raise LearnerRaised.saying("ProtocolError", _("the process running your code answered a board's dump with something "
+                                                      "else"))
     return dumped
 
 
@@ -61,8 +63,8 @@ def _call(remote: Remote, current, update, shown: dict | None = None, dump_updat
     update_after = _dump(remote, next(outcomes)) if held_update else None
     if not isinstance(facts, dict) or not {"result", "args_after", "returned_an_argument"} <= set(facts) or \
             not isinstance(facts["returned_an_argument"], list) or len(facts["returned_an_argument"]) != 2:
-        raise LearnerRaised.saying("ProtocolError", "the process running your code answered a call with something else "
-                                                    "than the call's result")
+        raise LearnerRaised.saying("ProtocolError", _("the process running your code answered a call with something else "
+                                                      "than the call's result"))
     result = facts["result"]
     is_current, is_update = (same is True for same in facts["returned_an_argument"])
     if is_current and held_current:

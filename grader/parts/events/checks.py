@@ -137,15 +137,23 @@ RACED_AT = N_("the grader races a rival writer while an append reads the clock (
             "so read it once the seq is known to be free, for the event you write")
 
 
+def _said(outcome) -> str:
+    """An append's outcome in feedback: a writer's death (``scenarios_writers.DIED``) in the learner's language."""
+    return _(outcome) if outcome == "the writer process died" else str(outcome)
+
+
 def expect_clock_after_check(doing: str, refused: dict) -> None:
     """A refused append (seq 1 taken, another payload) raised ConcurrencyError without reading the clock: the race's
     stop, the armed writer's clock read, then comes after its check."""
     second = refused["second"]
     if refused["first"] != "win" or not (isinstance(second, Raised) and second.type == "ConcurrencyError"):
-        gave = _("raised {second}").format(second=second) if isinstance(second, Raised) else str(second)
+        gave = _("raised {second}").format(second=second) if isinstance(second, Raised) else _said(second)
+        if refused["first"] == "win":
+            raise Failure(_("{doing}: one appended seq 1, then the other appended seq 1 with another payload: the first won, "
+                            "the second {gave}; expected a win, then ConcurrencyError").format(doing=doing, gave=gave))
         raise Failure(_("{doing}: one appended seq 1, then the other appended seq 1 with another payload: the first {value}, "
                         "the second {gave}; expected a win, then ConcurrencyError").format(
-                          doing=doing, value='won' if refused['first'] == 'win' else refused['first'], gave=gave))
+                          doing=doing, value=_said(refused['first']), gave=gave))
     if refused["clock_reads"]:
         raise Failure(_("{doing}: an append refused with ConcurrencyError (seq 1 taken) read the clock {counted} before "
                         "refusing: it read it before its check; {RACED_AT}").format(
@@ -170,12 +178,16 @@ def expect_one_winner(doing: str, done: dict) -> int:
         if outcome != "win" and not (isinstance(outcome, Raised) and outcome.type == "ConcurrencyError"):
             raise Failure(_("{doing}: {when}; writer {number}'s append raised {outcome}; expected success or ConcurrencyError "
                             "(check and insert in one transaction that locks out other writers, e.g. BEGIN IMMEDIATE)").format(
-                              doing=doing, when=when, number=number, outcome=outcome))
+                              doing=doing, when=when, number=number, outcome=_said(outcome)))
     won = [number for number, outcome in outcomes.items() if outcome == "win"]
     if len(won) != 1:
-        raise Failure(_("{doing}: {when}; {value} succeeded; expected exactly one to win and the other to get "
+        if won:
+            raise Failure(_("{doing}: {when}; both writers succeeded; expected exactly one to win and the other to get "
+                            "ConcurrencyError (check and insert in one transaction that locks out other writers, e.g. BEGIN "
+                            "IMMEDIATE)").format(doing=doing, when=when))
+        raise Failure(_("{doing}: {when}; neither writer succeeded; expected exactly one to win and the other to get "
                         "ConcurrencyError (check and insert in one transaction that locks out other writers, e.g. BEGIN "
-                        "IMMEDIATE)").format(doing=doing, when=when, value='both writers' if won else 'neither writer'))
+                        "IMMEDIATE)").format(doing=doing, when=when))
     return won[0]
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from grader.engine.handles import LearnerRaised, Raised
 from grader.engine.remote import Remote, scenario
-from grader.i18n import _
+from grader.i18n import N_, _
 from grader.parts.events.clock import in_order
 from grader.parts.events.scenarios_store import answer, new_store, request, store_call
 from grader.sandbox import shared
@@ -31,7 +31,7 @@ from grader.sandbox.session import ChildFailed, LoadFailed
 __all__ = ["durable_crash", "SharedFile", "BLOCKED_AFTER", "DIED", "died", "outcome", "settled"]
 
 BLOCKED_AFTER = 2.0  # a rival append that has not answered by then is waiting for a lock the grader cannot see
-DIED = "the writer process died"
+DIED = N_("the writer process died")  # a value compared; translated where shown (checks._said)
 
 
 class SharedFile:

@@ -34,9 +34,14 @@ def expected(version: int, values: dict) -> tuple[dict, dict]:
 def resumed(check, version, values, thread="once", resuming=True):
     """The run of one thread; ``resuming``: a raise on the confirmation fails the rule (the paused rule reads the
     thread before it)."""
-    what = (_("a thread paused at wait under release {version} with {values}, updated through "
-              "build_order_graph(...) with upgrade_update(saved, {version}){value}, then confirmed").format(
-                version=version, values=show(values), value=' twice' if thread == 'twice' else ''))
+    if thread == "twice":
+        what = _("a thread paused at wait under release {version} with {values}, updated through "
+                 "build_order_graph(...) with upgrade_update(saved, {version}) twice, then confirmed").format(
+                   version=version, values=show(values))
+    else:
+        what = _("a thread paused at wait under release {version} with {values}, updated through "
+                 "build_order_graph(...) with upgrade_update(saved, {version}), then confirmed").format(
+                   version=version, values=show(values))
     got = no_raise(check.probe("upgrade_run", version, values, limit=4 * check.call_limit), what)
     update, final = expected(version, values)
     example = Counterexample("upgrade_update", [got.get("once", {}).get("saved", values), version], update,
