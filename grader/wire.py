@@ -102,10 +102,15 @@ class Raised:
     def sentence(self) -> str:
         """``"KeyError: 'x' (at agstate/state.py, line 12: return d['x'])"``: the feedback's words for it."""
         text = f"{self.type}: {self.message}" if self.message else self.type
-        if self.where:
-            text += f" (at {self.where['file']}, line {self.where['line']}"
-            text += f": {self.where['code']})" if self.where.get("code") else ")"
-        return text
+        if not self.where:
+            return text
+        # Said on the grading side, in the learner's language; imported here, so the learner's process, which
+        # decodes and encodes with this module and never says a sentence, loads no catalog.
+        from grader.i18n import _
+        if self.where.get("code"):
+            return _("{error} (at {file}, line {line}: {code})").format(
+                error=text, file=self.where["file"], line=self.where["line"], code=self.where["code"])
+        return _("{error} (at {file}, line {line})").format(error=text, file=self.where["file"], line=self.where["line"])
 
     def __str__(self) -> str:
         return self.sentence()

@@ -259,7 +259,8 @@ def _check_rule(rule, checker: Checker, verdict: dict) -> None:
     except Exception as exc:  # a grader bug must cost the learner nothing silently: say so
         if os.environ.get("AGSTATE_GRADER_DEBUG"):
             traceback.print_exc(file=sys.stderr)
-        verdict.update(status=GRADER_ERROR, feedback=grader_failed(_("it could not check this rule ({error})").format(error=type(exc).__name__)))
+        why = _("it could not check this rule ({error})").format(error=type(exc).__name__)
+        verdict.update(status=GRADER_ERROR, feedback=grader_failed(why))
 
 
 def _load_feedback(exc: LoadFailed, task: Task) -> str:

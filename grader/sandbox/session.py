@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import NoReturn
 
 from grader import wire
+from grader.i18n import _
 from grader.sandbox import bubblewrap, zygote
 from grader.sandbox.limits import Limits
 from grader.sandbox.reach import integrity
 from grader.wire import Raised
-from grader.i18n import _
 
 __all__ = ["Session", "Raised", "ChildFailed", "LoadFailed", "MissingName", "GRADER_ERROR", "REPLY_BYTES", "TASK_REPLY_BYTES"]
 
@@ -235,14 +235,14 @@ class Session:
     def batch(self, requests: list[tuple[str, list]], timeout: float, keep=None, resolve=None, serve=None) -> list:
         """Run many probes in one round trip; each outcome is a value, a ``Raised`` or a ``MissingName`` (``keep``,
         ``resolve``, ``serve``: as ``probe``'s)."""
-        self.asked.update(name for name, _ in requests)
+        self.asked.update(name for name, _args in requests)
         message = {"batch": [[name, wire.encode(args, keep=keep)] for name, args in requests]}
         reply = self._ask(message, timeout, lambda: f"running {len(requests)} checks", serve)
         if not isinstance(reply.get("replies"), list) or len(reply["replies"]) != len(requests):
             self.close()
             raise ChildFailed("crashed", _("the process running your code answered {count} checks with something "
                                            "else").format(count=len(requests)))
-        for (name, _), item in zip(requests, reply["replies"]):
+        for (name, _args), item in zip(requests, reply["replies"]):
             self.spent[name] += _seconds(item)
         return [_outcome(item, resolve) for item in reply["replies"]]
 

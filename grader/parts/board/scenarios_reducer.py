@@ -126,6 +126,6 @@ def board_hostile(remote: Remote, current, kind):
     """The reducer on a hostile payload (``board_payload``: made over there, huge or self-referencing): must return
     ``current`` itself, untouched, without raising."""
     board, payload = _made(remote, ("board_made", [current, True]), ("board_payload", [kind]))
-    got, _, _ = _call(remote, board, payload, dump_update=False)
+    got, _result, _dumped = _call(remote, board, payload, dump_update=False)
     return {"is_current": got["is_current"], "current_changed": got["current_changed"], "warned": bool(got["warnings"]),
             "type": got["type"]}

@@ -13,6 +13,7 @@ import copy
 
 from grader.engine.handles import CallbackObject, LearnerRaised, Raised
 from grader.engine.remote import Remote, scenario
+from grader.i18n import _
 
 __all__ = ["resolve_sequence", "resolve_interleaved", "resolve_threads", "GraderStream", "StaleVersion"]
 
@@ -23,7 +24,9 @@ class StaleVersion(Exception):
     learner_module = "branches"
 
     def __init__(self, expected, actual):
-        super().__init__(f"expected version {expected}, but the stream is at version {actual}: re-read and decide again")
+        # What the learner reads only when its own StaleVersion refuses learner_args (then made with this message).
+        super().__init__(_("expected version {expected}, but the stream is at version {actual}: re-read and decide "
+                           "again").format(expected=expected, actual=actual))
         self.learner_args = [expected, actual]
 
 

@@ -20,6 +20,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from grader.engine.handles import SAVER, Built, Callback, CallbackObject, Killed
 from grader.engine.remote import Remote, scenario
+from grader.i18n import _
 from grader.parts.events.clock import stamp
 from grader.parts.events.tools import INVOICE_TOOLS
 
@@ -32,7 +33,9 @@ class ConcurrencyError(Exception):
     learner_module = "events"
 
     def __init__(self, task_id, expected, actual):
-        super().__init__(f"task {task_id!r}: expected seq {expected}, got {actual}")
+        # What the learner reads only when its own ConcurrencyError refuses learner_args (then made with this message).
+        super().__init__(_("task {task_id}: expected seq {expected}, got {actual}").format(
+            task_id=repr(task_id), expected=expected, actual=actual))
         self.learner_args = [task_id, expected, actual]
 
 
@@ -147,7 +150,7 @@ def call_tool_run(remote: Remote, task_id, calls, answers, keyed):
     lent = store.lent(remote)
     tools = {name: fake_tool(remote, ledger, name, ["n", "idempotency_key=None"] if name in keyed else ["n"],
                              lambda arguments, name=name: answers[f"{name}/{arguments['n']}"], None)
-             for name in sorted({tool for _, tool, _ in calls})}
+             for name in sorted({tool for _call, tool, _args in calls})}
     results = [remote.attempt(lambda c=c: remote.call("call_tool", lent, task_id, c[0], tools[c[1]], {"n": c[2]}))
                for c in calls]
     return {"results": results, "ledger": ledger.entries, "log": store.log(task_id)}
