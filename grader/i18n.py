@@ -20,11 +20,13 @@ may order them as its language needs.
 
 import gettext
 import os
-from functools import cache
+import re
+import string
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["LANGUAGES", "LOCALES", "DOMAIN", "language", "translation", "_", "ngettext", "N_", "Sentence", "known", "source"]
+__all__ = ["LANGUAGES", "LOCALES", "DOMAIN", "language", "translation", "_", "ngettext", "N_", "Sentence", "known", "source", "english"]
 
 LOCALES = Path(__file__).resolve().parent / "locale"
 DOMAIN = "agstate"
@@ -118,3 +120,53 @@ def _sources() -> dict[str, str]:
             if isinstance(msgid, str) and msgid and said != msgid:
                 found.setdefault(said, msgid)
     return found
+
+
+@lru_cache(maxsize=8192)
+def english(said: str) -> str:
+    """``said``, a sentence of the grader's in any of the lab's languages, in English, its placeholders' values put
+    back (each in English too, when it is a sentence of the grader's): ``source`` for a formatted sentence, as a
+    feedback is. ``said`` itself when it is English or no catalog's sentence has its frame. The class report reads a
+    mistake's shape in it, whatever language the student was graded in."""
+    found = source(said)
+    if found != said:
+        return found
+    for fragment, pattern, msgid in _frames():
+        if fragment in said and (match := pattern.fullmatch(said)):
+            try:
+                return msgid.format(**{name: english(value) for name, value in match.groupdict().items()})
+            except (KeyError, IndexError, ValueError):  # an English sentence that is not a template after all
+                continue
+    return said
+
+
+@cache
+def _frames() -> list[tuple[str, "re.Pattern[str]", str]]:
+    """Every catalog's translation with placeholders, as a pattern whose groups are its placeholders' values, with its
+    English and its longest literal piece (a quick test before the pattern): the longest frames first, so the most
+    specific sentence is the one found. Frames of fewer than 4 characters around their placeholders are left out."""
+    frames = []
+    for lang in LANGUAGES:
+        for msgid, said in getattr(translation(lang), "_catalog", {}).items():
+            if not isinstance(msgid, str) or said == msgid or "{" not in msgid:
+                continue
+            try:
+                parsed = list(string.Formatter().parse(said))  # {{ and }} read as the braces they print
+            except ValueError:
+                continue
+            names = [name for _text, name, _spec, _conversion in parsed if name is not None]
+            if not names or not all(name.isidentifier() and not spec and not conversion
+                                    for _text, name, spec, conversion in parsed if name is not None):
+                continue
+            literals = [text for text, _name, _spec, _conversion in parsed]
+            if len("".join(literals).strip()) < 4:
+                continue
+            regex, seen = "", set()
+            for text, name, _spec, _conversion in parsed:
+                regex += re.escape(text)
+                if name is not None:
+                    regex += f"(?P={name})" if name in seen else f"(?P<{name}>.*?)"
+                    seen.add(name)
+            frames.append((len("".join(literals)), max(literals, key=len), re.compile(regex, re.DOTALL), msgid))
+    frames.sort(key=lambda frame: -frame[0])
+    return [(fragment, pattern, msgid) for _length, fragment, pattern, msgid in frames]

@@ -228,3 +228,33 @@ def test_a_rule_failed_in_several_languages_is_one_rule_named_in_the_readers_lan
     assert [(r.task, r.rule, r.failing, r.started) for r in summary.rules] == [("state.append", sentence, 4, 4)]
     monkeypatch.setenv("AGSTATE_LANG", "es")  # the instructor reads the page in their language
     assert [r.rule for r in summarize(reports).rules] == [said[1]]
+
+
+def test_a_mistake_made_in_several_languages_is_one_shape(monkeypatch):
+    """The same mistakes graded in English, Spanish, Chinese and Russian: a changed argument (its feedback's wording
+    says so) and a feedback without a counterexample each make one shape, read in the feedback's English
+    (``grader.i18n.english``), their four students counted together."""
+    from grader import i18n
+
+    rule = "a bare str is one item, never split into characters"
+    changed = "{text} changed its argument {label} to {after}; a reducer never mutates its arguments"
+    missing = "{what}: the run never paused; it must ask the person with interrupt(request) before paying"
+    rules = []
+    for lang in ("en", "es", "zh_CN", "ru"):
+        monkeypatch.setenv("AGSTATE_LANG", lang)
+        rules.append([
+            {"rule": i18n._(rule), "status": "failed",
+             "feedback": i18n._(changed).format(text="append([1], 2)", label="current", after="[1, 2]"),
+             "counterexample": {"call": "append", "args": [[1], 2], "expected": [1, 2], "got": [1, 2]}},
+            {"rule": i18n._(rule), "status": "failed",
+             "feedback": i18n._(missing).format(what=f"approval of 'r{len(rules)}'")}])
+    monkeypatch.delenv("AGSTATE_LANG")
+    assert len({one[0]["feedback"] for one in rules}) == 4 and len({one[1]["feedback"] for one in rules}) == 4
+    assert [shape_of(one[0]) for one in rules] == ["append: changed its argument"] * 4
+    assert len({shape_of(one[1]) for one in rules}) == 1
+    assert shape_of(rules[0][1]) == "approval of '…': the run never paused; it must ask the person with interrupt(request) " \
+                                    "before paying"
+    reports = [_report(f"s{number}", [_task("state.append", "failed", one)]) for number, one in enumerate(rules)]
+    [failures] = summarize(reports).rules
+    assert [(shape.text, shape.students) for shape in failures.shapes] == sorted(
+        [("append: changed its argument", 4), (shape_of(rules[0][1]), 4)], key=lambda s: s[0])

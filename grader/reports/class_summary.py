@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from grader.catalog import PARTS, TASKS
-from grader.i18n import _, source
+from grader.i18n import _, english, source
 from grader.reports.report import Report, points
 from grader.reports.students import student_of
 
@@ -176,13 +176,16 @@ def _share(failing: int, started: int) -> float:
 def shape_of(rule: dict) -> str:
     """A failing rule's shape: its call and kind of difference, or, with no counterexample, its feedback's wording."""
     example = rule.get("counterexample")
+    feedback = rule.get("feedback", "")
+    if feedback and source(rule.get("rule", "")) != rule.get("rule", ""):  # graded in another language: its English
+        feedback = english(feedback)  # one shape whatever language each student was graded in
     if isinstance(example, dict) and "call" in example:
-        if "never mutate" in rule.get("feedback", ""):  # the rules' one wording for a changed argument
+        if "never mutate" in feedback:  # the rules' one wording for a changed argument
             return f"{_generic(str(example['call']))}: changed its argument"
         return f"{_generic(str(example['call']))}: {difference(example.get('expected'), example.get('got'))}"
-    if rule["status"] in ("error", *_DOWN) and not rule.get("feedback"):
+    if rule["status"] in ("error", *_DOWN) and not feedback:
         return rule["status"]
-    return _wording(rule.get("feedback", "") or rule["status"])
+    return _wording(feedback or rule["status"])
 
 
 def _generic(call: str) -> str:
