@@ -40,9 +40,11 @@ def invoice_run(check, customer, amount, crash):
         count = sum(n for (name, _skip), n in runs.items() if name == tool)
         again = sum(n for (name, _skip), n in executions(got["ledger"], 2).items() if name == tool)
         if count == 0 or (tool in logged and again):
-            raise Failure(_("{what}: {tool} ran {count} times, {again} after the crash although its result was {value}; a logged "
-                            "result must never run again").format(
-                              what=what, tool=tool, count=count, again=again, value='logged' if tool in logged else 'not logged'))
+            said = _("{what}: {tool} ran {count} times, {again} after the crash although its result was logged; a logged "
+                     "result must never run again") if tool in logged else \
+                _("{what}: {tool} ran {count} times, {again} after the crash although its result was not logged; a logged "
+                  "result must never run again")
+            raise Failure(said.format(what=what, tool=tool, count=count, again=again))
     keys = {e["key"] for e in got["ledger"] if e["tool"] == "send_invoice"}
     if keys != {"inv-1:send_invoice"}:
         raise Failure(_("{what}: send_invoice got the idempotency keys {keys}; expected only 'inv-1:send_invoice', so the "

@@ -3,7 +3,7 @@
 from grader.engine.checking import Counterexample, Failure, no_raise
 from grader.engine.expectations import expect_value_error
 from grader.engine.registry import task
-from grader.i18n import N_, _
+from grader.i18n import N_, _, ngettext
 from grader.parts.messages import strategies as gen
 from grader.parts.messages.checks import briefs, expect_messages
 from grader.parts.messages.model import model_reduce
@@ -56,14 +56,21 @@ def expect_untouched(what: str, step: dict, old: list | None, write: list, examp
         new_ids = _ids_written(write, step["new_after"]) if changed_new else []
         if old_ids is None or new_ids is None:  # something else than an id changed
             now = briefs(step["old_now"] if changed_old else step["new_after"])
-            raise Failure(_("{what} changed its argument{value} {which} (now {now}); a reducer never mutates its arguments").format(
-                              what=what, value='s' if changed_old and changed_new else '', which=which, now=now), example)
-        where = " and ".join(f"{name}'s message{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}"
-                             for name, at in (("old", old_ids), ("new", new_ids)) if at)
-        raise Failure(_("{what} changed its argument{value} {which}: add_messages wrote an id into {where}, which had none. "
-                        "A reducer never mutates its arguments: add_messages writes ids into the id-less messages of both "
-                        "lists it is given, so hand it copies of every message, old's and new's (message.model_copy())").format(
-                          what=what, value='s' if changed_old and changed_new else '', which=which, where=where), example)
+            said = _("{what} changed its arguments old and new (now {now}); a reducer never mutates its arguments") \
+                if changed_old and changed_new else \
+                _("{what} changed its argument {which} (now {now}); a reducer never mutates its arguments")
+            raise Failure(said.format(what=what, which=which, now=now), example)
+        places = [ngettext("{name}'s message {at}", "{name}'s messages {at}", len(at)).format(name=name, at=", ".join(map(str, at)))
+                  for name, at in (("old", old_ids), ("new", new_ids)) if at]
+        where = _("{first} and {second}").format(first=places[0], second=places[1]) if len(places) == 2 else places[0]
+        said = _("{what} changed its arguments old and new: add_messages wrote an id into {where}, which had none. "
+                 "A reducer never mutates its arguments: add_messages writes ids into the id-less messages of both "
+                 "lists it is given, so hand it copies of every message, old's and new's (message.model_copy())") \
+            if changed_old and changed_new else \
+            _("{what} changed its argument {which}: add_messages wrote an id into {where}, which had none. "
+              "A reducer never mutates its arguments: add_messages writes ids into the id-less messages of both "
+              "lists it is given, so hand it copies of every message, old's and new's (message.model_copy())")
+        raise Failure(said.format(what=what, which=which, where=where), example)
     if step["returned_old"]:
         raise Failure(_("{what} returned its argument old itself; return a new list").format(what=what), example)
 

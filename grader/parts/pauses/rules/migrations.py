@@ -54,9 +54,9 @@ def _lines(check, version, values):
         return
     call, wanted = pair
     if not same(call.result.get("lines"), wanted["lines"]):
-        raise Failure(_("{text} gave the lines {get}; expected {lines}: every old item, in order{value}").format(
-                          text=call.text(), get=show(call.result.get('lines')), lines=show(wanted['lines']),
-                          value=", each a {'text': s, 'qty': 1}" if version == 2 else ''),
+        said = _("{text} gave the lines {get}; expected {lines}: every old item, in order, each a {{'text': s, 'qty': 1}}") \
+            if version == 2 else _("{text} gave the lines {get}; expected {lines}: every old item, in order")
+        raise Failure(said.format(text=call.text(), get=show(call.result.get('lines')), lines=show(wanted['lines'])),
                       call.counterexample(wanted))
 
 

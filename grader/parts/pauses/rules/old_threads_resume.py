@@ -69,9 +69,14 @@ def _rule(sentence: str, judge):
 def _completes(check, version, values):
     what, run, _skip, final, example = resumed(check, version, values)
     if run["next_final"] or not same(run["final"], final):
-        raise Failure(_("{what}: the run ended with {final}{value}; expected {final2}: every line it held, migrated, plus "
-                        "the new one, and their total").format(what=what, final=show(run['final']),
-                          value=f", stopped before {show(run['next_final'])}" if run['next_final'] else '', final2=show(final)),
+        if run["next_final"]:
+            said = _("{what}: the run ended with {final}, stopped before {next}; expected {final2}: every line it held, "
+                     "migrated, plus the new one, and their total").format(
+                       what=what, final=show(run['final']), next=show(run['next_final']), final2=show(final))
+        else:
+            said = _("{what}: the run ended with {final}; expected {final2}: every line it held, migrated, plus the new one, "
+                     "and their total").format(what=what, final=show(run['final']), final2=show(final))
+        raise Failure(said,
                       Counterexample("upgrade_update", [run["saved"], version], final, run["final"]))
 
 
