@@ -144,7 +144,7 @@ def english(said: str) -> str:
 def _frames() -> list[tuple[str, "re.Pattern[str]", str]]:
     """Every catalog's translation with placeholders, as a pattern whose groups are its placeholders' values, with its
     English and its longest literal piece (a quick test before the pattern): the longest frames first, so the most
-    specific sentence is the one found. Frames of fewer than 4 characters around their placeholders are left out."""
+    specific sentence is the one found. Frames of fewer than 2 letters around their placeholders are left out."""
     frames = []
     for lang in LANGUAGES:
         for msgid, said in getattr(translation(lang), "_catalog", {}).items():
@@ -159,7 +159,7 @@ def _frames() -> list[tuple[str, "re.Pattern[str]", str]]:
                                     for _text, name, spec, conversion in parsed if name is not None):
                 continue
             literals = [text for text, _name, _spec, _conversion in parsed]
-            if len("".join(literals).strip()) < 4:
+            if sum(char.isalpha() for char in "".join(literals)) < 2:  # ": ", "（）": no frame to know a sentence by
                 continue
             regex, seen = "", set()
             for text, name, _spec, _conversion in parsed:

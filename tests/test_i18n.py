@@ -253,3 +253,29 @@ def test_each_parts_feedback_comes_out_in_the_learners_language(monkeypatch, lan
     else:
         assert said["en"] == msgid.format(**values)
         assert said[lang] == translated.format(**values)
+
+
+def test_an_exceptions_place_is_said_in_the_language_and_read_back_into_english(monkeypatch):
+    """``Raised.sentence()`` frames where the learner's code raised in the learner's language (the type and message,
+    the file and code, as they are); ``i18n.english`` reads a formatted feedback, a sentence nested in it too, back
+    into the English it translates, and leaves English and unknown text alone."""
+    from grader.wire import Raised
+
+    for variable in ("AGSTATE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
+    raised = Raised("KeyError", ("KeyError",), "'x'", {"file": "agstate/state.py", "line": 12, "code": "return d['x']"})
+    bare = Raised("KeyError", ("KeyError",), "'x'", {"file": "agstate/state.py", "line": 12})
+    english = "KeyError: 'x' (at agstate/state.py, line 12: return d['x'])"
+    assert raised.sentence() == english and bare.sentence() == "KeyError: 'x' (at agstate/state.py, line 12)"
+    assert Raised("KeyError", ("KeyError",), "'x'").sentence() == "KeyError: 'x'"
+    feedback = "{call} raised {error}"
+    for lang in LANGS:
+        monkeypatch.setenv("AGSTATE_LANG", lang)
+        said = raised.sentence()
+        assert said != english and said.startswith("KeyError: 'x'") and "agstate/state.py" in said and "12" in said
+        assert "return d['x']" in said
+        whole = _(feedback).format(call="get(d)", error=said)
+        assert whole != f"get(d) raised {english}"
+        assert i18n.english(whole) == f"get(d) raised {english}"
+    assert i18n.english(f"get(d) raised {english}") == f"get(d) raised {english}"
+    assert i18n.english("not a sentence of the grader's") == "not a sentence of the grader's"
