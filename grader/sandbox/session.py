@@ -207,7 +207,7 @@ class Session:
         self._importing = False
         began = time.perf_counter()
         try:
-            reply = self._receive(self.load_timeout, lambda: "importing your module")
+            reply = self._receive(self.load_timeout, lambda: _("importing your module"))
         finally:
             self.started += time.perf_counter() - began
         if "load_error" in reply:
@@ -228,7 +228,7 @@ class Session:
         """
         self.asked.add(name)
         reply = self._ask({"probe": name, "args": wire.encode(list(args), keep=keep)}, timeout,
-                          doing or (lambda: f"running {name}"), serve)
+                          doing or (lambda: _("running {call}").format(call=name)), serve)
         self.spent[name] += _seconds(reply)
         return _outcome(reply, resolve)
 
@@ -237,7 +237,7 @@ class Session:
         ``resolve``, ``serve``: as ``probe``'s)."""
         self.asked.update(name for name, _args in requests)
         message = {"batch": [[name, wire.encode(args, keep=keep)] for name, args in requests]}
-        reply = self._ask(message, timeout, lambda: f"running {len(requests)} checks", serve)
+        reply = self._ask(message, timeout, lambda: _("running {count} checks").format(count=len(requests)), serve)
         if not isinstance(reply.get("replies"), list) or len(reply["replies"]) != len(requests):
             self.close()
             raise ChildFailed("crashed", _("the process running your code answered {count} checks with something "
@@ -277,8 +277,8 @@ class Session:
                 return reply
             if serve is None:  # nothing was lent to the learner's code: it cannot call back
                 self.close()
-                raise ChildFailed("crashed", f"the process running your code made a call the grader did not "
-                                             f"offer while {doing()}")
+                raise ChildFailed("crashed", _("the process running your code made a call the grader did not offer while "
+                                               "{doing}").format(doing=doing()))
             self._send(serve(reply), doing)
 
     # -- a probe left running: a racing writer's append, a writer killed mid-append --------------------------
@@ -310,8 +310,8 @@ class Session:
                 reply, self._early = self._early, None
                 if isinstance(reply, dict) and "callback" in reply:  # a callback ``replied`` had nothing to serve
                     self.close()
-                    raise ChildFailed("crashed", f"the process running your code made a call the grader did not "
-                                                 f"offer while {doing()}")
+                    raise ChildFailed("crashed", _("the process running your code made a call the grader did not offer "
+                                                   "while {doing}").format(doing=doing()))
             elif self._pending_sent:
                 reply = self._reply(time.monotonic() + timeout, doing, serve)
             else:
@@ -332,31 +332,35 @@ class Session:
         if not self._conn.poll(timeout):
             ended = self.close()
             # Thrashing at the memory limit looks like slowness: say so when the keeper saw it.
-            note = "; the task's processes had reached their memory limit" if ended.get("memory_limit") else ""
-            raise ChildFailed("timeout", f"your code took longer than {timeout:.1f} s while {doing()}{note}")
+            said = _("your code took longer than {seconds} s while {doing}; the task's processes had reached their memory "
+                     "limit") if ended.get("memory_limit") else _("your code took longer than {seconds} s while {doing}")
+            raise ChildFailed("timeout", said.format(seconds=f"{timeout:.1f}", doing=doing()))
         try:
             raw = self._conn.recv_bytes(REPLY_BYTES)
         except OSError as exc:
             if str(exc) == "bad message length":  # longer than REPLY_BYTES: never read, so never held here
                 self.close()
-                raise ChildFailed("crashed", f"your code answered the grader with more than {REPLY_BYTES // 2**20} MB "
-                                             f"while {doing()}; no answer of the lab is near that size") from None
+                raise ChildFailed("crashed", _("your code answered the grader with more than {megabytes} MB while {doing}; no "
+                                               "answer of the lab is near that size").format(
+                                                   megabytes=REPLY_BYTES // 2**20, doing=doing())) from None
             self._gone(doing)
         except EOFError:
             self._gone(doing)
         self.received += len(raw)
         if self.received > TASK_REPLY_BYTES:
             self.close()
-            raise ChildFailed("crashed", f"your code's answers to the grader came to more than "
-                                         f"{TASK_REPLY_BYTES // 2**20} MB in this task, while {doing()}")
+            raise ChildFailed("crashed", _("your code's answers to the grader came to more than {megabytes} MB in this "
+                                           "task, while {doing}").format(megabytes=TASK_REPLY_BYTES // 2**20, doing=doing()))
         try:
             reply = wire.loads(raw)
         except ValueError as exc:
             self.close()
-            raise ChildFailed("crashed", f"the process sent an unreadable answer while {doing()} ({exc})") from None
+            raise ChildFailed("crashed", _("the process sent an unreadable answer while {doing} ({error})").format(
+                doing=doing(), error=exc)) from None
         if not isinstance(reply, dict):  # every message of the call server is a dict: this one is the learner's own
             self.close()
-            raise ChildFailed("crashed", f"the process sent something else than an answer while {doing()}")
+            raise ChildFailed("crashed", _("the process sent something else than an answer while {doing}").format(
+                doing=doing()))
         return reply
 
     def _gone(self, doing: Callable[[], str]) -> NoReturn:
