@@ -5,7 +5,7 @@ private checkout: ``tests/support/private_clone.py``) grades
 
 - part by part, the reference and the mutants that break, between them,
   every task of the part (so every scenario runs, failing and passing) and
-  those that wait on a limit (a lock held for good, a retry loop), in a
+  one that waits on a limit (a retry loop, stopped by the grader), in a
   sandbox and then where no user namespace can be made (a hub's container:
   ``unshare`` sets ``user.max_user_namespaces`` so that the grader's own
   processes can make none) with ``--no-sandbox``: every report is the
@@ -54,16 +54,19 @@ NO_USER_NAMESPACES = ('echo 1 > /proc/sys/user/max_user_namespaces && '
                       'exec /usr/bin/unshare --user --map-user="$UID_" --map-group="$GID_" -- "$@"')
 
 
-# Mutants that wait on a limit (a write lock never released, a blind retry loop): the learner's process is stopped
-# by the grader, which is where an unsandboxed grading could differ.
-WAITING = {"no_rollback", "resolve_blind_retry"}
+# A mutant that waits on a limit (a blind retry loop): the learner's process is stopped by the grader, which is where
+# an unsandboxed grading could differ.
+WAITING = {"resolve_blind_retry"}
+# Passed over when other mutants break what it breaks: a write lock never released waits out the call's limit on every
+# example of two tasks (60 s more of the suite, on one core), and is stopped the same way as the retry loop.
+PASSED_OVER = {"no_rollback"}
 
 
 def graded_both_ways(corpus) -> list:
     """The mutants graded here: the fewest, taken greedily (the most tasks broken first, the corpus's order among
-    equals), that break every task of the part between them; and those in ``WAITING``."""
+    equals, those ``PASSED_OVER`` last), that break every task of the part between them; and those in ``WAITING``."""
     chosen, broken = [], set()
-    for mutant in sorted(corpus.mutants, key=lambda mutant: -len(mutant.breaks)):
+    for mutant in sorted(corpus.mutants, key=lambda mutant: (mutant.name in PASSED_OVER, -len(mutant.breaks))):
         if not mutant.breaks <= broken or mutant.name in WAITING:
             chosen.append(mutant)
             broken |= mutant.breaks
@@ -109,7 +112,7 @@ def _reports(done: subprocess.CompletedProcess) -> list[dict]:
 
 
 def test_the_waiting_mutants_are_in_the_corpora():
-    assert WAITING <= {mutant.name for corpus in CORPORA for mutant in corpus.mutants}
+    assert WAITING | PASSED_OVER <= {mutant.name for corpus in CORPORA for mutant in corpus.mutants}
 
 
 @pytest.mark.slow

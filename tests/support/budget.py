@@ -43,7 +43,7 @@ DEAR_TESTS: dict[str, tuple[float, str]] = {
         (60, "the learner's kit built and installed in a fresh environment from the registry, as a learner gets it"),
     "tests/test_unsandboxed.py::test_every_mutant_scores_without_user_namespaces_what_it_scores_in_the_sandbox":
         (80, "a part graded in the sandbox and again where no user namespace can be made, from a private checkout; "
-             "events' includes a writer that holds the lock for good, stopped at its time limit"),
+             "branches' includes a retry loop, stopped at its time limit"),
     "tests/test_unsandboxed.py::test_without_bubblewrap_the_cli_and_check_grade_and_say_so":
         (45, "agstate-grade and check() from an ordinary user's checkout with no bubblewrap on the path"),
     "tests/test_private_checkout.py::test_a_private_checkout_grades_the_reference_with_full_marks":
@@ -59,6 +59,8 @@ DEAR_TESTS: dict[str, tuple[float, str]] = {
              "to use that account's checkout builds its venv (about a minute)"),
     "tests/test_batch.py::test_logs_gathered_from_several_machines_give_one_gradebook":
         (30, "a class graded whole and again in shards whose logs are joined: the at-scale page's procedure"),
+    "tests/test_repeat.py::test_the_warm_grader_gives_the_cold_report_and_survives_its_own_death":
+        (30, "the whole lab graded cold and by a warm grader, compared byte for byte; the warm grader killed mid-check"),
     "tests/test_mutants.py::test_grader_fails_exactly_the_broken_tasks":
         (30, "a mutant whose rule runs to its time limit (a board op that never settles) on a part's every task"),
 }
