@@ -60,7 +60,8 @@ DEAR_TESTS: dict[str, tuple[float, str]] = {
     "tests/test_batch.py::test_logs_gathered_from_several_machines_give_one_gradebook":
         (30, "a class graded whole and again in shards whose logs are joined: the at-scale page's procedure"),
     "tests/test_repeat.py::test_the_warm_grader_gives_the_cold_report_and_survives_its_own_death":
-        (30, "the whole lab graded cold and by a warm grader, compared byte for byte; the warm grader killed mid-check"),
+        (30, "a task graded cold and by two kernels' warm graders (the first killed), each started with its zygote and "
+             "its drawer: the bytes compared"),
     "tests/test_mutants.py::test_grader_fails_exactly_the_broken_tasks":
         (30, "a mutant whose rule runs to its time limit (a board op that never settles) on a part's every task"),
 }
