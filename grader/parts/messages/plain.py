@@ -13,8 +13,6 @@ import re
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from grader.i18n import _
-
 __all__ = ["message", "plain", "plains", "stable", "REMOVE_ALL"]
 
 REMOVE_ALL = "__remove_all__"  # the grader's name for REMOVE_ALL_MESSAGES on the wire
@@ -43,19 +41,19 @@ def plain(message) -> dict:
     says what it is instead (the grading side compares exact builtins)."""
     kind = next((name for cls, name in _KINDS if isinstance(message, cls)), None)
     if kind is None:
-        return {"type": _("not a message: {type}").format(type=type(message).__name__)}
+        return {"type": f"not a message: {type(message).__name__}"}
     ident, content = message.id, message.content
     if not (ident is None or isinstance(ident, str)) or not isinstance(content, str):
-        return {"type": _("not a message: a {kind} message whose id or content is not a str").format(kind=kind)}
+        return {"type": f"not a message: a {kind} message whose id or content is not a str"}
     plain = {"type": kind, "id": REMOVE_ALL if ident == REMOVE_ALL_MESSAGES else ident, "content": content}
     if kind == "ai" and message.tool_calls:
         calls = [{"name": c.get("name"), "args": c.get("args"), "id": c.get("id")} for c in message.tool_calls]
         if not all(isinstance(c["name"], str) and isinstance(c["id"], str) for c in calls):
-            return {"type": _("not a message: an AI message whose tool call names or ids are not str")}
+            return {"type": "not a message: an AI message whose tool call names or ids are not str"}
         plain["tool_calls"] = calls
     if kind == "tool":
         if not isinstance(message.tool_call_id, str):
-            return {"type": _("not a message: a tool message whose tool_call_id is not a str")}
+            return {"type": "not a message: a tool message whose tool_call_id is not a str"}
         plain["tool_call_id"], plain["status"] = message.tool_call_id, message.status
     return plain
 
