@@ -94,7 +94,7 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int | list[int], exampl
     apart = len(plans) < jobs  # each task a worker of its own: see the module's docstring
     pending = deque((index, shard) for index, (_, task_ids) in enumerate(plans)
                     for shard in ([[task_id] for task_id in task_ids] or [[]] if apart else [task_ids]))
-    parts = {index: [] for index in range(len(plans))}  # a submission's reports so far, one per worker that came back
+    came_back = {index: [] for index in range(len(plans))}  # a submission's reports so far, one per worker (apart)
     running = {}  # connection -> (index, task ids, process, deadline)
 
     def finished(index: int, report: Report) -> None:
@@ -102,14 +102,14 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int | list[int], exampl
         if not apart:
             deliver(index, report)
             return
-        parts[index].append(report)
+        came_back[index].append(report)
         submission, task_ids = plans[index]
-        if _found_unloadable(report):  # the part's later tasks will answer with its feedback: not graded
-            broken = {TASKS[task["id"]].part for task in report["tasks"] if task.get("load_problem")}
-            for item in [item for item in pending if item[0] == index and TASKS[item[1][0]].part in broken]:
-                pending.remove(item)
+        # A part whose module does not load: its later tasks will answer with this one's feedback, not graded.
+        unloadable = {TASKS[task["id"]].part for task in report["tasks"] if task.get("load_problem")}
+        for item in [item for item in pending if item[0] == index and TASKS[item[1][0]].part in unloadable]:
+            pending.remove(item)
         if _all_in(index, pending, running):
-            deliver(index, joined(submission, task_ids, seeds[index], parts.pop(index), sandbox, costs))
+            deliver(index, joined(submission, task_ids, seeds[index], came_back.pop(index), sandbox, costs))
 
     scratch = tempfile.mkdtemp(prefix="agstate-batch-")  # 0700: the workers' staged copies (_worker)
     try:
@@ -139,10 +139,6 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int | list[int], exampl
             _stop(worker)
         zygote.close_shared()  # returns once every sandbox of the batch is gone
         shutil.rmtree(scratch, ignore_errors=True)  # a killed worker's staged copy (Ctrl-C, a budget run over)
-
-
-def _found_unloadable(report: Report) -> bool:
-    return any(task.get("load_problem") for task in report["tasks"])
 
 
 def _all_in(index: int, pending, running) -> bool:

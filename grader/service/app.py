@@ -127,7 +127,8 @@ class Checks:
 
     def __init__(self, settings: Settings):
         self.settings = settings
-        if getattr(settings, "scheduler", None):
+        self.on_cluster = bool(getattr(settings, "scheduler", None))
+        if self.on_cluster:
             from grader.warm.cluster import ClusterChecks  # Dask's client: only for a service that uses it
 
             self.graders = ClusterChecks(settings.scheduler)
@@ -136,7 +137,7 @@ class Checks:
         self.slots = asyncio.Semaphore(settings.jobs)
         # This machine's cores, when it grades (a cluster's workers each grade a check with one): a check that finds
         # cores no other check holds grades its tasks side by side on them, with the same report (grader.engine.batch).
-        self.cores = 1 if getattr(settings, "scheduler", None) else len(os.sched_getaffinity(0))
+        self.cores = 1 if self.on_cluster else len(os.sched_getaffinity(0))
         self.grading = 0  # checks holding a slot now
         self._ahead = None  # drawing the roster's examples (start)
         self.limits = StudentLimits(settings.per_minute)
@@ -149,7 +150,7 @@ class Checks:
         examples drawn from then on."""
         await self.graders.start()
         students = roster(getattr(self.settings, "roster", None))
-        if students and not getattr(self.settings, "scheduler", None):  # a cluster's workers draw their own
+        if students and not self.on_cluster:  # a cluster's workers draw their own
             self._ahead = asyncio.create_task(self._draw_ahead(students))
 
     async def _draw_ahead(self, students: list[str]) -> None:

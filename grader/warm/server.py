@@ -48,7 +48,6 @@ from grader.warm import KEPT_SEEDS
 __all__ = ["serve", "KEPT_SEEDS"]
 
 
-
 class _Grading:
     """One request graded in a fork of this process; its output, errors and newly drawn examples in three files."""
 
