@@ -92,13 +92,20 @@ def test_a_kernels_checks_share_its_seed_and_match_a_cold_run_with_it(tmp_path):
 
 
 def test_examples_drawn_ahead_are_the_examples_grading_draws(tmp_path):
-    """grader.engine.predraw draws, with no learner, exactly the banks grading draws; a report graded on them is the same."""
+    """grader.engine.predraw draws, with no learner, exactly the banks grading draws; a report graded on them is the same.
+
+    The submission's ``WINDOW`` is 5, not the spec's 3 that drawing ahead answers for the learner
+    (``Task.draws_ahead_with``): what a rule draws does not depend on what the learner answers."""
     from grader.engine import bank
     from grader.engine import predraw as drawing
     from grader.engine.registry import TASKS
     from grader.engine.runner import grade_submission
 
-    submission = str(Corpus("state").build_submission("merge_via_set", tmp_path / "merge_via_set"))
+    submission = Corpus("state").build_submission("merge_via_set", tmp_path / "merge_via_set")
+    module = submission / "agstate" / "state.py"
+    module.write_text(module.read_text().replace("\nWINDOW = 3\n", "\nWINDOW = 5\n", 1))
+    assert "\nWINDOW = 5\n" in module.read_text()
+    submission = str(submission)
     tasks = [t for t in TASKS if TASKS[t].part == "state"]
     seed = 424242
 
@@ -110,6 +117,7 @@ def test_examples_drawn_ahead_are_the_examples_grading_draws(tmp_path):
     drawing.draw_ahead(tasks, seed, 30)
     ahead = {key: list(cases) for key, cases in bank._BANK.items() if ours(key)}
     assert len(ahead) >= 10
+    assert any(key.startswith("state.window/last_items/") for key in ahead)  # asked WINDOW first: drawn with the spec's
     # What is compared is the examples, not how a loaded machine meets the time limits: a call's limit is wall time
     # (2 s for a scenario under the default 20 s task), which a CI machine running other tests has overrun.
     slack = 120.0

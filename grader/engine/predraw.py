@@ -4,7 +4,9 @@ Hypothesis draws a rule's examples from the seed alone (``grader.engine.bank``),
 they can be drawn before any submission is graded. Each task's rules run
 against a checker that only draws: ``forall`` puts its examples in the bank
 and returns without running its test, and a rule that asks the learner's
-process anything stops there (those examples are drawn when it is graded).
+process anything stops there (those examples are drawn when it is graded),
+unless it asks a constant its task answers for the learner
+(``Task.draws_ahead_with``: the spec's ``WINDOW``).
 A batch draws this way once, split over its jobs, instead of once in each
 of its first workers; the warm grader (``grader.notebook.warm``) draws while the
 learner reads.
@@ -26,11 +28,16 @@ class _Asked(BaseException):
 
 
 class _NoLearner:
-    """A session that answers nothing."""
+    """A session that answers nothing but the constants ``stand_ins`` gives (``Task.draws_ahead_with``)."""
 
     waited = 0.0
 
-    def probe(self, *args, **kwargs):
+    def __init__(self, stand_ins: dict | None = None):
+        self.stand_ins = stand_ins or {}
+
+    def probe(self, name, *args, **kwargs):
+        if name == "attr" and len(args) == 1 and args[0] in self.stand_ins:
+            return self.stand_ins[args[0]]
         raise _Asked
 
     def batch(self, *args, **kwargs):
@@ -54,7 +61,7 @@ def draw_ahead(task_ids: list[str], seed: int, examples: int, after_task=None) -
     for task_id in task_ids:
         for rule in TASKS[task_id].rules:
             try:
-                rule.check(_DrawingChecker(_NoLearner(), task_id, seed, examples, deadline=math.inf))
+                rule.check(_DrawingChecker(_NoLearner(TASKS[task_id].stand_ins), task_id, seed, examples, deadline=math.inf))
             except (_Asked, Abort, Exception):  # it needs the learner's answers to go on: its grading draws the rest
                 pass
         if after_task is not None:

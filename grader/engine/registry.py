@@ -32,6 +32,7 @@ class Task:
     notebook: str
     summary: str
     rules: list[Rule] = field(default_factory=list)
+    stand_ins: dict[str, object] = field(default_factory=dict)
 
     @property
     def part(self) -> str:
@@ -48,6 +49,13 @@ class Task:
             return check
 
         return add
+
+    def draws_ahead_with(self, **constants) -> None:
+        """The spec's values of the learner's constants this task's rules ask before they draw
+        (``check.probe("attr", NAME)``). Drawing ahead (``grader.engine.predraw``), which has no learner, answers
+        with them and draws on. What a rule draws never depends on the learner's answers (the bank gives every
+        submission of a seed the same examples), so these are the examples any grading draws."""
+        self.stand_ins.update(constants)
 
 
 TASKS: dict[str, "Task"] = {}
