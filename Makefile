@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed-stamp
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 .PHONY: lab test test-fast test-parts test-hostile lint docs grade learner check-learner kit clean browser sandbox kernel \
-	setup students-env grading-service hub-proxy course-kit translations
+	setup students-env grading-service hub-proxy course-kit translations firewall
 
 $(STAMP): pyproject.toml
 	@# A .venv made by another account on an interpreter in its private home (root's pyenv) cannot run for this one.
@@ -44,7 +44,7 @@ lab: $(STAMP) sandbox kernel
 # The slowest tests are listed at the end, and the run is held to its budget from those very lines (tests/support/budget.py):
 # 30 minutes on CI's two cores, and every dear test named with why it is worth its time.
 TEST_LOG := artifacts/test-run.log
-test: $(STAMP) browser sandbox kernel hub-proxy
+test: $(STAMP) browser sandbox kernel hub-proxy firewall
 	@mkdir -p $(dir $(TEST_LOG))
 	set -o pipefail; $(PY) -m pytest -n auto --durations=25 2>&1 | tee $(TEST_LOG)
 	$(PY) tests/support/budget.py $(TEST_LOG)
@@ -73,6 +73,12 @@ browser:
 	@test -x /usr/bin/chromium || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
 		{ echo "the browser test needs Debian's chromium: sudo apt-get install -y chromium" >&2; exit 1; }
+
+# nftables, for the test of hub-course.md's firewall rule (tests/test_grading_service.py, as root, in a network namespace
+# of its own): Debian's package. As an ordinary account the test is skipped, and nothing is installed.
+firewall:
+	@[ "$$(id -u)" != 0 ] || command -v nft >/dev/null || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nftables >/dev/null; }
 
 # JupyterHub's proxy for the hub course's test (tests/test_hub_course.py, as root): configurable-http-proxy from the
 # npm registry, as tests/hub/package-lock.json pins it, in tests/hub/node_modules. Without npm the test says so.

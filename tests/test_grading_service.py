@@ -7,6 +7,8 @@ runs the service under a real JupyterHub, with the students' real tokens.
 
 import json
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 import threading
@@ -664,6 +666,59 @@ def test_a_student_checks_while_1100_idle_connections_are_held(tmp_path):
         served.wait(60)
     assert held < 1024 - 100  # descriptors to spare: a stranger's flood takes at most its share of connections
     assert sum(still_open) <= 50 and still_open[-1]  # the newest strangers' kept, the older ones closed for them
+
+
+# Run inside a network namespace of its own (so the rule touches nothing of the machine's): the service on the port of
+# hub-course.md's example, an ordinary account's connection before and after the documented rule, the hub's (root's)
+# request after it. Prints what each met, as JSON.
+_BEHIND_THE_RULE = r"""
+import json, subprocess, sys, urllib.request
+folder, service_script, commands = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+chosen = {"practice_secret": "practice-secret-of-the-tests", "port": 10101, "warm": False}
+served = subprocess.Popen([sys.executable, service_script, folder, json.dumps(chosen)], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True)
+served.stdout.readline()
+# An ordinary account, on the system's Python (the venv lives in root's home): can it open a connection to the port?
+STUDENT = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
+           "import socket\ntry:\n    socket.create_connection(('127.0.0.1', 10101), 5).close(); print('open')\n"
+           "except OSError as error:\n    print(type(error).__name__)"]
+def hub():
+    with urllib.request.urlopen("http://127.0.0.1:10101/services/grader/api/health", timeout=30) as answer:
+        return answer.status
+met = {"student_before": subprocess.run(STUDENT, capture_output=True, text=True).stdout.strip(), "hub_before": hub()}
+for command in commands:
+    subprocess.run(command, check=True)
+met.update(student_after=subprocess.run(STUDENT, capture_output=True, text=True).stdout.strip(), hub_after=hub())
+served.stdin.close()
+served.wait(60)
+print(json.dumps(met))
+"""
+
+
+def _documented_firewall() -> list[list[str]]:
+    """The commands of hub-course.md's firewall rule, as an administrator types them, ``sudo`` left out (root runs them)."""
+    page = (ROOT / "docs" / "instructor" / "hub-course.md").read_text()
+    block = page.split("**Only the hub's proxy reaches it.**", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = [shlex.split(line, comments=True) for line in block.splitlines()]
+    assert commands and all(command[:2] == ["sudo", "nft"] for command in commands), block
+    return [command[1:] for command in commands]
+
+
+@pytest.mark.part
+@pytest.mark.skipif(os.geteuid() != 0, reason="the documented rule is root's, as the hub's: run as root (CI does)")
+def test_behind_the_documented_firewall_rule_only_the_hubs_proxy_reaches_the_service(tmp_path):
+    # About 2 s: a network namespace of its own (unshare), the service in a process of its own without its warm grader.
+    assert shutil.which("nft"), "nftables is missing: make firewall installs Debian's (make test does)"
+    tmp_path.chmod(0o755)
+    done = subprocess.run(["unshare", "--net", sys.executable, "-c", _BEHIND_THE_RULE, str(tmp_path),
+                           str(ROOT / "tests" / "support" / "service_in_thread.py"), json.dumps(_documented_firewall())],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    met = json.loads(done.stdout.splitlines()[-1])
+    assert met["student_before"] == "open"  # on loopback, any account reaches the port: the rule is the wall
+    assert met["student_after"] == "ConnectionRefusedError"
+    assert met["hub_before"] == met["hub_after"] == 200  # the hub's proxy, root, still reaches it
 
 
 def test_a_request_whose_headers_do_not_come_in_time_is_closed(tmp_path):

@@ -37,8 +37,8 @@ class ServiceInThread:
     (another revision's, for a benchmark); ``warm``: its warm grader started at once, as the service's ``main`` does
     (else at the first check: a test that grades nothing starts none)."""
 
-    def __init__(self, settings: service.Settings, app=service, warm: bool = False):
-        self.settings, self.port, self.app = settings, free_port(), app
+    def __init__(self, settings: service.Settings, app=service, warm: bool = False, port: int | None = None):
+        self.settings, self.port, self.app = settings, port or free_port(), app
         self.api = f"http://127.0.0.1:{self.port}{PREFIX}api/"
         self._hub_user = app._Handler.hub_user
         app._Handler.hub_user = _as_the_header_says
@@ -87,9 +87,11 @@ def settings(folder: Path, **chosen) -> service.Settings:
 
 if __name__ == "__main__":
     # A service of its own process (python tests/support/service_in_thread.py FOLDER '<settings as JSON>'), with the descriptors
-    # its parent gave it: it prints its port and pid, and serves until its stdin closes.
+    # its parent gave it: it prints its port, and serves until its stdin closes. The JSON's "port" (default: a free one)
+    # and "warm" (default true: its warm grader started at once) are the server's, not the service's settings.
     chosen = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
-    running = ServiceInThread(settings(Path(sys.argv[1]), **chosen), warm=True)
+    port, warm = chosen.pop("port", None), chosen.pop("warm", True)
+    running = ServiceInThread(settings(Path(sys.argv[1]), **chosen), warm=warm, port=port)
     print(json.dumps({"port": running.port}), flush=True)
     sys.stdin.read()
     running.close()
