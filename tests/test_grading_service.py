@@ -412,6 +412,22 @@ def test_a_roster_has_each_students_practice_examples_drawn_in_its_order_and_sto
     assert service.roster(tmp_path / "roster.txt") == ["ana", "ben", "cy"]
 
 
+def test_a_roster_group_adds_its_members_then_those_whose_own_group_it_is(tmp_path, monkeypatch):
+    """``--roster-group`` (hub-config gives the students' group): the group's members, then the accounts whose own
+    group it is, after the file's students, each once."""
+    import grp
+    import pwd
+
+    students = grp.struct_group(("agstate-students", "x", 4242, ["dora", "ana"]))
+    accounts = [pwd.struct_passwd((name, "x", 5000 + n, gid, "", f"/home/{name}", "/bin/bash"))
+                for n, (name, gid) in enumerate([("eve", 4242), ("root", 0), ("bo", 4242), ("dora", 4242)])]
+    monkeypatch.setattr(service.grp, "getgrnam", lambda name: {"agstate-students": students}[name])
+    monkeypatch.setattr(service.pwd, "getpwall", lambda: accounts)
+    (tmp_path / "roster.txt").write_text("ana\nben\n")
+    assert service.roster(tmp_path / "roster.txt", "agstate-students") == ["ana", "ben", "dora", "bo", "eve"]
+    assert service.roster(None, "agstate-students") == ["dora", "ana", "bo", "eve"]
+
+
 @pytest.mark.part
 def test_a_draw_request_draws_every_example_a_check_at_that_seed_then_draws(tmp_path):
     """The warm grader's "draw" request (grader.warm.server): a check of the same task at that seed, graded after it
@@ -453,6 +469,7 @@ def test_the_body_limit_is_the_files_own_bytes_however_json_escapes_them(tmp_pat
     ([], {"AGSTATE_PRACTICE_SECRET": "4242"}, "at least 16 characters"),
     ([], {"AGSTATE_PRACTICE_SECRET": "ab" * 20}, "8 of them different"),
     ([], {}, "set AGSTATE_PRACTICE_SECRET"),
+    (["--roster-group", "no-such-group-of-agstate"], {"AGSTATE_PRACTICE_SECRET": PRACTICE_SECRET}, "no Unix group named"),
 ])
 def test_the_services_settings_are_checked_before_it_starts(argv, environment, says, monkeypatch, capsys):
     monkeypatch.delenv("AGSTATE_PRACTICE_SECRET", raising=False)

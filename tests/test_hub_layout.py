@@ -119,8 +119,8 @@ def test_the_hub_configuration_carries_the_courses_settings_and_no_secret(tmp_pa
     exec(text, {"get_config": lambda: c})
     (service,) = c.JupyterHub.services
     assert service["command"] == ["/opt/agstate-grading/bin/agstate-grading-service", "--secret-file", "/etc/g/secret",
-                                  "--instructors", "agstate-instructors", "--part", "state", "board", "--examples", "20",
-                                  "--timeout", "30"]
+                                  "--instructors", "agstate-instructors", "--roster-group", "agstate-students",
+                                  "--part", "state", "board", "--examples", "20", "--timeout", "30"]
     assert service["user"] == "agstate-grading" and "environment" in service and "secret" not in json.dumps(service["environment"])
     assert c.PAMAuthenticator.allowed_groups == {"agstate-instructors", "agstate-students"}
     assert c.JupyterHub.bind_url == "http://127.0.0.1:8000"  # no certificate: behind a TLS proxy

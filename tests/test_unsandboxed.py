@@ -57,9 +57,10 @@ NO_USER_NAMESPACES = ('echo 1 > /proc/sys/user/max_user_namespaces && '
 # A mutant that waits on a limit (a blind retry loop): the learner's process is stopped by the grader, which is where
 # an unsandboxed grading could differ.
 WAITING = {"resolve_blind_retry"}
-# Passed over when other mutants break what it breaks: a write lock never released waits out the call's limit on every
-# example of two tasks (60 s more of the suite, on one core), and is stopped the same way as the retry loop.
-PASSED_OVER = {"no_rollback"}
+# Passed over when other mutants break what it breaks: a write lock never released, or a transaction never committed,
+# waits out the call's limit (60 s, then 30 s more of the suite, on one core), and is stopped the same way as the retry
+# loop. path_ignored breaks what never_commits breaks in a third of its time.
+PASSED_OVER = {"no_rollback", "never_commits"}
 
 
 def graded_both_ways(corpus) -> list:

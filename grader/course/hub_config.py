@@ -86,8 +86,10 @@ def hub_config(course: Path, instructors: list[str], layout: HubLayout, ssl_cert
         except KeyError:
             raise CourseError(f"no account named {name!r} on this server: sudo useradd -m {name}") from None
         servers[name] = f"{env or home + '/agstate-lab/.venv'}/bin/jupyterhub-singleuser"
+    # The students' group is the roster: each one's practice examples drawn as the service starts (a first check
+    # then draws none).
     command = [f"{layout.service_env}/bin/agstate-grading-service", "--secret-file", layout.secret_file,
-               "--instructors", layout.instructors_group]
+               "--instructors", layout.instructors_group, "--roster-group", layout.students_group]
     if settings["parts"]:
         command += ["--part", *settings["parts"]]
     if settings["examples"] is not None:

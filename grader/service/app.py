@@ -31,10 +31,12 @@ log, or write any of them (``grader.service.privacy``).
 
 import argparse
 import asyncio
+import grp
 import hashlib
 import hmac
 import json
 import os
+import pwd
 import secrets
 import shutil
 import subprocess
@@ -84,6 +86,7 @@ class Settings(argparse.Namespace):
     max_unauthenticated: int
     scheduler: str | None  # a Dask scheduler's address: the checks graded on its cluster
     roster: Path | None  # the course's students, one per line: their practice examples drawn as the service starts
+    roster_group: str | None  # a Unix group whose members are on the roster too (the hub's students)
 
 
 def practice_seed(secret: str, student: str) -> int:
@@ -149,7 +152,7 @@ class Checks:
         """The warm grader started now (or the cluster joined), so that the first check finds it ready; the roster's
         examples drawn from then on."""
         await self.graders.start()
-        students = roster(getattr(self.settings, "roster", None))
+        students = roster(getattr(self.settings, "roster", None), getattr(self.settings, "roster_group", None))
         if students and not self.on_cluster:  # a cluster's workers draw their own
             self._ahead = asyncio.create_task(self._draw_ahead(students))
 
@@ -298,13 +301,15 @@ class _OnThisMachine:
         await self.grader.close()
 
 
-def roster(path: Path | None) -> list[str]:
-    """The students of a roster file, one per line (blank lines and repeats left out), at most ``KEPT_SEEDS``: the
-    warm grader keeps that many students' examples."""
-    if path is None:
-        return []
-    names = list(dict.fromkeys(line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()))
-    return names[:KEPT_SEEDS]
+def roster(path: Path | None, group: str | None = None) -> list[str]:
+    """The students of a roster file, one per line (blank lines and repeats left out), then the accounts of the Unix
+    group ``group`` (its members, then those whose own group it is, by name), at most ``KEPT_SEEDS``: the warm grader
+    keeps that many students' examples."""
+    names = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()] if path is not None else []
+    if group is not None:
+        entry = grp.getgrnam(group)
+        names += [*entry.gr_mem, *sorted(account.pw_name for account in pwd.getpwall() if account.pw_gid == entry.gr_gid)]
+    return list(dict.fromkeys(name for name in names if name))[:KEPT_SEEDS]
 
 
 def _grading_environment() -> dict[str, str]:
@@ -525,6 +530,9 @@ def parse_settings(argv: list[str] | None = None) -> Settings:
     parser.add_argument("--roster", type=Path, metavar="FILE",
                         help="the course's students, one per line as the hub names them: each one's practice examples "
                              f"are drawn as the service starts, so that a first check draws none (at most {KEPT_SEEDS})")
+    parser.add_argument("--roster-group", metavar="GROUP",
+                        help="a Unix group whose accounts are on the roster too: the hub's students "
+                             "(agstate-course hub-config gives the students' group)")
     parser.add_argument("--instructors", metavar="GROUP",
                         help="a Unix group whose members may read the log (agstate-course practice-log)")
     settings = parser.parse_args(argv, namespace=Settings())
@@ -542,6 +550,11 @@ def parse_settings(argv: list[str] | None = None) -> Settings:
         parser.error(f"set {where} to a secret of at least {MIN_SECRET} characters, {MIN_SECRET // 2} of them "
                      "different, for instance the output of: python3 -c \"import secrets; print(secrets.token_hex(32))\"")
     settings.practice_secret = secret
+    if settings.roster_group is not None:
+        try:
+            grp.getgrnam(settings.roster_group)
+        except KeyError:
+            parser.error(f"--roster-group: no Unix group named {settings.roster_group!r} on this machine")
     return settings
 
 
