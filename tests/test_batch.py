@@ -359,3 +359,20 @@ def test_a_student_regraded_alone_keeps_the_id_and_seed_their_class_gave_them(cl
     assert run_cli(eve, *args, "--regrade").returncode == 0
     last = json.loads(out.with_suffix(".jsonl").read_text().splitlines()[-1])
     assert (last["submission"], last["student"], last["seed"]) == (eve, "eve", student_seed(22, "eve"))
+
+
+def test_a_part_no_submission_holds_is_not_drawn_ahead(tmp_path, monkeypatch):
+    """A batch draws ahead only the tasks of parts some submission holds: an empty folder's report drew 8 s of
+    examples on two cores for nothing. (About 2 s: one task of the reference graded.)"""
+    from grader.engine import batch
+
+    drawn = []
+    monkeypatch.setattr(batch.drawing, "draw_in_parallel", lambda task_ids, *rest: drawn.append(task_ids))
+    shutil.copytree(SOLUTIONS / "agstate", tmp_path / "a" / "agstate", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "a" / "agstate" / "board.py").unlink()
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    reports = {}
+    plans = [(str(tmp_path / name), ["state.keep_max", "board.move"]) for name in ("a", "b")]
+    batch.grade_many(plans, 7, 5, 60.0, 1024, 2, reports.__setitem__)
+    assert drawn == [["state.keep_max"]]
+    assert [task["status"] for task in reports[0]["tasks"]] == ["passed", "error"]  # board.py missing: said, not drawn

@@ -27,11 +27,12 @@ import time
 from collections import deque
 from collections.abc import Callable
 from multiprocessing.connection import wait
+from pathlib import Path
 
 from grader import collector
 from grader.engine import bank
 from grader.engine import predraw as drawing
-from grader.engine.registry import TASKS
+from grader.engine.registry import MODULES, TASKS
 from grader.engine.runner import grade_submission, load_problem_answers, submission_report
 from grader.lifetime import die_with_parent
 from grader.reports import report as reports
@@ -69,6 +70,12 @@ def _worker(conn, submission: str, task_ids: list[str], seed: int, examples: int
     conn.close()
 
 
+def _held_somewhere(task_id: str, plans: list[tuple[str, list[str]]]) -> bool:
+    """Whether a submission graded on ``task_id`` has the module of its part (``agstate/<module>.py``)."""
+    module = f"{MODULES[TASKS[task_id].part]}.py"
+    return any((Path(submission) / "agstate" / module).is_file() for submission, task_ids in plans if task_id in task_ids)
+
+
 def grade_many(plans: list[tuple[str, list[str]]], seed: int | list[int], examples: int, timeout: float,
                memory_mb: int, jobs: int, on_report: Callable[[int, dict], None], sandbox: bool = True,
                costs: str | None = None) -> None:
@@ -88,9 +95,10 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int | list[int], exampl
 
     every_task = list(dict.fromkeys(t for _, task_ids in plans for t in task_ids))
     # Drawn once, split over the jobs: not once by each first worker of a batch, nor one task after another by the
-    # one worker of a single submission (a whole part's examples, drawn on every core).
+    # one worker of a single submission (a whole part's examples, drawn on every core). Not a part's whose module no
+    # submission holds: its tasks say so and draw nothing.
     if len(set(seeds)) == 1 and jobs > 1 and (len(plans) > 1 or len(every_task) > 1):
-        drawing.draw_in_parallel(every_task, seeds[0], examples, jobs)
+        drawing.draw_in_parallel([t for t in every_task if _held_somewhere(t, plans)], seeds[0], examples, jobs)
     apart = len(plans) < jobs  # each task a worker of its own: see the module's docstring
     pending = deque((index, shard) for index, (_, task_ids) in enumerate(plans)
                     for shard in ([[task_id] for task_id in task_ids] or [[]] if apart else [task_ids]))
