@@ -116,6 +116,24 @@ def test_a_rule_draws_the_same_examples_for_the_same_seed_and_others_for_another
     assert str(bank.Key("engine.demo", "a", 1, 30)) == "engine.demo/a/1/30"
 
 
+def test_a_fork_that_sees_one_seed_holds_only_its_examples_and_frees_none():
+    """``bank.see_only`` (a warm grader's fork grading one student): only that seed's examples are reachable, and
+    the others are set aside, not freed, so that the fork writes no page of theirs."""
+    strategies = (st.integers(),)
+    mine, theirs = bank.Key("engine.demo", "seen", 5, 5), bank.Key("engine.demo", "seen", 6, 5)
+    bank.examples(mine, strategies)
+    drawn = bank.examples(theirs, strategies)
+    whole, new = bank._BANK, set(bank._NEW)
+    try:
+        bank.see_only([5])
+        assert str(mine) in bank._BANK and bank.seeds() == [5] and str(theirs) not in bank.export()
+        assert bank._SET_ASIDE[-1] is whole and whole[str(theirs)] is drawn  # set aside whole: not a write to it
+    finally:
+        bank._BANK = whole  # this test's process goes on grading (it is no fork)
+        bank._SET_ASIDE.remove(whole)
+        bank._NEW.update(new)
+
+
 def test_banks_travel_between_processes_as_plain_data():
     strategies = (st.tuples(st.text(), st.integers()),)
     key = bank.Key("engine.demo", "travel", 11, 10)

@@ -65,7 +65,7 @@ class _Grading:
                 for other in running.values():  # what it knows of the other gradings goes first
                     other.forget()
                 running.clear()
-                bank.keep_only(seeds)
+                bank.see_only(seeds)
                 tempfile.tempdir = tmp  # its staged copies and scratch: in the requester's folder, gone with it
                 os.environ["TMPDIR"] = tmp
                 if lang is not None:  # the student's language, for this grading only: the fork's own environment
