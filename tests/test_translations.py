@@ -111,6 +111,9 @@ def test_a_changed_english_cell_is_named_stale_refused_and_merged_fuzzy_with_its
     assert changed.fuzzy and changed.string.startswith("Ejecútalo")
     assert f'#, fuzzy\n#| msgid "{old}"\nmsgid "Run it. The trace should list three nodes; it lists only one."' in merged.read_text()
     assert {p.state for p in translations.problems(root, langs=("es",))} == {"stale", "untranslated"}
+    written = merged.read_bytes()
+    translations.update(root, langs=("es",))  # read back (the #| line as the previous English, not a comment): the same
+    assert merged.read_bytes() == written
 
     master.write_text(master.read_text().replace("it lists only one.", "it lists one."))  # the English comes back:
     translations.update(root, langs=("es",))  # its translation too, still fuzzy until a translator confirms it

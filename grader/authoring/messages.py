@@ -26,8 +26,10 @@ from babel.messages.catalog import Catalog
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po, write_po
+from babel.messages.pofile import write_po
 
+from grader.authoring import po_files
+from grader.authoring.po_files import read_catalog
 from grader.authoring.stubs import ROOT
 from grader.i18n import DOMAIN, LANGUAGES
 
@@ -73,7 +75,7 @@ def _searched(path: str) -> bool:
 
 def _read(path: Path, lang: str) -> Catalog:
     with path.open("rb") as handle:
-        return read_po(handle, locale=lang)
+        return read_catalog(handle, lang)
 
 
 def mo_bytes(catalog: Catalog) -> bytes:
@@ -138,11 +140,7 @@ def update(root: Path = ROOT, langs=TARGETS) -> list[Path]:
     for lang in langs:
         path = po_path(lang, root)
         catalog = _read(path, lang) if path.exists() else _catalog(lang)
-        for key, message in list(catalog.obsolete.items()):  # the English came back: so does its translation
-            if extracted.get(message.id, message.context) is not None:
-                catalog[message.id] = message
-                del catalog.obsolete[key]
-        catalog.update(extracted, update_creation_date=False)
+        po_files.update(catalog, extracted)
         files[path] = _po_bytes(catalog)
         files[path.with_suffix(".mo")] = mo_bytes(_read_bytes(files[path], lang))
     for path, content in files.items():
@@ -154,7 +152,7 @@ def update(root: Path = ROOT, langs=TARGETS) -> list[Path]:
 
 
 def _read_bytes(content: bytes, lang: str) -> Catalog:
-    return read_po(io.BytesIO(content), locale=lang)
+    return read_catalog(io.BytesIO(content), lang)
 
 
 def main(argv: list[str] | None = None) -> int:

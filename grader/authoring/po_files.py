@@ -16,14 +16,15 @@ date, so a merge that changes nothing writes nothing.
 
 import difflib
 import io
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
-from babel.messages.pofile import read_po, write_po
+from babel.messages.pofile import read_po, unescape, write_po
 
-__all__ = ["Segment", "Problem", "Lookup", "load", "merge", "po_bytes"]
+__all__ = ["Segment", "Problem", "Lookup", "load", "merge", "po_bytes", "read_catalog", "update"]
 
 _FIXED_DATE = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -58,11 +59,33 @@ class Problem:
         return f"{self.lang}/{self.source} {where} ({self.segment.kind}): {self.state}: {words[:70]}{'…' if len(words) > 70 else ''}"
 
 
+def read_catalog(handle, lang: str) -> Catalog:
+    """Babel's ``read_po``, with the previous English of a fuzzy entry read back from its ``#|`` lines.
+
+    Babel writes them but reads them as translator comments (``| msgid ...``), which the next write
+    wraps into comments of their own: the previous English is taken back from them here (a fuzzy
+    entry's ``previous_id``), and they are dropped from every entry.
+    """
+    catalog = read_po(handle, locale=lang)
+    for message in [*catalog, *catalog.obsolete.values()]:
+        previous = [comment[1:].strip() for comment in message.user_comments if comment.startswith("|")]
+        if not previous:
+            continue
+        message.user_comments = [comment for comment in message.user_comments if not comment.startswith("|")]
+        text = " ".join(previous)
+        if message.fuzzy and text.startswith("msgid "):
+            message.previous_id = ["".join(unescape(f'"{part}"') for part in _PO_STRING.findall(text))]
+    return catalog
+
+
+_PO_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')  # a quoted PO string, escapes and all
+
+
 def load(path: Path, lang: str, title: str) -> Catalog:
     """The catalog at ``path``, or an empty one: ``title``'s first line names it, all of it is its header comment."""
     if path.exists():
         with path.open("rb") as handle:
-            return read_po(handle, locale=lang)
+            return read_catalog(handle, lang)
     return Catalog(locale=lang, project=f"agstate lab, {title.splitlines()[0].split(',')[0].lower()}", version="1",
                    copyright_holder="the agstate lab authors", msgid_bugs_address="the lab's issue tracker",
                    creation_date=_FIXED_DATE, revision_date=_FIXED_DATE, last_translator="the agstate lab authors",
@@ -78,6 +101,21 @@ def po_bytes(catalog: Catalog) -> bytes:
     return out.getvalue()
 
 
+def update(catalog: Catalog, template: Catalog) -> None:
+    """Babel's ``Catalog.update``, keeping two things it drops: the translation of an English that came back (from
+    the obsolete entries), and the previous English of an entry still fuzzy (Babel gives it only as it turns so)."""
+    for key, message in list(catalog.obsolete.items()):
+        if template.get(message.id, message.context) is not None:
+            catalog[message.id] = message
+            del catalog.obsolete[key]
+    previous = {(message.id, message.context): message.previous_id for message in catalog
+                if message.id and message.fuzzy and message.previous_id}
+    catalog.update(template, update_creation_date=False)
+    for message in catalog:
+        if message.fuzzy and not message.previous_id and (message.id, message.context) in previous:
+            message.previous_id = previous[message.id, message.context]
+
+
 def merge(path: Path, lang: str, title: str, segments: list[Segment]) -> bool:
     """Merge ``segments`` into the catalog at ``path`` (Babel's update); whether the file was written."""
     template = load(Path("/nonexistent"), "en", title)
@@ -85,11 +123,7 @@ def merge(path: Path, lang: str, title: str, segments: list[Segment]) -> bool:
         message = template.get(segment.text) or template.add(segment.text, auto_comments=[segment.kind])
         message.locations = sorted({*message.locations, segment.place}, key=lambda place: place[1] or 0)
     catalog = load(path, lang, title)
-    for key, message in list(catalog.obsolete.items()):  # the English came back: so does its translation
-        if template.get(message.id) is not None:
-            catalog[message.id] = message
-            del catalog.obsolete[key]
-    catalog.update(template, update_creation_date=False)
+    update(catalog, template)
     for message in catalog:  # place and kind as the document has them now
         if message.id and template.get(message.id) is not None:
             message.locations, message.auto_comments = template[message.id].locations, template[message.id].auto_comments
