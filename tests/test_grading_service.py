@@ -685,57 +685,82 @@ def test_a_student_checks_while_1100_idle_connections_are_held(tmp_path):
     assert sum(still_open) <= 50 and still_open[-1]  # the newest strangers' kept, the older ones closed for them
 
 
-# Run inside a network namespace of its own (so the rule touches nothing of the machine's): the service on the port of
-# hub-course.md's example, an ordinary account's connection before and after the documented rule, the hub's (root's)
-# request after it. Prints what each met, as JSON.
-_BEHIND_THE_RULE = r"""
-import json, subprocess, sys, urllib.request
+# Run inside a network namespace of its own (so the rules touch nothing of the machine's), on the port of hub-course.md's
+# example. Before the documented rules: a student who takes the port while the service is down (a restart) gets the
+# hub's next request, a token with it; the service up, a student connects to it. After them: the same student is
+# refused, the hub (root) still answered, and a student who takes the port gets nothing. Prints what each met, as JSON.
+_BEHIND_THE_RULES = r"""
+import json, socket, subprocess, sys, urllib.request
 folder, service_script, commands = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-chosen = {"practice_secret": "practice-secret-of-the-tests", "port": 10101, "warm": False}
-served = subprocess.Popen([sys.executable, service_script, folder, json.dumps(chosen)], stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, text=True)
-served.stdout.readline()
-# An ordinary account, on the system's Python (the venv lives in root's home): can it open a connection to the port?
-STUDENT = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
-           "import socket\ntry:\n    socket.create_connection(('127.0.0.1', 10101), 5).close(); print('open')\n"
-           "except OSError as error:\n    print(type(error).__name__)"]
+def as_student(code):  # an ordinary account, on the system's Python (the venv lives in root's home)
+    return subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", code],
+                            stdout=subprocess.PIPE, text=True)
+CONNECT = ("import socket\ntry:\n    socket.create_connection(('127.0.0.1', 10101), 5).close(); print('open')\n"
+           "except OSError as error:\n    print(type(error).__name__)")
+SQUAT = ("import socket\nport = socket.create_server(('127.0.0.1', 10101)); print('listening', flush=True)\n"
+         "port.settimeout(4)\ntry:\n    print(port.accept()[0].recv(1000).decode(errors='replace'))\n"
+         "except OSError as error:\n    print(type(error).__name__)")
+def squatted():
+    squatter = as_student(SQUAT)
+    assert squatter.stdout.readline() == "listening\n"
+    try:  # the hub's proxy, forwarding a student's request
+        with socket.create_connection(("127.0.0.1", 10101), 2) as proxy:
+            proxy.sendall(b"GET /services/grader/api/health HTTP/1.1\r\nAuthorization: token a-students-token\r\n\r\n")
+    except OSError:
+        pass
+    return squatter.communicate(timeout=30)[0].strip()
 def hub():
     with urllib.request.urlopen("http://127.0.0.1:10101/services/grader/api/health", timeout=30) as answer:
         return answer.status
-met = {"student_before": subprocess.run(STUDENT, capture_output=True, text=True).stdout.strip(), "hub_before": hub()}
+def serve():
+    chosen = {"practice_secret": "practice-secret-of-the-tests", "port": 10101, "warm": False}
+    served = subprocess.Popen([sys.executable, service_script, folder, json.dumps(chosen)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    served.stdout.readline()
+    return served
+met = {"squatter_before": squatted()}
+served = serve()
+met.update(student_before=as_student(CONNECT).communicate()[0].strip(), hub_before=hub())
 for command in commands:
     subprocess.run(command, check=True)
-met.update(student_after=subprocess.run(STUDENT, capture_output=True, text=True).stdout.strip(), hub_after=hub())
+met.update(student_after=as_student(CONNECT).communicate()[0].strip(), hub_after=hub())
 served.stdin.close()
 served.wait(60)
+met["squatter_after"] = squatted()
 print(json.dumps(met))
 """
 
 
 def _documented_firewall() -> list[list[str]]:
-    """The commands of hub-course.md's firewall rule, as an administrator types them, ``sudo`` left out (root runs them)."""
+    """The commands of hub-course.md's firewall rules, as an administrator types them, ``sudo`` left out (root runs
+    them), and the service's account root (this test's service runs as root)."""
     page = (ROOT / "docs" / "instructor" / "hub-course.md").read_text()
-    block = page.split("**Only the hub's proxy reaches it.**", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    section = page.split("**Only the hub's proxy reaches it, and only the service answers.**", 1)[1]
+    block = section.split("```bash\n", 1)[1].split("```", 1)[0]
     commands = [shlex.split(line, comments=True) for line in block.splitlines()]
     assert commands and all(command[:2] == ["sudo", "nft"] for command in commands), block
-    return [command[1:] for command in commands]
+    assert sum(command.count("agstate-grading") for command in commands) == 1, block
+    return [["root" if word == "agstate-grading" else word for word in command[1:]] for command in commands]
 
 
 @pytest.mark.part
 @pytest.mark.skipif(os.geteuid() != 0, reason="the documented rule is root's, as the hub's: run as root (CI does)")
-def test_behind_the_documented_firewall_rule_only_the_hubs_proxy_reaches_the_service(tmp_path):
-    # About 2 s: a network namespace of its own (unshare), the service in a process of its own without its warm grader.
+def test_behind_the_documented_firewall_rules_only_the_hubs_proxy_reaches_the_service_and_only_it_answers(tmp_path):
+    # About 6 s: a network namespace of its own (unshare), the service in a process of its own without its warm grader,
+    # and a squatter's 4 s wait for a request that never comes.
     assert shutil.which("nft"), "nftables is missing: make firewall installs Debian's (make test does)"
     tmp_path.chmod(0o755)
-    done = subprocess.run(["unshare", "--net", sys.executable, "-c", _BEHIND_THE_RULE, str(tmp_path),
+    done = subprocess.run(["unshare", "--net", sys.executable, "-c", _BEHIND_THE_RULES, str(tmp_path),
                            str(ROOT / "tests" / "support" / "service_in_thread.py"), json.dumps(_documented_firewall())],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     met = json.loads(done.stdout.splitlines()[-1])
-    assert met["student_before"] == "open"  # on loopback, any account reaches the port: the rule is the wall
+    assert "a-students-token" in met["squatter_before"]  # the threat: the port taken, the hub's requests are the taker's
+    assert met["student_before"] == "open"  # on loopback, any account reaches the port: the rules are the wall
     assert met["student_after"] == "ConnectionRefusedError"
-    assert met["hub_before"] == met["hub_after"] == 200  # the hub's proxy, root, still reaches it
+    assert met["hub_before"] == met["hub_after"] == 200  # the hub's proxy, root, still reaches the service
+    assert met["squatter_after"] == "TimeoutError"  # the port taken, nothing comes: only the service's account answers
 
 
 def test_a_request_whose_headers_do_not_come_in_time_is_closed(tmp_path):
