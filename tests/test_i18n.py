@@ -331,3 +331,18 @@ def test_a_name_the_learners_module_lacks_is_said_in_the_learners_language(make_
                                  "docstrings). Rule: ")
     assert said["es"].startswith("agstate/state.py no tiene 'NaiveState': defínelo como dice la especificación (mira los "
                                  "docstrings del módulo)")
+
+
+def test_what_a_reading_of_the_source_finds_is_said_in_the_language(monkeypatch, tmp_path):
+    """``grader.sandbox.reach`` reads the learner's source on the grading side: its findings are said in the learner's
+    language, the code they name as written. (Well under 1 s.)"""
+    from grader.sandbox.reach import findings
+
+    (tmp_path / "state.py").write_text("import signal\n")
+    for variable in ("AGSTATE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
+    english = "agstate/state.py, line 1: imports signal, which the grader does not allow in a lab module"
+    assert [found.sentence() for found in findings(tmp_path, "state")] == [english]
+    monkeypatch.setenv("AGSTATE_LANG", "ru")
+    assert [found.sentence() for found in findings(tmp_path, "state")] == [
+        "agstate/state.py, строка 1: импортирует signal, что грейдер не разрешает в модуле лабораторной работы"]
