@@ -16,10 +16,12 @@ and the service (``grader.service.upload``) hold the same rules, from here:
   (``surrogateescape``) and are written back as the same bytes, so the
   service grades the bytes on the student's disk, and its digest names them.
 
-Only the standard library: the course kit has no other.
+Only the standard library, and the grader's sentences (``grader.i18n``, itself only that): the course kit has no other.
 """
 
 from pathlib import Path
+
+from grader.i18n import N_, Sentence
 
 __all__ = ["MAX_FILES", "MAX_BYTES", "MAX_DEPTH", "MAX_PART", "MAX_BODY", "name_problem", "file_bytes", "read_package"]
 
@@ -33,16 +35,18 @@ MAX_BODY = 6 * MAX_BYTES + 64 * 1024
 _ERRORS = "surrogateescape"
 
 
-def name_problem(name) -> str | None:
-    """Why ``name`` is not the name of one of the package's files (None: it is), in a sentence a student can act on."""
+def name_problem(name) -> Sentence | None:
+    """Why ``name`` is not the name of one of the package's files (None: it is), in a sentence a student can act on
+    (said in their language; ``str()``: English)."""
     shown = repr(name) if len(repr(name)) <= 80 else repr(name)[:77] + "..."
     if not isinstance(name, str) or not name.endswith(".py"):
-        return f"{shown}: only the package's Python files are sent (a path ending in .py)"
+        return Sentence(N_("{name}: only the package's Python files are sent (a path ending in .py)"), {"name": shown})
     parts = name[:-3].split("/")
     if len(parts) > MAX_DEPTH or not all(part.isidentifier() and part.isascii() and len(part) <= MAX_PART
                                          for part in parts):
-        return (f"{shown}: a file of the package is named by Python identifiers (at most {MAX_PART} characters "
-                f"each), at most {MAX_DEPTH} deep (state.py, helpers/text.py)")
+        return Sentence(N_("{name}: a file of the package is named by Python identifiers (at most {characters} characters "
+                           "each), at most {depth} deep (state.py, helpers/text.py)"),
+                        {"name": shown, "characters": MAX_PART, "depth": MAX_DEPTH})
     return None
 
 

@@ -11,6 +11,12 @@ A probe that lets the learner's code fail returns one (``Raised.of``) in
 place of a value, and the grading side meets the same class wherever it sits
 in a reply (a learner could build one by hand; that fakes only what raising
 would do, so it gains nothing).
+
+The grader's own sentences the learner's process says (a name the module
+lacks, a handle it does not hold) cross as data too: made there in English,
+their template (one of ``SAID``) and values ride along (``saying``), and the
+grading side says them in the learner's language (``translated``). The learner's
+process loads no catalog.
 """
 
 import inspect
@@ -26,13 +32,53 @@ from pathlib import Path
 import orjson
 
 __all__ = ["Opaque", "Raised", "encode", "decode", "describe", "dumps", "loads", "without_addresses", "MAX_MESSAGE_BYTES",
-           "params_of", "signature_of"]
+           "params_of", "signature_of", "SAID", "saying", "translated"]
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 _MAX_DEPTH = 60
 _repr = reprlib.Repr()
 _repr.maxstring = _repr.maxother = 80
 _repr.maxlist = _repr.maxdict = 8
+
+
+def N_(message: str) -> str:
+    """Mark a sentence for the catalogs, as ``grader.i18n.N_`` does: the learner's process imports this module, and
+    no translation machinery."""
+    return message
+
+
+# The sentences the learner's process says of the grader's (a Missing's, a LookupError's), in English there.
+NO_NAME = N_("agstate/{module}.py has no '{name}'")
+NOT_A_NAME = N_("a name of agstate/{module}.py must be a string, not {name}")
+NO_KEY = N_("{target} has no key '{key}'")
+NO_HANDLE = N_("the grading side named handle {handle}, which this process does not hold")
+SAID = frozenset({NO_NAME, NOT_A_NAME, NO_KEY, NO_HANDLE})
+
+
+def saying(kind: type[BaseException], template: str, **values: str) -> BaseException:
+    """A ``kind`` whose message is ``template`` (one of ``SAID``) filled with ``values``, in English; its ``said``, the
+    template and values, for the grading side to say it in the learner's language (``translated``)."""
+    exc = kind(template.format(**values))
+    exc.said = {"template": template, "values": values}
+    return exc
+
+
+def translated(sent, english: str) -> str:
+    """``english``, a sentence the learner's process said, in the learner's language, from ``sent`` (its template and
+    values): ``english`` itself when ``sent`` is not one of ``SAID`` (the learner's process is the learner's code's
+    to rewrite), or English is spoken."""
+    if not isinstance(sent, dict) or sent.get("template") not in SAID or not isinstance(sent.get("values"), dict):
+        return english
+    # Said on the grading side, in the learner's language; imported here, so the learner's process loads no catalog.
+    from grader.i18n import Sentence, language
+
+    lang = language()
+    if lang == "en":
+        return english
+    try:
+        return Sentence(sent["template"], {str(name): str(value) for name, value in sent["values"].items()}).said_in(lang)
+    except (KeyError, IndexError, ValueError):  # values that are not the template's
+        return english
 
 
 class Opaque:
@@ -66,6 +112,7 @@ class Raised:
     message: str = ""
     where: dict | None = None
     attrs: dict = field(default_factory=dict)
+    said: dict | None = field(default=None, compare=False)  # ``message``'s template and values, when it is the grader's
 
     @classmethod
     def of(cls, exc: BaseException, submission: Path | None = None, attrs=()) -> "Raised":
@@ -93,15 +140,25 @@ class Raised:
                 found[name] = getattr(exc, name, "<missing>")
             except BaseException:
                 found[name] = "<unreadable>"
-        return cls(type(exc).__name__, tuple(c.__name__ for c in type(exc).__mro__), message, where, found)
+        try:
+            sent = vars(exc).get("said")  # a sentence of the grader's (``saying``)
+        except BaseException:
+            sent = None
+        return cls(type(exc).__name__, tuple(c.__name__ for c in type(exc).__mro__), message, where, found,
+                   sent if isinstance(sent, dict) else None)
 
     def is_a(self, name: str) -> bool:
         """Whether the exception is a ``name`` (its class or a base class is called so)."""
         return name in self.mro
 
+    def said_message(self) -> str:
+        """``message`` in the learner's language when it is a sentence of the grader's, else as raised."""
+        return translated(self.said, self.message)
+
     def sentence(self) -> str:
         """``"KeyError: 'x' (at agstate/state.py, line 12: return d['x'])"``: the feedback's words for it."""
-        text = f"{self.type}: {self.message}" if self.message else self.type
+        message = self.said_message()
+        text = f"{self.type}: {message}" if message else self.type
         if not self.where:
             return text
         # Said on the grading side, in the learner's language; imported here, so the learner's process, which
@@ -116,19 +173,21 @@ class Raised:
         return self.sentence()
 
     def __repr__(self) -> str:  # shown inside feedback (a list of outcomes): short, in the learner's words
-        return f"<raised {self.type}: {self.message}>" if self.message else f"<raised {self.type}>"
+        message = self.said_message()
+        return f"<raised {self.type}: {message}>" if message else f"<raised {self.type}>"
 
     def encode(self) -> dict:
         return {"$": "raised", "type": self.type, "mro": list(self.mro), "message": self.message,
-                "where": self.where, "attrs": encode(self.attrs)}
+                "where": self.where, "attrs": encode(self.attrs), **({"said": encode(self.said)} if self.said else {})}
 
     @classmethod
     def decode(cls, data: dict) -> "Raised":
         where = data.get("where")
         where = {str(k): v for k, v in where.items() if isinstance(v, (str, int)) or v is None} if isinstance(where, dict) else None
         attrs = decode(data.get("attrs") or {"$": "dict", "items": []})
+        sent = decode(data["said"]) if "said" in data else None
         return cls(str(data.get("type")), tuple(str(n) for n in data.get("mro") or ()), str(data.get("message") or ""),
-                   where, attrs if isinstance(attrs, dict) else {})
+                   where, attrs if isinstance(attrs, dict) else {}, sent if isinstance(sent, dict) else None)
 
 
 def _relative(filename: str, submission: Path | None) -> str:

@@ -68,8 +68,9 @@ def test_a_file_name_outside_the_package_is_refused_and_named(name):
     (_body({"state.py": "\ud800"}), "must be text"),  # a lone surrogate no file's bytes give
 ])
 def test_a_malformed_or_oversized_request_is_refused_with_its_reason(body, says):
-    with pytest.raises(UploadError, match=says):
+    with pytest.raises(UploadError, match=says) as refused:
         parse_upload(body)
+    assert all(refused.value.sentence.said_in(lang) != str(refused.value) for lang in ("es", "zh_CN", "ru"))  # translated
 
 
 def test_the_package_is_written_as_sent_and_nothing_else(tmp_path):
@@ -169,6 +170,20 @@ def test_a_refusal_is_said_in_the_language_the_student_reads_and_logged_in_engli
     logged = [json.loads(line) for line in running.settings.log.read_text().splitlines()]
     assert [line.get("why") for line in logged if line["outcome"] == "refused"] == [
         "you started 3 checks in the last minute (at most 3)"]
+
+
+def test_a_bad_request_is_refused_in_the_language_the_student_reads_and_logged_in_english(running):
+    """An upload's refusal (400) carries its sentence and values: said in the request's Accept-Language, the log's
+    reason in English, the instructor's. (About 1 s: nothing graded.)"""
+    named = running.post("ana", {"state.txt": ""}, lang="es")
+    assert named.status_code == 400 and named.json()["error"] == (
+        "'state.txt': solo se envían los archivos Python del paquete (una ruta que termina en .py)")
+    unknown = running.post("ben", {}, "state.nothing", lang="ru")
+    assert unknown.status_code == 400 and unknown.json()["error"] == "неизвестное задание или часть 'state.nothing'"
+    logged = [json.loads(line) for line in running.settings.log.read_text().splitlines()]
+    assert [(line["student"], line["why"]) for line in logged if line["outcome"] == "bad request"] == [
+        ("ana", "'state.txt': only the package's Python files are sent (a path ending in .py)"),
+        ("ben", "unknown task or part 'state.nothing'")]
 
 
 def test_refusals_are_json_with_a_reason_and_cost_no_grading(running):

@@ -279,3 +279,70 @@ def test_an_exceptions_place_is_said_in_the_language_and_read_back_into_english(
         assert i18n.english(whole) == f"get(d) raised {english}"
     assert i18n.english(f"get(d) raised {english}") == f"get(d) raised {english}"
     assert i18n.english("not a sentence of the grader's") == "not a sentence of the grader's"
+
+
+def test_a_sentence_of_the_learners_process_crosses_as_data_and_is_said_here_in_the_language(monkeypatch):
+    """The learner's process loads no catalog: a sentence of the grader's it says (a handle it does not hold, a name
+    the module lacks) is made there in English and sent with its template and values, and the grading side says it in
+    the learner's language; English, and a template the grader never wrote (the learner's process is the learner's
+    code's to rewrite), stay as sent. How a crash ended is said here too. (Well under 1 s: no learner process.)"""
+    from grader import wire
+    from grader.sandbox.limits import Limits
+    from grader.sandbox.session import _how
+
+    for variable in ("AGSTATE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
+    sent = wire.loads(wire.dumps(wire.encode(wire.Raised.of(wire.saying(LookupError, wire.NO_HANDLE, handle="7")))))
+    raised = wire.decode(sent)
+    english = "LookupError: the grading side named handle 7, which this process does not hold"
+    forged = wire.Raised("ValueError", ("ValueError",), "mine", said={"template": "{x}", "values": {"x": "theirs"}})
+    ended = {"signal": "SIGKILL", "memory_limit": True, "process_limit": True}
+    crash = "killed by signal SIGKILL; the task's processes reached their memory limit of 512 MB together; " \
+            "the task reached its limit of 64 processes"
+    assert raised.sentence() == english and raised == wire.Raised("LookupError", raised.mro, english.split(": ", 1)[1])
+    assert _how(ended, Limits(1.0, memory_bytes=512 * 2**20)) == crash
+    for lang in LANGS:
+        monkeypatch.setenv("AGSTATE_LANG", lang)
+        catalog = i18n.translation(lang)
+        said = catalog.gettext(wire.NO_HANDLE).format(handle="7")
+        assert said != english.split(": ", 1)[1] and raised.sentence() == f"LookupError: {said}" and said in repr(raised)
+        assert raised.message == english.split(": ", 1)[1]  # the data a rule reads stays as raised
+        assert forged.sentence() == "ValueError: mine"
+        assert wire.translated({"template": wire.NO_NAME, "values": {"module": "state"}}, "as sent") == "as sent"
+        how = _how(ended, Limits(1.0, memory_bytes=512 * 2**20))
+        assert how.startswith(catalog.gettext("killed by signal {signal}").format(signal="SIGKILL")) and "512" in how
+        assert i18n.english(how) == crash
+
+
+@pytest.mark.part
+def test_a_name_the_learners_module_lacks_is_said_in_the_learners_language(make_submission, monkeypatch):
+    """The learner's process finds the name missing and says so as data; the report says it in AGSTATE_LANG, and in
+    English exactly as before. (About 2 s: one task graded twice, at 1 example.)"""
+    from grader.engine.runner import grade_submission
+
+    path = make_submission(edits=[("class NaiveState(TypedDict):", "class SimpleState(TypedDict):")])
+    for variable in ("AGSTATE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
+    said = {}
+    for lang in ("en", "es"):
+        monkeypatch.setenv("AGSTATE_LANG", lang)
+        said[lang] = grade_submission(str(path), ["state.overwrite"], 1)["tasks"][0]["feedback"]
+    assert said["en"].startswith("agstate/state.py has no 'NaiveState': define it as the spec says (see the module's "
+                                 "docstrings). Rule: ")
+    assert said["es"].startswith("agstate/state.py no tiene 'NaiveState': defínelo como dice la especificación (mira los "
+                                 "docstrings del módulo)")
+
+
+def test_what_a_reading_of_the_source_finds_is_said_in_the_language(monkeypatch, tmp_path):
+    """``grader.sandbox.reach`` reads the learner's source on the grading side: its findings are said in the learner's
+    language, the code they name as written. (Well under 1 s.)"""
+    from grader.sandbox.reach import findings
+
+    (tmp_path / "state.py").write_text("import signal\n")
+    for variable in ("AGSTATE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
+    english = "agstate/state.py, line 1: imports signal, which the grader does not allow in a lab module"
+    assert [found.sentence() for found in findings(tmp_path, "state")] == [english]
+    monkeypatch.setenv("AGSTATE_LANG", "ru")
+    assert [found.sentence() for found in findings(tmp_path, "state")] == [
+        "agstate/state.py, строка 1: импортирует signal, что грейдер не разрешает в модуле лабораторной работы"]

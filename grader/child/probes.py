@@ -32,7 +32,7 @@ PROBES = {}
 
 
 class Missing(Exception):
-    """The learner's module lacks a name the task needs."""
+    """The learner's module lacks a name the task needs: its sentence is the grader's, sent as data too (``wire.saying``)."""
 
 
 class Context:
@@ -94,7 +94,7 @@ class Context:
         if tag.get("$") == "handle":
             handle = tag.get("id")
             if handle not in self._held:
-                raise LookupError(f"the grading side named handle {handle!r}, which this process does not hold")
+                raise wire.saying(LookupError, wire.NO_HANDLE, handle=repr(handle))
             return self._held[handle]
         if tag.get("saver"):
             from langgraph.checkpoint.memory import InMemorySaver
@@ -181,12 +181,13 @@ class Context:
         return RuntimeError(f"{name}: {message}")
 
     def get(self, name):
+        module = self.module.__name__.rsplit(".", 1)[-1]
         if not isinstance(name, str):
-            raise Missing(f"a name of agstate/{self.module.__name__.rsplit('.', 1)[-1]}.py must be a string, not {name!r}")
+            raise wire.saying(Missing, wire.NOT_A_NAME, module=module, name=repr(name))
         try:
             return getattr(self.module, name)
         except AttributeError:
-            raise Missing(f"agstate/{self.module.__name__.rsplit('.', 1)[-1]}.py has no '{name}'") from None
+            raise wire.saying(Missing, wire.NO_NAME, module=module, name=name) from None
 
     def sub_schema(self, schema_name: str, keys):
         """A TypedDict with only ``keys`` of the learner's schema, annotations (reducers) kept.
@@ -196,7 +197,7 @@ class Context:
         hints = get_type_hints(self.get(schema_name), include_extras=True)
         for key in keys:
             if key not in hints:
-                raise Missing(f"{schema_name} has no key '{key}'")
+                raise wire.saying(Missing, wire.NO_KEY, target=str(schema_name), key=str(key))
         return TypedDict(f"{schema_name}Probe", {key: hints[key] for key in keys}, total=False)
 
     def attempt(self, call, attrs=()):

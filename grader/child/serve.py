@@ -87,6 +87,6 @@ def _run_probe(context, request: dict) -> dict:
         args = wire.decode(request["args"], resolve)
         return {"value": wire.encode(probe(context, *args), keep=keep)}
     except probes.Missing as exc:
-        return {"missing": str(exc)}
+        return {"missing": str(exc), "said": getattr(exc, "said", None)}  # its sentence, said on the grading side
     except BaseException as exc:  # the learner's code raised: that is data, not a grader failure
         return {"value": wire.encode(wire.Raised.of(exc, context.submission))}

@@ -190,7 +190,9 @@ class Task:
             failure = bubblewrap.read_until_eof(self.setup_r, 0).decode(errors="replace")
             os.close(self.setup_r)
             if not error:
-                ended = {"error": failure} if failure else None if stopping else _describe_status(raw)
+                # "entering": the session says "entering the sandbox failed: ..." (the grader's sentence, in the
+                # learner's language: this process, the learners' zygote, loads no catalog).
+                ended = {"error": failure, "entering": True} if failure else None if stopping else _describe_status(raw)
         limits_hit = {}
         if self.group is not None:
             limits_hit = {"memory_limit": self.group.hit_memory_limit(), "process_limit": self.group.hit_process_limit()}
@@ -222,7 +224,7 @@ def _become_learner(found: namespaces.Namespaces, uid: int | None, group, reques
         found.close()
         namespaces.drop_capabilities()
     except BaseException as exc:
-        os.write(setup_fd, f"entering the sandbox failed: {type(exc).__name__}: {exc}".encode())
+        os.write(setup_fd, f"{type(exc).__name__}: {exc}".encode())
         os._exit(1)
     os.close(setup_fd)
     run_learner(conn_fd, output_fd, request, limits, running + _SANDBOX_PROCESSES)

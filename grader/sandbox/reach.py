@@ -34,6 +34,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.i18n import _
+
 __all__ = ["Finding", "findings", "integrity", "INTEGRITY", "ALLOWED_IMPORTS"]
 
 # The grader's own tests set it; nothing else should. "hook": the learner process's audit hook without
@@ -105,7 +107,7 @@ class Finding:
     what: str
 
     def sentence(self) -> str:
-        return f"{self.file}, line {self.line}: {self.what}"
+        return _("{file}, line {line}: {what}").format(file=self.file, line=self.line, what=self.what)
 
 
 def findings(package: Path, module: str) -> list[Finding]:
@@ -208,9 +210,11 @@ class _Reader(ast.NodeVisitor):
             if node.module == "agstate":
                 self.local_imports.append(alias.name)
             if alias.name.startswith("_") or _denied_attribute(alias.name) or alias.name in _RUNNERS:
-                self._flag(node, f"imports {alias.name} from {node.module}, which the grader does not allow")
+                self._flag(node, _("imports {name} from {module}, which the grader does not allow").format(
+                    name=alias.name, module=node.module))
             elif node.module in ALLOWED_ATTRIBUTES and alias.name not in ALLOWED_ATTRIBUTES[node.module]:
-                self._flag(node, f"imports {node.module}.{alias.name}, which the grader does not allow")
+                self._flag(node, _("imports {module}.{name}, which the grader does not allow").format(
+                    module=node.module, name=alias.name))
 
     def _import(self, node, dotted: str) -> None:
         if dotted == "agstate" or dotted.startswith("agstate."):
@@ -218,11 +222,11 @@ class _Reader(ast.NodeVisitor):
                 self.local_imports.append(dotted.split(".")[1])
             return
         if not _allowed_import(dotted):
-            self._flag(node, f"imports {dotted}, which the grader does not allow in a lab module")
+            self._flag(node, _("imports {module}, which the grader does not allow in a lab module").format(module=dotted))
 
     def visit_Name(self, node):
         if node.id in _RUNNERS and node.id not in self.bound:
-            self._flag(node, f"uses {node.id}, which the grader does not allow")
+            self._flag(node, _("uses {name}, which the grader does not allow").format(name=node.id))
 
     def visit_Call(self, node):
         func, args = node.func, node.args
@@ -230,33 +234,34 @@ class _Reader(ast.NodeVisitor):
             owner, name = args[0], args[1]
             if isinstance(name, ast.Constant) and isinstance(name.value, str) and isinstance(owner, ast.Name) \
                     and owner.id in self.modules and (name.value.startswith("_") or name.value in _MODULE_ONLY):
-                self._flag(node, f"uses {func.id}({owner.id}, {name.value!r}), which reaches into the interpreter")
+                self._flag(node, _("uses {call}, which reaches into the interpreter").format(
+                    call=f"{func.id}({owner.id}, {name.value!r})"))
         self.generic_visit(node)
 
     def visit_MatchClass(self, node):
         """``case object(f_back=back)`` reads an attribute named by a bare word."""
         for name in node.kwd_attrs:
             if _denied_attribute(name):
-                self._flag(node, f"matches .{name}, which reaches into the interpreter")
+                self._flag(node, _("matches .{name}, which reaches into the interpreter").format(name=name))
         self.generic_visit(node)
 
     def visit_Attribute(self, node):
         name, owner = node.attr, node.value
         of_module = isinstance(owner, ast.Name) and owner.id in self.modules
         if _denied_attribute(name) or (of_module and name in _MODULE_ONLY):
-            self._flag(node, f"uses .{name}, which reaches into the interpreter")
+            self._flag(node, _("uses .{name}, which reaches into the interpreter").format(name=name))
         elif isinstance(owner, ast.Name) and owner.id in self.restricted and \
                 name not in ALLOWED_ATTRIBUTES[self.restricted[owner.id]]:
-            self._flag(node, f"uses {self.restricted[owner.id]}.{name}, which the grader does not allow")
+            self._flag(node, _("uses {name}, which the grader does not allow").format(name=f"{self.restricted[owner.id]}.{name}"))
         elif name.startswith("_") and not name.startswith("__") and of_module:
-            self._flag(node, f"uses {owner.id}.{name}, a private name of a module")
+            self._flag(node, _("uses {name}, a private name of a module").format(name=f"{owner.id}.{name}"))
         self.generic_visit(node)
 
     def visit_Constant(self, node):
         if isinstance(node.value, str) and id(node) not in self._docstrings:
             word = _denied_string(node.value)
             if word:
-                self._flag(node, f"holds the string {node.value[:40]!r}, which names {word}")
+                self._flag(node, _("holds the string {string}, which names {word}").format(string=repr(node.value[:40]), word=word))
 
     def visit_Module(self, node):
         self.bound = {n.arg for n in ast.walk(node) if isinstance(n, ast.arg)} | \

@@ -66,8 +66,8 @@ class MissingName(Exception):
 
 
 def _outcome(reply: dict, resolve=None):
-    if "missing" in reply:
-        return MissingName(reply["missing"])
+    if "missing" in reply:  # the learner's process's English, said here in the learner's language
+        return MissingName(wire.translated(reply.get("said"), reply["missing"]))
     if "grader_error" in reply:
         # Said by the learner's process, which the learner's code may have rewritten: never the grader's failure.
         raise ChildFailed("crashed", _("the process running your code answered a check with an error of its own "
@@ -193,7 +193,8 @@ class Session:
             for end in (mine, control):  # theirs, control_theirs and output_w: closed below, whatever happened
                 end.close()
             os.close(output_r)
-            raise ChildFailed(GRADER_ERROR, f"its zygote, which starts your code's process, is gone ({exc})") from None
+            raise ChildFailed(GRADER_ERROR, _("its zygote, which starts your code's process, is gone ({error})").format(
+                error=exc)) from None
         finally:
             theirs.close()
             control_theirs.close()
@@ -371,9 +372,12 @@ class Session:
         tail = self.output_tail()
         self.close()
         if "error" in ended:
-            raise ChildFailed(GRADER_ERROR, f"it could not start your code's process ({ended['error']})") from None
-        raise ChildFailed("crashed", f"your code ended the process while {doing()} ({_how(ended, self.limits)})"
-                          + (f"; its last output: {tail}" if tail else "")) from None
+            error = _("entering the sandbox failed: {error}").format(error=ended["error"]) if ended.get("entering") \
+                else ended["error"]
+            raise ChildFailed(GRADER_ERROR, _("it could not start your code's process ({error})").format(error=error)) from None
+        said = _("your code ended the process while {doing} ({how}); its last output: {output}") if tail else \
+            _("your code ended the process while {doing} ({how})")
+        raise ChildFailed("crashed", said.format(doing=doing(), how=_how(ended, self.limits), output=tail)) from None
 
     def _ended(self) -> dict:
         """The keeper's word on how the learner's process ended (it says so once the process is gone)."""
@@ -452,13 +456,14 @@ def _read_line(sock: socket.socket, timeout: float) -> bytes:
 
 def _how(ended: dict, limits: Limits) -> str:
     if ended.get("signal"):
-        text = f"killed by signal {ended['signal']}"
+        text = _("killed by signal {signal}").format(signal=ended["signal"])
     elif ended.get("code") is not None:
-        text = f"exit status {ended['code']}"
+        text = _("exit status {code}").format(code=ended["code"])
     else:
-        text = "it stopped answering"
+        text = _("it stopped answering")
     if ended.get("memory_limit"):
-        text += f"; the task's processes reached their memory limit of {limits.memory_bytes // 2**20} MB together"
+        text = _("{how}; the task's processes reached their memory limit of {megabytes} MB together").format(
+            how=text, megabytes=limits.memory_bytes // 2**20)
     if ended.get("process_limit"):
-        text += f"; the task reached its limit of {limits.processes} processes"
+        text = _("{how}; the task reached its limit of {processes} processes").format(how=text, processes=limits.processes)
     return text

@@ -19,6 +19,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from grader.i18n import _
+
 __all__ = ["staged", "StagingError", "MAX_FILES", "MAX_BYTES", "MAX_DEPTH"]
 
 MAX_FILES = 2000
@@ -40,10 +42,10 @@ class _Budget:
         self.files += 1
         self.bytes += max(info.st_size, info.st_blocks * 512)
         if self.files > MAX_FILES:
-            raise StagingError(f"agstate/ holds more than {MAX_FILES} files; hand in only the lab's files")
+            raise StagingError(_("agstate/ holds more than {count} files; hand in only the lab's files").format(count=MAX_FILES))
         if self.bytes > MAX_BYTES:
-            raise StagingError(f"agstate/ holds more than {MAX_BYTES // 2**20} MB (at {relative}); "
-                               "hand in only the lab's files")
+            raise StagingError(_("agstate/ holds more than {megabytes} MB (at {file}); hand in only the lab's files").format(
+                megabytes=MAX_BYTES // 2**20, file=relative))
 
 
 @contextmanager
@@ -58,7 +60,7 @@ def staged(submission: Path):
         if source.is_dir() and not source.is_symlink():
             _copy_tree(source, copy / "agstate", "agstate", _Budget(), skipped, 0)
         elif source.is_symlink():
-            skipped.append("agstate (a symbolic link)")
+            skipped.append(f"agstate ({_('a symbolic link')})")
         yield copy, skipped
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -66,7 +68,7 @@ def staged(submission: Path):
 
 def _copy_tree(source: Path, target: Path, relative: str, budget: _Budget, skipped: list[str], depth: int) -> None:
     if depth > MAX_DEPTH:
-        raise StagingError(f"agstate/ is nested more than {MAX_DEPTH} folders deep (at {relative})")
+        raise StagingError(_("agstate/ is nested more than {depth} folders deep (at {file})").format(depth=MAX_DEPTH, file=relative))
     target.mkdir(mode=0o755)
     with os.scandir(source) as entries:
         for entry in sorted(entries, key=lambda e: e.name):
@@ -79,7 +81,7 @@ def _copy_tree(source: Path, target: Path, relative: str, budget: _Budget, skipp
                 budget.take(name, info)
                 _copy_file(entry.path, target / entry.name, budget, name)
             else:
-                kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+                kind = _("a symbolic link") if stat.S_ISLNK(info.st_mode) else _("not a regular file")
                 skipped.append(f"{name} ({kind})")
 
 
@@ -88,14 +90,15 @@ def _copy_file(source: str, target: Path, budget: _Budget, relative: str) -> Non
     fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise StagingError(f"{relative} changed while it was being copied")
+            raise StagingError(_("{file} changed while it was being copied").format(file=relative))
         allowed = MAX_BYTES - budget.bytes + os.fstat(fd).st_size
         with os.fdopen(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), "wb") as out:
             copied = 0
             while chunk := os.read(fd, 1 << 20):
                 copied += len(chunk)
                 if copied > allowed:  # it grew after the scan
-                    raise StagingError(f"agstate/ holds more than {MAX_BYTES // 2**20} MB (at {relative})")
+                    raise StagingError(_("agstate/ holds more than {megabytes} MB (at {file})").format(
+                        megabytes=MAX_BYTES // 2**20, file=relative))
                 out.write(chunk)
     finally:
         os.close(fd)

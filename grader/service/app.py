@@ -179,10 +179,11 @@ class Checks:
         try:
             options = target_options(target)
         except ValueError:
-            raise UploadError(f"unknown task or part {target[:100]!r}") from None
+            raise UploadError(Sentence(N_("unknown task or part {target}"), {"target": repr(target[:100])})) from None
         part = target if target in MODULES else TASKS[target].part
         if part not in self.settings.parts:
-            raise UploadError(f"{target!r} is not graded in this course (its parts: {', '.join(self.settings.parts)})")
+            raise UploadError(Sentence(N_("{target} is not graded in this course (its parts: {parts})"),
+                                       {"target": repr(target), "parts": ", ".join(self.settings.parts)}))
         return options
 
     def course_options(self) -> list[str]:
@@ -413,7 +414,7 @@ class CheckHandler(_Handler):
             report = await self.grading
         except UploadError as error:
             self.checks.record(student, "bad request", why=str(error))
-            raise Refusal(400, Sentence(str(error))) from None
+            raise Refusal(400, error.sentence) from None
         except OverTime:
             limit = self.checks.settings.check_limit
             self.checks.record(student, "over time", **sent, seconds=limit)

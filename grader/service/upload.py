@@ -5,7 +5,7 @@ the rules the student's ``check()`` keeps too): a relative path of Python
 identifiers ending in ``.py``, no ``..``, no absolute path, no link (the
 folder is made here, file by file); the whole is bounded in files and
 bytes. A refusal names the file and the rule, for the student's ``check()``
-to show.
+to show, in the student's language (its log's, English).
 """
 
 import hashlib
@@ -13,41 +13,48 @@ import json
 import os
 from pathlib import Path
 
-from grader.i18n import LANGUAGES
+from grader.i18n import LANGUAGES, N_, Sentence
 from grader.package_files import MAX_BODY, MAX_BYTES, MAX_FILES, file_bytes, name_problem
 
 __all__ = ["UploadError", "parse_upload", "write_package", "digest"]
 
 
 class UploadError(ValueError):
-    """A request the service refuses, with the reason a student can act on."""
+    """A request the service refuses, with the reason a student can act on: ``sentence``, said in the student's language;
+    ``str()``, its English, for the log."""
+
+    def __init__(self, sentence: Sentence):
+        super().__init__(str(sentence))
+        self.sentence = sentence
 
 
 def parse_upload(body: bytes) -> tuple[dict[str, bytes], str | None, str | None]:
     """The files (relative path -> bytes), the target (a task id, a part, or None for everything) and the student's
     language (one of ``grader.i18n.LANGUAGES``, or None: a kit older than the translations sends none) of a request."""
     if len(body) > MAX_BODY:
-        raise UploadError(f"the request holds {len(body):,} bytes; the service takes at most {MAX_BYTES:,} of files")
+        raise UploadError(Sentence(N_("the request holds {size} bytes; the service takes at most {limit} of files"),
+                                   {"size": f"{len(body):,}", "limit": f"{MAX_BYTES:,}"}))
     try:
         request = json.loads(body)
     except (ValueError, UnicodeDecodeError) as error:
-        raise UploadError(f"the request is not JSON: {str(error)[:200]}") from None
+        raise UploadError(Sentence(N_("the request is not JSON: {error}"), {"error": str(error)[:200]})) from None
     except RecursionError:  # "[[[[...": nested deeper than the parser goes
-        raise UploadError("the request is not JSON the service reads: nested too deep") from None
+        raise UploadError(Sentence(N_("the request is not JSON the service reads: nested too deep"))) from None
     if not isinstance(request, dict) or not isinstance(request.get("files"), dict) or \
             not request.keys() <= {"files", "target", "lang"}:
-        raise UploadError('the request must be a JSON object with "files": {"state.py": "<text>", ...}, '
-                          'an optional "target" and an optional "lang", and nothing else')
+        raise UploadError(Sentence(N_('the request must be a JSON object with "files": {example}, an optional "target" and '
+                                      'an optional "lang", and nothing else'), {"example": '{"state.py": "<text>", ...}'}))
     target = request.get("target")
     if target is not None and (not isinstance(target, str) or len(target) > 200):
-        raise UploadError('"target" must be a task id, a part, or null')
+        raise UploadError(Sentence(N_('"target" must be a task id, a part, or null')))
     # It becomes the grading's AGSTATE_LANG (grader.warm.server): only a language the grader has, by its own name.
     lang = request.get("lang")
     if lang is not None and lang not in LANGUAGES:
-        raise UploadError(f'"lang" must be one of {", ".join(LANGUAGES)}, or null')
+        raise UploadError(Sentence(N_('"lang" must be one of {languages}, or null'), {"languages": ", ".join(LANGUAGES)}))
     sent = request["files"]
     if len(sent) > MAX_FILES:
-        raise UploadError(f"the package holds {len(sent)} files; the service takes at most {MAX_FILES}")
+        raise UploadError(Sentence(N_("the package holds {count} files; the service takes at most {limit}"),
+                                   {"count": len(sent), "limit": MAX_FILES}))
     files = {}
     for name, text in sent.items():
         problem = name_problem(name)
@@ -56,10 +63,11 @@ def parse_upload(body: bytes) -> tuple[dict[str, bytes], str | None, str | None]
         try:
             files[name] = file_bytes(text)
         except (AttributeError, UnicodeEncodeError):  # not a string; a lone surrogate no file's bytes give
-            raise UploadError(f"{name}: the file's content must be text, as check() reads it") from None
+            raise UploadError(Sentence(N_("{name}: the file's content must be text, as check() reads it"), {"name": name})) from None
     total = sum(map(len, files.values()))
     if total > MAX_BYTES:
-        raise UploadError(f"the package's files hold {total:,} bytes; the service takes at most {MAX_BYTES:,}")
+        raise UploadError(Sentence(N_("the package's files hold {size} bytes; the service takes at most {limit}"),
+                                   {"size": f"{total:,}", "limit": f"{MAX_BYTES:,}"}))
     return files, target, lang
 
 
