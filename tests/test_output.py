@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support.paths import REFERENCE, ROOT
 
@@ -44,6 +44,7 @@ def test_cleaned_data_is_strict_json_and_cleaning_twice_changes_nothing(value):
 
 @settings(max_examples=200, deadline=None)
 @given(learner_data, st.integers(min_value=0, max_value=5_000))
+@example({"0": None, "0000": None, "0001": ["00", "000"], "00000": {"0": "\ud800"}}, 20)  # a lone surrogate, 6 once kept
 def test_a_budgeted_clean_keeps_each_dicts_keys_and_repeats(value, characters):
     once = clean(value, budget=[characters])
     assert clean(once, budget=[characters]) == once

@@ -100,10 +100,12 @@ def clean(value, depth: int = 0, budget: list | None = None):
     a dict's keys are always kept, so its shape stays. Cleaning a cleaned value
     with the same budget changes nothing.
     """
-    if budget is not None and budget[0] <= 0 and (isinstance(value, (dict, list, tuple)) or isinstance(value, str) and len(value) > 5):
-        return _SPENT  # a short string stays (a float's "inf"): it cannot add up, and cleaning again keeps it
+    if budget is not None and budget[0] <= 0 and isinstance(value, (dict, list, tuple)):
+        return _SPENT
     if isinstance(value, str):
         text = value.encode("utf-8", "backslashreplace").decode("utf-8") if _has_surrogate(value) else value
+        if budget is not None and budget[0] <= 0 and len(text) > 5:  # measured as kept: "\ud800" is six characters
+            return _SPENT  # a short string stays (a float's "inf"): it cannot add up, and cleaning again keeps it
         if len(text) > MAX_TEXT:
             marker = f"… ({len(text) - MAX_TEXT + 40} more characters)"
             text = text[:MAX_TEXT - 40] + marker  # at most MAX_TEXT: cleaning it again changes nothing
