@@ -70,10 +70,10 @@ def _worker(conn, submission: str, task_ids: list[str], seed: int, examples: int
     conn.close()
 
 
-def _held_somewhere(task_id: str, plans: list[tuple[str, list[str]]]) -> bool:
-    """Whether a submission graded on ``task_id`` has the module of its part (``agstate/<module>.py``)."""
-    module = f"{MODULES[TASKS[task_id].part]}.py"
-    return any((Path(submission) / "agstate" / module).is_file() for submission, task_ids in plans if task_id in task_ids)
+def _parts_held(plans: list[tuple[str, list[str]]]) -> set[str]:
+    """The parts some submission graded on them has the module of (``agstate/<module>.py``): each looked for once."""
+    return {part for submission, task_ids in plans for part in {TASKS[task_id].part for task_id in task_ids}
+            if (Path(submission) / "agstate" / f"{MODULES[part]}.py").is_file()}
 
 
 def grade_many(plans: list[tuple[str, list[str]]], seed: int | list[int], examples: int, timeout: float,
@@ -98,7 +98,8 @@ def grade_many(plans: list[tuple[str, list[str]]], seed: int | list[int], exampl
     # one worker of a single submission (a whole part's examples, drawn on every core). Not a part's whose module no
     # submission holds: its tasks say so and draw nothing.
     if len(set(seeds)) == 1 and jobs > 1 and (len(plans) > 1 or len(every_task) > 1):
-        drawing.draw_in_parallel([t for t in every_task if _held_somewhere(t, plans)], seeds[0], examples, jobs)
+        held = _parts_held(plans)
+        drawing.draw_in_parallel([t for t in every_task if TASKS[t].part in held], seeds[0], examples, jobs)
     apart = len(plans) < jobs  # each task a worker of its own: see the module's docstring
     pending = deque((index, shard) for index, (_, task_ids) in enumerate(plans)
                     for shard in ([[task_id] for task_id in task_ids] or [[]] if apart else [task_ids]))
