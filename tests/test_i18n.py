@@ -22,6 +22,14 @@ pytestmark = pytest.mark.unit
 LANGS = ("es", "zh_CN", "ru")
 
 
+@pytest.fixture
+def no_language(monkeypatch):
+    """No language chosen by this process's environment (AGSTATE_LANG, then the locale's): a test sets the one it
+    means."""
+    for variable in ("AGSTATE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
+
+
 def test_every_catalog_is_complete_its_placeholders_match_and_its_mo_is_compiled_from_it():
     # Babel's checks (% formats, plural forms), {placeholders} as the English has them, nothing fuzzy or untranslated,
     # every marked sentence merged, each committed .mo equal to its .po compiled (messages.problems).
@@ -71,9 +79,7 @@ def test_every_rule_sentence_of_the_translated_parts_is_marked_and_translated():
     ({"AGSTATE_LANG": "", "LANG": "ru_RU.UTF-8"}, "ru"),  # set but empty counts as unset
     ({}, "en"),
 ])
-def test_the_language_is_agstate_lang_else_the_locale_else_english(monkeypatch, environment, expected):
-    for variable in ("AGSTATE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
-        monkeypatch.delenv(variable, raising=False)
+def test_the_language_is_agstate_lang_else_the_locale_else_english(no_language, monkeypatch, environment, expected):
     for variable, value in environment.items():
         monkeypatch.setenv(variable, value)
     assert language() == expected
@@ -232,11 +238,9 @@ def _pauses_never_paused():
     ("zh_CN", _pauses_never_paused, "{what}: the run never paused; it must ask the person with interrupt(request) before paying",
      {"what": "approval"}),
 ], ids=["board", "events", "branches", "messages", "pauses"])
-def test_each_parts_feedback_comes_out_in_the_learners_language(monkeypatch, lang, judge, msgid, values):
+def test_each_parts_feedback_comes_out_in_the_learners_language(no_language, monkeypatch, lang, judge, msgid, values):
     from grader.engine.checking import Failure
 
-    for variable in ("AGSTATE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
-        monkeypatch.delenv(variable, raising=False)
     said = {}
     for shown in ("en", lang):
         monkeypatch.setenv("AGSTATE_LANG", shown)
@@ -255,14 +259,12 @@ def test_each_parts_feedback_comes_out_in_the_learners_language(monkeypatch, lan
         assert said[lang] == translated.format(**values)
 
 
-def test_an_exceptions_place_is_said_in_the_language_and_read_back_into_english(monkeypatch):
+def test_an_exceptions_place_is_said_in_the_language_and_read_back_into_english(no_language, monkeypatch):
     """``Raised.sentence()`` frames where the learner's code raised in the learner's language (the type and message,
     the file and code, as they are); ``i18n.english`` reads a formatted feedback, a sentence nested in it too, back
     into the English it translates, and leaves English and unknown text alone."""
     from grader.wire import Raised
 
-    for variable in ("AGSTATE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
-        monkeypatch.delenv(variable, raising=False)
     raised = Raised("KeyError", ("KeyError",), "'x'", {"file": "agstate/state.py", "line": 12, "code": "return d['x']"})
     bare = Raised("KeyError", ("KeyError",), "'x'", {"file": "agstate/state.py", "line": 12})
     english = "KeyError: 'x' (at agstate/state.py, line 12: return d['x'])"
@@ -281,7 +283,7 @@ def test_an_exceptions_place_is_said_in_the_language_and_read_back_into_english(
     assert i18n.english("not a sentence of the grader's") == "not a sentence of the grader's"
 
 
-def test_a_sentence_of_the_learners_process_crosses_as_data_and_is_said_here_in_the_language(monkeypatch):
+def test_a_sentence_of_the_learners_process_crosses_as_data_and_is_said_here_in_the_language(no_language, monkeypatch):
     """The learner's process loads no catalog: a sentence of the grader's it says (a handle it does not hold, a name
     the module lacks) is made there in English and sent with its template and values, and the grading side says it in
     the learner's language; English, and a template the grader never wrote (the learner's process is the learner's
@@ -290,8 +292,6 @@ def test_a_sentence_of_the_learners_process_crosses_as_data_and_is_said_here_in_
     from grader.sandbox.limits import Limits
     from grader.sandbox.session import _how
 
-    for variable in ("AGSTATE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
-        monkeypatch.delenv(variable, raising=False)
     sent = wire.loads(wire.dumps(wire.encode(wire.Raised.of(wire.saying(LookupError, wire.NO_HANDLE, handle="7")))))
     raised = wire.decode(sent)
     english = "LookupError: the grading side named handle 7, which this process does not hold"
@@ -315,14 +315,12 @@ def test_a_sentence_of_the_learners_process_crosses_as_data_and_is_said_here_in_
 
 
 @pytest.mark.part
-def test_a_name_the_learners_module_lacks_is_said_in_the_learners_language(make_submission, monkeypatch):
+def test_a_name_the_learners_module_lacks_is_said_in_the_learners_language(no_language, make_submission, monkeypatch):
     """The learner's process finds the name missing and says so as data; the report says it in AGSTATE_LANG, and in
     English exactly as before. (About 2 s: one task graded twice, at 1 example.)"""
     from grader.engine.runner import grade_submission
 
     path = make_submission(edits=[("class NaiveState(TypedDict):", "class SimpleState(TypedDict):")])
-    for variable in ("AGSTATE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
-        monkeypatch.delenv(variable, raising=False)
     said = {}
     for lang in ("en", "es"):
         monkeypatch.setenv("AGSTATE_LANG", lang)
@@ -333,14 +331,12 @@ def test_a_name_the_learners_module_lacks_is_said_in_the_learners_language(make_
                                  "docstrings del módulo)")
 
 
-def test_what_a_reading_of_the_source_finds_is_said_in_the_language(monkeypatch, tmp_path):
+def test_what_a_reading_of_the_source_finds_is_said_in_the_language(no_language, monkeypatch, tmp_path):
     """``grader.sandbox.reach`` reads the learner's source on the grading side: its findings are said in the learner's
     language, the code they name as written. (Well under 1 s.)"""
     from grader.sandbox.reach import findings
 
     (tmp_path / "state.py").write_text("import signal\n")
-    for variable in ("AGSTATE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
-        monkeypatch.delenv(variable, raising=False)
     english = "agstate/state.py, line 1: imports signal, which the grader does not allow in a lab module"
     assert [found.sentence() for found in findings(tmp_path, "state")] == [english]
     monkeypatch.setenv("AGSTATE_LANG", "ru")
