@@ -10,7 +10,6 @@ the same LangGraph behaviours a mutating reducer or node causes.
 import importlib.util
 import sys
 import textwrap
-import time
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
@@ -21,6 +20,7 @@ from support.submissions import build_submission
 from grader.engine.handles import SAVER, Callback, CallbackObject, Killed, LearnerRaised
 from grader.engine.rebuild import mirror
 from grader.engine.remote import Remote, run_scenario, scenario
+from grader.sandbox.allowance import Allowance
 from grader.sandbox.limits import Limits
 from grader.sandbox.session import MissingName, Session
 from grader.sandbox.staging import staged
@@ -274,7 +274,7 @@ def learner(tmp_path_factory):
 
 
 def _remote(session) -> Remote:
-    return Remote(session, time.monotonic() + 30, lambda: "running a test's graph")
+    return Remote(session, Allowance(30), lambda: "running a test's graph")
 
 
 def _both(learner, builder: str, graph_input: dict, thread: str = "t-1"):
@@ -412,7 +412,7 @@ def test_what_the_learners_graph_cannot_do_is_the_learners_error_with_its_line(l
     from grader.engine.remote import SCENARIOS
 
     try:
-        got = run_scenario("_run_for_test", session, [builder], time.monotonic() + 30, lambda: "a test")
+        got = run_scenario("_run_for_test", session, [builder], Allowance(30), lambda: "a test")
     finally:
         del SCENARIOS["_run_for_test"]
     assert isinstance(got, Raised) and says in got.sentence()
@@ -430,7 +430,7 @@ def test_a_missing_name_and_a_handle_that_is_not_callable_are_answers_not_crashe
     graph = remote.call("build_loop", checkpointer=SAVER)
     with pytest.raises(LearnerRaised, match="not callable"):
         remote.call(graph)
-    assert isinstance(run_scenario("channels", session, ["Nope"], time.monotonic() + 30, lambda: "x"), MissingName)
+    assert isinstance(run_scenario("channels", session, ["Nope"], Allowance(30), lambda: "x"), MissingName)
 
 
 @pytest.mark.part
@@ -510,8 +510,8 @@ def test_a_fake_kept_from_an_ended_scenario_fails_the_run_that_calls_it_and_its_
         return remote.call("call_kept")
 
     try:
-        assert run_scenario("_lend_a_fake", session, [], time.monotonic() + 30, lambda: "a test") == "kept"
-        got = run_scenario("_a_later_run", session, [], time.monotonic() + 30, lambda: "a test")
+        assert run_scenario("_lend_a_fake", session, [], Allowance(30), lambda: "a test") == "kept"
+        got = run_scenario("_a_later_run", session, [], Allowance(30), lambda: "a test")
     finally:
         del SCENARIOS["_lend_a_fake"], SCENARIOS["_a_later_run"]
     assert ledger == []

@@ -20,6 +20,7 @@ from grader.engine.remote import SCENARIOS, run_scenario
 from grader.engine.showing import jsonable, show
 from grader.i18n import _
 from grader.reports.report import GRADER_ERROR, grader_failed
+from grader.sandbox.allowance import Allowance
 from grader.sandbox.session import ChildFailed, LoadFailed, MissingName
 from grader.wire import Raised
 
@@ -189,7 +190,7 @@ class Checker:
         doing = lambda: _("running {call}").format(call=self.describe(name, args))  # noqa: E731
         try:
             if in_the_grader:
-                value = run_scenario(name, self.session, list(args), time.monotonic() + allowed, doing)
+                value = run_scenario(name, self.session, list(args), Allowance(allowed), doing)
             else:
                 value = self.session.probe(name, *args, timeout=allowed, doing=doing)
         except ChildFailed as exc:

@@ -18,7 +18,6 @@ and end the learner's process as a crash would (``kill``).
 import copy
 import functools
 import re
-import time
 import weakref
 from collections.abc import Callable
 from typing import NoReturn
@@ -31,6 +30,7 @@ from grader import wire
 from grader.engine import rebuild
 from grader.engine.handles import SAVER, Built, Callback, CallbackObject, Handle, Killed, LearnerRaised, LentLock
 from grader.i18n import _
+from grader.sandbox.allowance import Allowance
 from grader.sandbox.session import ChildFailed, LoadFailed, MissingName
 from grader.wire import Opaque, Raised
 
@@ -67,9 +67,9 @@ class _Missing(Exception):
 class Remote:
     """What a scenario may ask of the learner's process, within the scenario's time."""
 
-    def __init__(self, session, deadline: float, doing: Callable[[], str]):
+    def __init__(self, session, allowed: Allowance, doing: Callable[[], str]):
         self.session = session
-        self.deadline = deadline
+        self.allowed = allowed  # the scenario's time, shared by its calls
         self.doing = doing
         self._handles: dict = {}  # handle id -> Handle: one object over there, one Handle here
         self._functions: dict = {}  # handle id -> the function LangGraph calls for it
@@ -138,8 +138,7 @@ class Remote:
         if key is not None and key in self._known:
             value = self._known[key]
         else:
-            remaining = self.deadline - time.monotonic()
-            value = self.session.probe(operation, *args, timeout=max(0.0, remaining), doing=self.doing, keep=self._keep,
+            value = self.session.probe(operation, *args, timeout=self.allowed, doing=self.doing, keep=self._keep,
                                        resolve=self._resolve, serve=self._serve)
             self.generation = self.session.generation
             if key is not None:
@@ -166,8 +165,7 @@ class Remote:
 
     def finish(self, operation: str):
         """The answer of the operation ``start`` asked, as ``ask`` gives it."""
-        remaining = self.deadline - time.monotonic()
-        return self._answer(self.session.finish(operation, max(0.0, remaining), self.doing, resolve=self._resolve,
+        return self._answer(self.session.finish(operation, self.allowed, self.doing, resolve=self._resolve,
                                                 serve=self._serve))
 
     def _serve(self, request: dict) -> dict:
@@ -215,11 +213,11 @@ class Remote:
 
     def sibling(self, number: int) -> "Remote":
         """The Remote of the task's ``number``-th other learner process (``Session.sibling``: a racing writer)."""
-        return _remote_for(self.session.sibling(number), self.deadline, self.doing)
+        return _remote_for(self.session.sibling(number), self.allowed, self.doing)
 
     def successor(self) -> "Remote":
         """The Remote of the session's next learner process (started at its first question), once this one's is gone."""
-        return _remote_for(self.session, self.deadline, self.doing)
+        return _remote_for(self.session, self.allowed, self.doing)
 
     # -- what a scenario asks ------------------------------------------------------------------------
     def get(self, name: str, default=_NO_DEFAULT):
@@ -318,8 +316,7 @@ class Remote:
         """Operations of the call server in one round trip, answered in turn over there: each one's value, ``Raised`` or
         ``MissingName`` (none raised here; ``outcome`` raises them as ``ask`` does). Each is one operation, as if asked
         alone, its callbacks served: a way to carry them, no more."""
-        remaining = self.deadline - time.monotonic()
-        return self.session.batch(requests, timeout=max(0.0, remaining), keep=self._keep, resolve=self._resolve,
+        return self.session.batch(requests, timeout=self.allowed, keep=self._keep, resolve=self._resolve,
                                   serve=self._serve)
 
     def outcome(self, value):
@@ -458,17 +455,18 @@ _CACHED = ("lookup", "describe_schema")
 _REMOTES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _remote_for(session, deadline: float, doing: Callable[[], str]) -> Remote:
+def _remote_for(session, allowed: Allowance, doing: Callable[[], str]) -> Remote:
     remote = _REMOTES.get(session)
     if remote is None or not session.alive or remote.generation != session.generation:
-        remote = _REMOTES[session] = Remote(session, deadline, doing)
-    remote.deadline, remote.doing = deadline, doing
+        remote = _REMOTES[session] = Remote(session, allowed, doing)
+    remote.allowed, remote.doing = allowed, doing
     return remote
 
 
-def run_scenario(name: str, session, args: list, deadline: float, doing: Callable[[], str]):
-    """Run scenario ``name`` here: its value, a ``Raised`` (the learner's code raised) or a ``MissingName``."""
-    remote = _remote_for(session, deadline, doing)
+def run_scenario(name: str, session, args: list, allowed: Allowance, doing: Callable[[], str]):
+    """Run scenario ``name`` here, its calls within ``allowed``: its value, a ``Raised`` (the learner's code raised)
+    or a ``MissingName``."""
+    remote = _remote_for(session, allowed, doing)
     try:
         # What LangGraph raises here on what the learner's code built or returned is the learner's, as if run there.
         value = remote.attempt(lambda: SCENARIOS[name](remote, *copy.deepcopy(args)))

@@ -6,7 +6,8 @@ The zygote never runs learner code. For a sandboxed task (``Task``) it
 2. spawns bubblewrap as the task's uid, and waits until ``cat`` inside
    echoes the ping: the sandbox is complete;
 3. points its own next child at the sandbox's pid namespace, forks the
-   *learner* and points its children back home. The learner joins the
+   *learner*, points its children back home and says the learner's pid on
+   the control socket (``grader.sandbox.allowance``). The learner joins the
    cgroup, drops to the task's uid, enters the sandbox's other namespaces,
    drops every capability and runs ``run_learner``: process plumbing, then
    ``grader.child.serve``;
@@ -165,6 +166,8 @@ class Task:
             os.close(self.setup_r)
             _become_learner(found_ns, self.uid if root else None, self.group, request, self.limits, running,
                             self.conn_fd, self.output_fd, setup_w)
+        # The learner's pid, first: the grading side counts its waits for a core (grader.sandbox.allowance).
+        _send(self.control, {"learner": self.learner})
         for fd in (setup_w, self.conn_fd, self.output_fd):
             os.close(fd)
         self.conn_fd = self.output_fd = None
@@ -245,6 +248,7 @@ def keep_unsandboxed(request: dict, fds: list[int]) -> None:
         os._exit(0)
     if learner == 0:
         run_learner(conn_fd, output_fd, request, Limits(**request["limits"]), running)
+    _send(control_fd, {"learner": learner})  # first, as a sandboxed task's keeper says it
     os.close(conn_fd)
     os.close(output_fd)
     learner_fd = os.pidfd_open(learner)

@@ -21,7 +21,8 @@ from typing import NoReturn
 
 from grader import wire
 from grader.i18n import _
-from grader.sandbox import bubblewrap, zygote
+from grader.sandbox import allowance, bubblewrap, zygote
+from grader.sandbox.allowance import Allowance
 from grader.sandbox.limits import Limits
 from grader.sandbox.reach import integrity
 from grader.wire import Raised
@@ -133,6 +134,8 @@ class Session:
         self._pending_sent = False  # whether the probe ``start`` sent reached the learner's process
         self._early = None  # the started probe's reply, read by ``replied`` before ``finish`` asks for it
         self._importing = False  # a process ``prestart`` made, whose word that the import is done is still to come
+        self._learner = None  # the running learner process's pid, as its keeper said it (grader.sandbox.allowance)
+        self._kept: list[dict] = []  # what the keeper said that was read before its time (an early end)
         self._lock = threading.RLock()
 
     def __enter__(self):
@@ -216,8 +219,19 @@ class Session:
             self.close()
             raise LoadFailed(Raised.decode(error))
         self.imported += _seconds(reply)
+        self._watch_learner()
 
-    def probe(self, name: str, *args, timeout: float, doing: Callable[[], str] | None = None, keep=None, resolve=None,
+    def _watch_learner(self) -> None:
+        """Have the learner process's waits for a core given back to its calls' allowances: its keeper says its pid
+        first, as it forks it (the learner's own word is never asked)."""
+        said = _parse(_read_line(self._control, 2.0))
+        if type(said.get("learner")) is int:
+            self._learner = said["learner"]
+            allowance.watch(self._learner)
+        elif said:
+            self._kept.append(said)  # the keeper's last word, come first: how the process ended
+
+    def probe(self, name: str, *args, timeout: float | Allowance, doing: Callable[[], str] | None = None, keep=None, resolve=None,
               serve: Callable[[dict], dict] | None = None):
         """Run probe ``name`` in the learner's process; its value, a ``Raised`` or a ``MissingName``.
 
@@ -233,7 +247,7 @@ class Session:
         self.spent[name] += _seconds(reply)
         return _outcome(reply, resolve)
 
-    def batch(self, requests: list[tuple[str, list]], timeout: float, keep=None, resolve=None, serve=None) -> list:
+    def batch(self, requests: list[tuple[str, list]], timeout: float | Allowance, keep=None, resolve=None, serve=None) -> list:
         """Run many probes in one round trip; each outcome is a value, a ``Raised`` or a ``MissingName`` (``keep``,
         ``resolve``, ``serve``: as ``probe``'s)."""
         self.asked.update(name for name, _args in requests)
@@ -247,15 +261,16 @@ class Session:
             self.spent[name] += _seconds(item)
         return [_outcome(item, resolve) for item in reply["replies"]]
 
-    def _ask(self, message: dict, timeout: float, doing: Callable[[], str], serve=None) -> dict:
-        deadline = time.monotonic() + timeout
+    def _ask(self, message: dict, timeout: float | Allowance, doing: Callable[[], str], serve=None) -> dict:
+        # A scenario's calls share one allowance; a probe's is its own.
+        allowed = timeout if isinstance(timeout, Allowance) else Allowance(timeout)
         # One request and its reply at a time: LangGraph may run a graph's parallel nodes on threads of its own.
         with self._lock:
             began = time.perf_counter()
             try:
                 if not self._request(message):  # the learner is gone already: say how it ended
                     return self._receive(0, doing)
-                return self._reply(deadline, doing, serve)
+                return self._reply(allowed, doing, serve)
             finally:
                 self.waited += time.perf_counter() - began
 
@@ -270,10 +285,10 @@ class Session:
         except OSError:
             return False
 
-    def _reply(self, deadline: float, doing: Callable[[], str], serve=None) -> dict:
+    def _reply(self, allowed: Allowance, doing: Callable[[], str], serve=None) -> dict:
         """The reply to the request sent, serving the learner's callbacks until it comes."""
         while True:
-            reply = self._receive(max(0.0, deadline - time.monotonic()), doing)
+            reply = self._receive(allowed, doing)
             if not (isinstance(reply, dict) and "callback" in reply):
                 return reply
             if serve is None:  # nothing was lent to the learner's code: it cannot call back
@@ -303,7 +318,7 @@ class Session:
             self._send(serve(reply), doing)
         return False
 
-    def finish(self, name: str, timeout: float, doing: Callable[[], str], resolve=None, serve=None):
+    def finish(self, name: str, timeout: float | Allowance, doing: Callable[[], str], resolve=None, serve=None):
         """The started probe's value, a ``Raised`` or a ``MissingName``, as ``probe`` gives it."""
         began = time.perf_counter()
         try:
@@ -314,7 +329,7 @@ class Session:
                     raise ChildFailed("crashed", _("the process running your code made a call the grader did not offer "
                                                    "while {doing}").format(doing=doing()))
             elif self._pending_sent:
-                reply = self._reply(time.monotonic() + timeout, doing, serve)
+                reply = self._reply(timeout if isinstance(timeout, Allowance) else Allowance(timeout), doing, serve)
             else:
                 reply = self._receive(0, doing)
         finally:
@@ -328,9 +343,11 @@ class Session:
         except OSError:
             self._gone(doing)
 
-    def _receive(self, timeout: float, doing: Callable[[], str]) -> dict:
+    def _receive(self, timeout: float | Allowance, doing: Callable[[], str]) -> dict:
         """The child's answer; ``doing()`` (what it was asked) is only composed for a failure's message."""
-        if not self._conn.poll(timeout):
+        if not self._came(timeout):
+            if isinstance(timeout, Allowance):
+                timeout = timeout.seconds
             ended = self.close()
             # Thrashing at the memory limit looks like slowness: say so when the keeper saw it.
             said = _("your code took longer than {seconds} s while {doing}; the task's processes had reached their memory "
@@ -364,6 +381,15 @@ class Session:
                 doing=doing()))
         return reply
 
+    def _came(self, timeout: float | Allowance) -> bool:
+        """Whether a message came within ``timeout``: an allowance's wall time, then what it gives back."""
+        if not isinstance(timeout, Allowance):
+            return self._conn.poll(timeout)
+        while not self._conn.poll(timeout.left()):
+            if timeout.left() <= 0:
+                return False
+        return True
+
     def _gone(self, doing: Callable[[], str]) -> NoReturn:
         """The learner's process closed its end: say how it ended (the keeper's word) and with what last output."""
         ended = self._ended()
@@ -381,7 +407,16 @@ class Session:
 
     def _ended(self) -> dict:
         """The keeper's word on how the learner's process ended (it says so once the process is gone)."""
-        return _parse(_read_line(self._control, 2.0))
+        if self._kept:
+            return self._kept.pop(0)
+        while "learner" in (said := _parse(_read_line(self._control, 2.0))):  # its first word, the pid, not read yet
+            pass
+        return said
+
+    @property
+    def learner_pid(self) -> int | None:
+        """The running learner process's pid, as its keeper said it (None before its module is imported)."""
+        return self._learner
 
     @property
     def alive(self) -> bool:
@@ -404,13 +439,17 @@ class Session:
         closed: the learner's code never sees its channel end and runs
         nothing more (a finally that commits) before a kill a scenario stages.
         """
-        last = {}
+        last = self._kept.pop(0) if self._kept else {}
+        if self._learner is not None:
+            allowance.unwatch(self._learner)  # before it is ended: what it waited so far still counts
+            self._learner = None
         if self._control is not None:
             try:
                 self._control.shutdown(socket.SHUT_WR)  # the keeper's cue to stop
                 deadline = time.monotonic() + _TEARDOWN_TIMEOUT
                 while line := _read_line(self._control, max(0.0, deadline - time.monotonic())):
-                    last = _parse(line)  # until EOF: the keeper closes it once everything is gone
+                    said = _parse(line)  # until EOF: the keeper closes it once everything is gone
+                    last = last if "learner" in said else said  # its first word, the pid, is not how it ended
             except OSError:
                 pass
             self._control.close()
@@ -423,6 +462,7 @@ class Session:
             self._drain = None
         self._importing = False
         self._early = None
+        self._kept.clear()
         return last
 
 
