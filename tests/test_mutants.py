@@ -8,6 +8,8 @@ every other task full marks; on the second, the tasks it breaks, which must
 fail again (caught by the rules, not by a lucky draw). A task it leaves
 alone is the reference's code, which ``test_parts.py`` grades on many seeds;
 grading them again on the second seed was two fifths of this file's time.
+A part's mutants share its few seeds (``SEEDS_PER_PART``), so that each is
+drawn once per worker: the seeds pick the examples, the mutants differ.
 
 A mutant the grader misses is a grader bug: fix the grader, never the mutant.
 """
@@ -47,16 +49,23 @@ INTERNAL_WORDS = _internal_words()
 TIMEOUT = 10.0  # seconds per task; the reference needs about 1 s per task
 
 
-def seeds_of(mutant: Mutant) -> tuple[int, int]:
-    """Two seeds per mutant, different across mutants and the same on every run."""
-    base = zlib.crc32(mutant.name.encode()) % 1_000_000
+# A part's mutants share a few seeds: each seed's examples are drawn once in a worker (grader.engine.bank keeps them),
+# where a seed per mutant drew them for every grading (a third of this file's time, half of part board's).
+SEEDS_PER_PART = 3
+
+
+def seeds_of(corpus, mutant: Mutant) -> tuple[int, int]:
+    """Two seeds per mutant, the same on every run: one of its part's ``SEEDS_PER_PART``, picked by its name, and
+    another past it."""
+    picked = zlib.crc32(mutant.name.encode()) % SEEDS_PER_PART
+    base = zlib.crc32(f"{corpus.name}/{picked}".encode()) % 1_000_000
     return base, base + 1_000_003
 
 
 MUTANTS = [pytest.param(corpus, mutant, id=f"{corpus.name}-{mutant.name}") for corpus in CORPORA for mutant in corpus.mutants]
 # (corpus, mutant, seed, whole part?): the first seed grades the whole part, the second the tasks the mutant breaks
-CASES = [pytest.param(corpus, mutant, seed, seed == seeds_of(mutant)[0], id=f"{corpus.name}-{mutant.name}-seed{seed}")
-         for corpus in CORPORA for mutant in corpus.mutants for seed in seeds_of(mutant)]
+CASES = [pytest.param(corpus, mutant, seed, seed == seeds_of(corpus, mutant)[0], id=f"{corpus.name}-{mutant.name}-seed{seed}")
+         for corpus in CORPORA for mutant in corpus.mutants for seed in seeds_of(corpus, mutant)]
 
 
 # -- the corpora themselves -------------------------------------------------------------------

@@ -20,8 +20,10 @@ def _turns(system: bool, pairs: int) -> list:
 
 
 # Hand-picked, checked on every seed after the random examples: a budget that a cut meets only when the system
-# message counts, and one that a cut meets exactly (an off-by-one trim keeps one turn fewer).
-EDGES = [(_turns(True, 3), 6), (_turns(True, 3), 5), (_turns(False, 3), 4)]
+# message counts, one that a cut meets exactly (an off-by-one trim keeps one turn fewer), and one no cut can meet (the
+# latest turn alone is five messages: a trim that pushes its cut on removes that turn too; some seeds draw none).
+_LONG_LAST_TURN = _turns(False, 2) + [{"type": "ai", "id": f"a2-{n}", "content": "more"} for n in range(1, 4)]
+EDGES = [(_turns(True, 3), 6), (_turns(True, 3), 5), (_turns(False, 3), 4), (_LONG_LAST_TURN, 4)]
 
 
 def trim_rule(sentence):
