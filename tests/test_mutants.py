@@ -5,7 +5,8 @@ Every mutant of the corpora in ``tests/mutants/`` is built as a submission
 seeds: on the first, the whole part, where the grader must fail exactly the
 mutant's ``breaks``, with learner feedback (no grader internals), and give
 every other task full marks; on the second, the tasks it breaks, which must
-fail again (caught by the rules, not by a lucky draw). A task it leaves
+fail again (caught by the rules, not by a lucky draw): there the verdicts
+alone, a broken rule's example unshrunk (``shrink=False``). A task it leaves
 alone is the reference's code, which ``test_parts.py`` grades on many seeds;
 grading them again on the second seed was two fifths of this file's time.
 A part's mutants share its few seeds (``SEEDS_PER_PART``), so that each is
@@ -117,7 +118,9 @@ def _excerpt(report: dict) -> str:
 def test_grader_fails_exactly_the_broken_tasks(corpus, mutant, seed, whole_part, tmp_path):
     submission = corpus.build_submission(mutant, tmp_path / "submission")
     graded = [task_id for task_id in corpus.task_ids if whole_part or task_id in mutant.breaks]
-    report = grade_submission(str(submission), graded, seed, examples=corpus.examples, timeout=TIMEOUT)
+    # The second seed asks for the verdicts alone: a broken rule's first failing example is not shrunk (shrinking was
+    # most of that grading's time, and the smallest counterexample's words are held on the first seed).
+    report = grade_submission(str(submission), graded, seed, examples=corpus.examples, timeout=TIMEOUT, shrink=whole_part)
     tasks = {task["id"]: task for task in report["tasks"]}
     context = f"mutant {mutant.name} ({mutant.why}), seed {seed}:\n{_excerpt(report)}"
 
@@ -143,7 +146,29 @@ def test_grader_fails_exactly_the_broken_tasks(corpus, mutant, seed, whole_part,
         else:
             assert task["score"] == task["max_score"], f"{task_id} passed without full marks; " + context
 
-    if mutant.says:  # the words that fix this mistake, in the feedback of the first task it breaks
+    if mutant.says and whole_part:  # the words that fix this mistake, in the feedback of the first task it breaks
         first = next(task_id for task_id in corpus.task_ids if task_id in mutant.breaks)
         missing = [words for words in mutant.says if words not in tasks[first]["feedback"]]
         assert not missing, f"{first}'s feedback does not say {missing}; " + context
+
+
+def test_a_grading_without_shrinking_gives_the_same_verdicts(tmp_path):
+    """What the second seed's ``shrink=False`` changes is each broken rule's counterexample, never a verdict: a mutant
+    whose broken rules shrink, graded both ways on one seed, has the same statuses, rule by rule, and the same scores.
+    (About 15 s: one task graded twice, its examples drawn.)"""
+    corpus = next(corpus for corpus in CORPORA if corpus.name == "state")
+    mutant = corpus.mutant("merge_last_occurrence")
+    submission = corpus.build_submission(mutant, tmp_path / "submission")
+    seed = seeds_of(corpus, mutant)[1]
+    graded = [task_id for task_id in corpus.task_ids if task_id in mutant.breaks]
+    shrunk, first = (grade_submission(str(submission), graded, seed, examples=corpus.examples, timeout=TIMEOUT, shrink=shrink)
+                     for shrink in (True, False))
+
+    def verdicts(report):
+        return [(task["id"], task["status"], task["score"], [rule["status"] for rule in task.get("rules", [])])
+                for task in report["tasks"]]
+
+    assert verdicts(shrunk) == verdicts(first)
+    assert any(task["status"] != "passed" for task in first["tasks"])
+    # The unshrunk counterexample is the first failing one met, and not the smallest here.
+    assert [t["feedback"] for t in shrunk["tasks"]] != [t["feedback"] for t in first["tasks"]]

@@ -17,11 +17,12 @@ pytestmark = pytest.mark.part
 # (a new one) runs on DEFAULT_RUNS.
 DEFAULT_RUNS = [(1, None, None), (2, None, None), (3, None, None), (1234567, None, None)]
 REFERENCE_RUNS = {
-    "state": [(1, None, None), (2, None, None), (3, None, None), (4, None, None), (5, None, None), (1234567, None, None)],
+    "state": [(1, 40, None), (2, 40, None), (3, 40, None), (4, 40, None), (5, 40, None), (1234567, None, None)],
     "board": [(1, 80, None), (2, 40, None), (3, 40, None), (4, 40, None), (5, 40, None), (1234567, 80, None)],
     "events": [(1, 40, 10), (2, 40, 10), (3, 40, 10), (4, 40, 10), (424242, 40, 10), (9_876_543, 40, 10), (31337, None, None)],
-    "branches": [(1, None, None), (2, None, None), (3, None, None), (4, None, None), (1234567, None, None)],
-    "messages": [(1, None, None), (2, None, None), (3, None, None), (4, None, None), (5, None, None), (1234567, None, None)],
+    "branches": [(1, 40, None), (2, 40, None), (3, 40, None), (4, 40, None), (1234567, None, None)],
+    "messages": [(1, 40, None), (2, 40, None), (3, 40, None), (4, 40, None), (5, 40, None), (1234567, None, None)],
+    "pauses": [(1, 40, None), (2, 40, None), (3, 40, None), (1234567, None, None)],
 }
 
 

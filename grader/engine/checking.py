@@ -142,8 +142,10 @@ BUDGETS = {
 class Checker:
     """A task's access to the learner's child, its seed, its example count and its time budget."""
 
-    def __init__(self, session, task_id: str, seed_value: int, examples: int, deadline: float, call_limit: float = 5.0):
+    def __init__(self, session, task_id: str, seed_value: int, examples: int, deadline: float, call_limit: float = 5.0,
+                 shrink: bool = True):
         self.session = session
+        self.shrink = shrink  # False: a broken rule's first failing example stands (the same verdict, unshrunk)
         self.call_limit = call_limit  # one call or graph run: milliseconds when correct
         self.task_id = task_id
         self.seed = seed_value
@@ -304,6 +306,8 @@ class Checker:
                 if failed_first is not None:
                     raise failed_first
                 return test
+            if not self.shrink and isinstance(first_failure, Failure):  # a batch that did not come back: asked again below
+                raise first_failure
 
             def example(case):
                 return test(*case)

@@ -27,7 +27,7 @@ __all__ = ["grade_submission", "submission_report", "load_problem_answers", "DEF
 
 def grade_submission(submission: str, task_ids: list[str], seed: int, examples: int = DEFAULT_EXAMPLES,
                      timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB, sandbox: bool = True,
-                     costs: str | None = None, mark_load_problems: bool = False) -> Report:
+                     costs: str | None = None, mark_load_problems: bool = False, shrink: bool = True) -> Report:
     """The JSON report for one submission directory.
 
     Its ``agstate/`` is copied once (``grader.sandbox.staging``); every task runs in a
@@ -37,14 +37,16 @@ def grade_submission(submission: str, task_ids: list[str], seed: int, examples: 
     that and where it went (``grader.engine.costs``). ``mark_load_problems``:
     a task whose learner process could not import the part's module says so
     (``"load_problem": true``), for a batch that grades a submission's tasks
-    apart and joins them (``grader.engine.batch``, ``joined``).
+    apart and joins them (``grader.engine.batch``, ``joined``). ``shrink``
+    False: a broken rule shows its first failing example, not the smallest
+    (the verdicts are the same; tests/test_mutants.py's second seed).
     """
     path = Path(submission)
     limits = Limits(cpu_seconds=timeout, memory_bytes=memory_mb * 2**20)
     try:
         with staged(path) as (copy, skipped):
             results = _grade_tasks(copy, skipped, task_ids, seed, examples, timeout, limits, sandbox, costs,
-                                   mark_load_problems)
+                                   mark_load_problems, shrink)
     except StagingError as exc:
         results = [{**task_result(task_id), "status": "error", "feedback": str(exc), "integrity": "calls"}
                    for task_id in task_ids]
@@ -94,7 +96,8 @@ def rests_on(task: Task, asked: set[str]) -> str:
 
 
 def _grade_tasks(copy: Path, skipped: list[str], task_ids: list[str], seed: int, examples: int, timeout: float,
-                 limits: Limits, sandbox: bool, costs: str | None, mark_load_problems: bool = False) -> list[TaskResult]:
+                 limits: Limits, sandbox: bool, costs: str | None, mark_load_problems: bool = False,
+                 shrink: bool = True) -> list[TaskResult]:
     results = []
     part_problems: dict[str, dict | None] = {}  # each part's files are looked at and read once
     for task_id in task_ids:
@@ -106,7 +109,7 @@ def _grade_tasks(copy: Path, skipped: list[str], task_ids: list[str], seed: int,
         if problem:  # one failed import answers for the whole part
             result = {**task_result(task.id), **problem}
         else:
-            result = run_task(task, copy, seed, examples, timeout, limits, sandbox, cost)
+            result = run_task(task, copy, seed, examples, timeout, limits, sandbox, cost, shrink)
             if result.pop("load_problem", False):
                 part_problems[task.part] = {"status": result["status"], "feedback": result["feedback"]}
                 if mark_load_problems:
@@ -158,7 +161,7 @@ def _reaches_in(copy: Path, part: str) -> dict | None:
 
 
 def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: float, limits: Limits,
-             sandbox: bool = True, cost: TaskCost | None = None) -> TaskResult:
+             sandbox: bool = True, cost: TaskCost | None = None, shrink: bool = True) -> TaskResult:
     """The task's result; ``cost`` (``grader.engine.costs``), when given, is filled in with where its time went."""
     cost = cost if cost is not None else TaskCost()
     base = task_result(task.id)
@@ -177,7 +180,7 @@ def run_task(task: Task, submission: Path, seed: int, examples: int, timeout: fl
                 return {**base, "status": "error", "feedback": _load_feedback(exc, task), "load_problem": True}
             except ChildFailed as exc:
                 return {**base, "status": exc.status, "feedback": said(exc), "load_problem": True}
-            checker = Checker(session, task.id, seed, examples, deadline, call_limit)
+            checker = Checker(session, task.id, seed, examples, deadline, call_limit, shrink)
             verdicts = [_run_rule(rule, checker, cost) for rule in task.rules]  # every rule, each broken one shrunk
         finally:
             cost.start, cost.imported = session.started - session.imported, session.imported

@@ -47,7 +47,7 @@ DEAR_TESTS: dict[str, tuple[float, str]] = {
     "tests/test_unsandboxed.py::test_without_bubblewrap_the_cli_and_check_grade_and_say_so":
         (45, "agstate-grade and check() from an ordinary user's checkout with no bubblewrap on the path"),
     "tests/test_private_checkout.py::test_a_private_checkout_grades_the_reference_with_full_marks":
-        (60, "every part's reference graded from a checkout in a 0700 folder, as root's tests and as an ordinary user"),
+        (60, "every part's reference graded from a checkout in a 0700 folder, as the tests' own user (root on CI)"),
     "tests/test_reference_and_stub.py::test_untouched_stub_is_not_implemented_everywhere":
         (50, "the learner's untouched stubs through agstate-grade, every part at the default examples"),
     "tests/test_parts.py::test_the_reference_gets_full_marks":
