@@ -63,8 +63,9 @@ def graded(tmp_path_factory):
         build_submission(where / "submitted" / student / "agstate-lab",
                          modules={"state.py": apply_edits(reference, [edit], student, "state.py")})
     out = where / "grades.csv"
+    # At the corpus's examples, at which each mutant's breaks are what the grader catches (test_mutants.py).
     done = run_cli(str(where / "submitted" / "*" / "agstate-lab"), "--part", "state", "--seed", "3", "--timeout", "4",
-                   "--out", str(out))
+                   "--examples", str(STATE.examples), "--out", str(out))
     assert done.returncode == 1, done.stderr
     return out.with_suffix(".jsonl")
 
