@@ -87,6 +87,11 @@ class Allowance:
         self._latest = now + _STRETCH * self.seconds
         self._queued = _queued()
 
+    @classmethod
+    def of(cls, timeout: "float | Allowance") -> "Allowance":
+        """``timeout`` itself when it is an allowance (a scenario's, shared by its calls), else one of its seconds."""
+        return timeout if isinstance(timeout, Allowance) else cls(timeout)
+
     def left(self) -> float:
         """Seconds left; 0 once the allowance is spent."""
         now = time.monotonic()

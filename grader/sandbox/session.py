@@ -262,8 +262,7 @@ class Session:
         return [_outcome(item, resolve) for item in reply["replies"]]
 
     def _ask(self, message: dict, timeout: float | Allowance, doing: Callable[[], str], serve=None) -> dict:
-        # A scenario's calls share one allowance; a probe's is its own.
-        allowed = timeout if isinstance(timeout, Allowance) else Allowance(timeout)
+        allowed = Allowance.of(timeout)  # a scenario's calls share one allowance; a probe's is its own
         # One request and its reply at a time: LangGraph may run a graph's parallel nodes on threads of its own.
         with self._lock:
             began = time.perf_counter()
@@ -329,7 +328,7 @@ class Session:
                     raise ChildFailed("crashed", _("the process running your code made a call the grader did not offer "
                                                    "while {doing}").format(doing=doing()))
             elif self._pending_sent:
-                reply = self._reply(timeout if isinstance(timeout, Allowance) else Allowance(timeout), doing, serve)
+                reply = self._reply(Allowance.of(timeout), doing, serve)
             else:
                 reply = self._receive(0, doing)
         finally:
